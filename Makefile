@@ -1,0 +1,39 @@
+# The Makefile is sandmux's contract: CI runs `make test`.
+GO       ?= go
+BIN      ?= sandmux
+FUZZTIME ?= 30s
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+
+.PHONY: build run test check bench fuzz clean
+
+build:
+	$(GO) build -o $(BIN) .
+
+run: build
+	./$(BIN)
+
+# Race detector on; -count=1 so real processes, PTYs and servers run every time.
+test:
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+# Each fuzz target runs for FUZZTIME (go test allows one target per run).
+FUZZ_TARGETS = \
+	FuzzCollector:./session
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; \
+		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+clean:
+	rm -f $(BIN)

@@ -1,0 +1,105 @@
+// Command sandmux supervises many sandbox PTYs at once: one pane per PTY,
+// from any provider.
+//
+// Wiring, once:
+//
+//	flags/config ─► main ─► session.Manager ─► providers (local, ssh, docker, exec)
+//	                  │            │
+//	                  │            └─► Collector ─► consumers (screen, recorder)
+//	                  └─► ui (Bubble Tea) or a headless command (record, screen, check, snapshot)
+//
+// main owns the command line, config loading and validation, and wiring; the
+// logic lives in the packages.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand: its name, one line of help, and what runs it.
+type command struct {
+	name  string
+	usage string
+	run   func(ctx context.Context, args []string, stdio stdio) int
+}
+
+// stdio is the standard streams a command uses, so tests can run commands
+// in-process.
+type stdio struct {
+	in       *os.File
+	out, err io.Writer
+}
+
+// Exit codes shared by every command.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func commands() []command {
+	return []command{
+		{"help", "sandmux help: this list", runHelp},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+}
+
+// run dispatches to a subcommand. The context is cancelled by nothing here:
+// commands that must react to signals install their own handling, because
+// each gives signals a different meaning (record passes them on to the
+// child's teardown, the TUI treats them as a confirmed quit).
+func run(args []string, s stdio) int {
+	ctx := context.Background()
+	if len(args) > 0 {
+		for _, c := range commands() {
+			if c.name == args[0] {
+				return c.run(ctx, args[1:], s)
+			}
+		}
+	}
+	fmt.Fprintln(s.err, "sandmux: the TUI is not available yet; see 'sandmux help'")
+	return exitUsage
+}
+
+func runHelp(_ context.Context, _ []string, s stdio) int {
+	fmt.Fprintln(s.out, "sandmux supervises many sandbox PTYs at once.")
+	fmt.Fprintln(s.out)
+	for _, c := range commands() {
+		fmt.Fprintf(s.out, "  %s\n", c.usage)
+	}
+	return exitOK
+}
+
+// signalContext returns a context cancelled with a cause naming the first
+// SIGINT, SIGTERM or SIGHUP received, and which signal it was.
+func signalContext(parent context.Context) (context.Context, func() os.Signal, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	var got os.Signal
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case sig := <-ch:
+			got = sig
+			cancel(fmt.Errorf("received %v", sig))
+		case <-ctx.Done():
+		}
+	}()
+	stop := func() {
+		signal.Stop(ch)
+		cancel(context.Canceled)
+		<-done
+	}
+	which := func() os.Signal { <-ctx.Done(); return got }
+	return ctx, which, stop
+}
