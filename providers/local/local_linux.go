@@ -1,0 +1,108 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/sandmux/sandmux/providers"
+)
+
+var prepareOnce sync.Once
+
+// prepareProcess sets the process-wide state local children rely on, once:
+//
+//   - sandmux becomes a child subreaper, so the background processes of a
+//     session whose leader exited are re-parented to sandmux and can be
+//     reaped here; otherwise they would be left to PID 1, which in a
+//     container may never reap them, and a kill could never be verified.
+//   - SIGINT and SIGQUIT get a Go handler if sandmux was started with them
+//     ignored. Go resets handled signals to their defaults in a child but
+//     passes ignored ones on, and a sandbox shell must be interruptible. The
+//     one-slot channel is never read: Go drops a signal when it is full, so
+//     sandmux keeps ignoring them itself.
+func prepareProcess() {
+	prepareOnce.Do(func() {
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) // Best effort: without it, verification still works where PID 1 reaps.
+		for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGQUIT} {
+			if signal.Ignored(sig) {
+				signal.Notify(make(chan os.Signal, 1), sig)
+			}
+		}
+	})
+}
+
+// openPTY opens a PTY pair of the given size. The master is returned in
+// non-blocking mode, registered with Go's poller, so that Close interrupts a
+// blocked Read: pty.Open leaves it in blocking mode.
+func openPTY(sz providers.Size) (master, tty *os.File, err error) {
+	m, t, err := pty.Open()
+	if err != nil {
+		return nil, nil, fmt.Errorf("open pty: %w", err)
+	}
+	nfd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	_ = m.Close() // Best effort: the duplicate (if any) keeps the master open.
+	if err != nil {
+		_ = t.Close() // Best effort.
+		return nil, nil, fmt.Errorf("duplicate pty master: %w", err)
+	}
+	if err := unix.SetNonblock(nfd, true); err != nil {
+		_ = unix.Close(nfd) // Best effort.
+		_ = t.Close()       // Best effort.
+		return nil, nil, fmt.Errorf("set pty master non-blocking: %w", err)
+	}
+	master = os.NewFile(uintptr(nfd), "/dev/ptmx")
+	if sz.Cols > 0 && sz.Rows > 0 {
+		if err := setSize(master, sz); err != nil {
+			_ = master.Close() // Best effort.
+			_ = t.Close()      // Best effort.
+			return nil, nil, err
+		}
+	}
+	return master, t, nil
+}
+
+// setSize sets the window size through the raw descriptor; (*os.File).Fd
+// would put the master back into blocking mode.
+func setSize(f *os.File, sz providers.Size) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ioErr error
+	err = rc.Control(func(fd uintptr) {
+		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Row: sz.Rows, Col: sz.Cols})
+	})
+	return errors.Join(err, ioErr)
+}
+
+// reapGroup reaps every member of process group pgid that has exited and is
+// a child of sandmux (through the subreaper, orphans are). It never blocks.
+func reapGroup(pgid int) {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-pgid, &ws, unix.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			return
+		}
+	}
+}
+
+// groupExists asks the kernel whether any process is in group pgid.
+func groupExists(pgid int) (bool, error) {
+	err := unix.Kill(-pgid, 0)
+	switch {
+	case err == nil, errors.Is(err, unix.EPERM):
+		return true, nil
+	case errors.Is(err, unix.ESRCH):
+		return false, nil
+	default:
+		return true, fmt.Errorf("check process group %d: %w", pgid, err)
+	}
+}
