@@ -1,0 +1,347 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sandmux/sandmux/providers"
+)
+
+// ID identifies a session within its Manager. IDs are never reused.
+type ID uint64
+
+// State is where a session is in its life.
+type State int
+
+const (
+	// Running: the command runs, or has exited with output still in flight.
+	Running State = iota
+	// Exited: the command was reaped and its output closed (contract O7).
+	Exited
+	// Closing: teardown is under way.
+	Closing
+	// Closed: teardown settled; nothing of the session is left.
+	Closed
+)
+
+var stateNames = [...]string{Running: "running", Exited: "exited", Closing: "closing", Closed: "closed"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", int(s))
+}
+
+// Sink receives a session's settled output text, in order, from the
+// session's consumer goroutine. It must not block for long: while it runs,
+// output backs up into the bounded queue and then the child.
+type Sink interface {
+	Output(text string)
+}
+
+// Options are the per-session settings.
+type Options struct {
+	// StopGrace is how long teardown waits after SIGHUP before SIGTERM.
+	StopGrace time.Duration
+	// KillGrace is how long teardown waits after SIGTERM before SIGKILL.
+	KillGrace time.Duration
+	// DrainGrace is how long output may stay open after the command was
+	// reaped (a background child holding the PTY) before the group is
+	// killed and the PTY closed so output can close.
+	DrainGrace time.Duration
+	// Bound limits how long a caller of Close, Kill or Shutdown waits for
+	// this session's teardown (contract C8, C9). Zero means the graces plus
+	// ten seconds.
+	Bound time.Duration
+	// QueueBytes bounds the output queue between reader and consumer.
+	QueueBytes int
+	// Window is the collector's window: how long output is gathered after
+	// its first byte before it is handed to the sinks.
+	Window time.Duration
+	// Sinks receive the settled output.
+	Sinks []Sink
+	// AfterTeardown runs once the session's processes are verified gone and
+	// its goroutines joined (contract C11): the place for a workspace
+	// snapshot. Its error is reported by Close and Shutdown.
+	AfterTeardown func(ctx context.Context, info Info) error
+}
+
+// Default values for zero Options fields.
+const (
+	DefaultStopGrace  = 2 * time.Second
+	DefaultKillGrace  = 2 * time.Second
+	DefaultDrainGrace = time.Second
+	DefaultQueueBytes = 256 << 10
+	DefaultWindow     = 2 * time.Millisecond
+	inputQueueLen     = 256
+)
+
+func (o Options) withDefaults() Options {
+	if o.StopGrace <= 0 {
+		o.StopGrace = DefaultStopGrace
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = DefaultKillGrace
+	}
+	if o.DrainGrace <= 0 {
+		o.DrainGrace = DefaultDrainGrace
+	}
+	if o.QueueBytes <= 0 {
+		o.QueueBytes = DefaultQueueBytes
+	}
+	if o.Window < 0 {
+		o.Window = 0
+	} else if o.Window == 0 {
+		o.Window = DefaultWindow
+	}
+	if o.Bound <= 0 {
+		o.Bound = o.StopGrace + o.KillGrace + 10*time.Second
+	}
+	return o
+}
+
+// Info is a copy of a session's public state.
+type Info struct {
+	ID       ID
+	Name     string
+	Provider string
+	State    State
+	// Stage is the current teardown step while Closing, for display.
+	Stage string
+	// Exit is how the command ended; valid when ExitKnown.
+	Exit      providers.ExitStatus
+	ExitKnown bool
+	// Killed is set once teardown verified the process group empty (C12).
+	Killed bool
+	// Err is the teardown's error, once Closed.
+	Err error
+	// LastOutput is when output last arrived.
+	LastOutput time.Time
+	Started    time.Time
+}
+
+// ErrInputClosed is returned by Write once teardown has begun.
+var ErrInputClosed = errors.New("session input is closed")
+
+// ErrInputFull is returned by Write when the child has not read the input
+// already queued for it.
+var ErrInputFull = errors.New("session input queue is full: the program is not reading its input")
+
+// Session is one supervised PTY. Create sessions with Manager.Start.
+type Session struct {
+	id       ID
+	name     string
+	provider string
+	pty      providers.PTY
+	opts     Options
+	out      *Collector
+	notify   func()
+	started  time.Time
+
+	input     chan []byte
+	inputDone chan struct{} // closed to stop admission and the writer
+
+	runCtx    context.Context // cancelled only after teardown, to free a stuck pump
+	cancelRun context.CancelFunc
+
+	reaped       chan struct{} // closed when the command was reaped
+	outputClosed chan struct{} // closed when the consumer saw output closed
+	exited       chan struct{} // closed when reaped and output closed
+	pumps        sync.WaitGroup
+
+	teardownOnce sync.Once
+	killNow      chan struct{}
+	killOnce     sync.Once
+	tornDown     chan struct{} // processes gone, goroutines joined
+	done         chan struct{} // after the hook: Closed
+
+	lastOutput atomic.Int64
+
+	mu        sync.Mutex
+	state     State
+	stage     string
+	exit      providers.ExitStatus
+	exitKnown bool
+	killed    bool
+	err       error
+}
+
+func newSession(id ID, name, provider string, p providers.PTY, opts Options, notify func()) *Session {
+	opts = opts.withDefaults()
+	s := &Session{
+		id: id, name: name, provider: provider, pty: p, opts: opts, notify: notify,
+		out:          NewCollector(opts.QueueBytes),
+		started:      time.Now(),
+		input:        make(chan []byte, inputQueueLen),
+		inputDone:    make(chan struct{}),
+		reaped:       make(chan struct{}),
+		outputClosed: make(chan struct{}),
+		exited:       make(chan struct{}),
+		killNow:      make(chan struct{}),
+		tornDown:     make(chan struct{}),
+		done:         make(chan struct{}),
+	}
+	// Detached from any caller: only teardown ends a session's pumps.
+	s.runCtx, s.cancelRun = context.WithCancel(context.Background())
+	return s
+}
+
+// start launches the session's goroutines; they are joined by teardown.
+func (s *Session) start() {
+	s.pumps.Go(s.readLoop)
+	s.pumps.Go(s.consumeLoop)
+	s.pumps.Go(s.writeLoop)
+	s.pumps.Go(s.waitLoop)
+}
+
+// ID returns the session's ID.
+func (s *Session) ID() ID { return s.id }
+
+// Exited is closed once the command was reaped and its output closed.
+func (s *Session) Exited() <-chan struct{} { return s.exited }
+
+// Done is closed once the session is Closed.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Info returns a copy of the session's state.
+func (s *Session) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var last time.Time
+	if ns := s.lastOutput.Load(); ns != 0 {
+		last = time.Unix(0, ns)
+	}
+	info := Info{
+		ID: s.id, Name: s.name, Provider: s.provider, State: s.state, Stage: s.stage,
+		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Err: s.err,
+		LastOutput: last, Started: s.started,
+	}
+	if info.State == Running {
+		// Exit is shown only after output closed (contract O7).
+		info.Exit, info.ExitKnown = providers.ExitStatus{}, false
+	}
+	return info
+}
+
+func (s *Session) update(f func()) {
+	s.mu.Lock()
+	f()
+	s.mu.Unlock()
+	s.notify()
+}
+
+func (s *Session) setStage(stage string) { s.update(func() { s.stage = stage }) }
+
+// Write queues p for the child's input without blocking. The bytes are
+// written in order by the session's writer goroutine.
+func (s *Session) Write(p []byte) error {
+	select {
+	case <-s.inputDone:
+		return ErrInputClosed
+	default:
+	}
+	select {
+	case s.input <- append([]byte(nil), p...):
+		return nil
+	case <-s.inputDone:
+		return ErrInputClosed
+	default:
+		return ErrInputFull
+	}
+}
+
+// Resize sets the terminal size seen by the child.
+func (s *Session) Resize(sz providers.Size) error {
+	select {
+	case <-s.tornDown:
+		return ErrInputClosed
+	default:
+	}
+	return s.pty.Resize(sz)
+}
+
+func (s *Session) writeLoop() {
+	for {
+		select {
+		case p := <-s.input:
+			if _, err := s.pty.Write(p); err != nil {
+				// The child is gone or the PTY closed: teardown or exit
+				// will say so; input has nowhere to go.
+				continue
+			}
+		case <-s.inputDone:
+			return
+		}
+	}
+}
+
+// readLoop moves raw bytes from the PTY into the collector. When the queue
+// is full it blocks in Push, so the kernel's PTY buffer holds the child
+// (contract O8).
+func (s *Session) readLoop() {
+	defer s.out.Close() // after the last Push: output closed
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := s.pty.Read(buf)
+		if n > 0 {
+			if perr := s.out.Push(s.runCtx, buf[:n]); perr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *Session) consumeLoop() {
+	defer close(s.outputClosed)
+	for {
+		text, closed, err := s.out.Collect(s.runCtx, s.opts.Window)
+		if text != "" {
+			s.lastOutput.Store(time.Now().UnixNano())
+			for _, sink := range s.opts.Sinks {
+				sink.Output(text)
+			}
+		}
+		if closed || err != nil {
+			return
+		}
+	}
+}
+
+// waitLoop reaps the command, lets output drain for a bounded grace, and
+// marks the session exited only when both facts hold (contract O7).
+func (s *Session) waitLoop() {
+	st, err := s.pty.Wait(s.runCtx)
+	if err == nil {
+		s.update(func() { s.exit, s.exitKnown = st, true })
+	}
+	close(s.reaped)
+	if err != nil {
+		return // teardown cancelled the run: it reports the outcome
+	}
+	drain := time.NewTimer(s.opts.DrainGrace)
+	defer drain.Stop()
+	select {
+	case <-s.outputClosed:
+	case <-drain.C:
+		// A background child holds the PTY open after the command ended.
+		_ = s.pty.Signal(sigKill) // Best effort: the close below ends output regardless.
+		_ = s.pty.Close()         // Best effort: teardown closes again and reports.
+		<-s.outputClosed
+	case <-s.runCtx.Done():
+		return
+	}
+	s.update(func() {
+		if s.state == Running {
+			s.state = Exited
+		}
+	})
+	close(s.exited)
+}
