@@ -144,7 +144,6 @@ func (f *fakePTY) isClosed() bool {
 	}
 }
 
-
 // fakeProvider hands out the PTYs the test prepared, through an optional
 // gate on Open.
 type fakeProvider struct {
