@@ -1,0 +1,72 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestRoundTripKeepsEverything(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	writeTree(t, ws)
+	before := treeHash(t, ws)
+	archive := filepath.Join(t.TempDir(), "snap.tar.zst")
+	m, err := Save(context.Background(), DirSource(ws), archive, SaveOptions{Sandbox: "sb", Provider: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Files != 5 || m.Symlinks != 3 || m.NoteCount != 0 {
+		t.Errorf("manifest counts files=%d symlinks=%d notes=%v", m.Files, m.Symlinks, m.Notes)
+	}
+	if treeHash(t, ws) != before {
+		t.Fatal("save changed the workspace")
+	}
+	for _, replace := range []bool{false, true} {
+		dst := filepath.Join(t.TempDir(), "restored")
+		if replace {
+			if err := os.MkdirAll(filepath.Join(dst, "old/stuff"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := Restore(context.Background(), archive, dst, RestoreOptions{Replace: replace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Manifest == nil || r.SHA256 != m.SHA256 {
+			t.Errorf("report %+v does not match manifest %+v", r, m)
+		}
+		if got := treeHash(t, dst); got != before {
+			t.Errorf("replace=%v: restored tree differs\nwant:\n%s\ngot:\n%s", replace, treeListing(t, ws), treeListing(t, dst))
+		}
+		siblings, _ := os.ReadDir(filepath.Dir(dst))
+		if len(siblings) != 1 {
+			t.Errorf("restore left %d entries beside the workspace, want only it", len(siblings))
+		}
+	}
+	if _, err := Verify(context.Background(), archive, VerifyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRestoreRefusesNonEmptyWithoutReplace(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	writeTree(t, ws)
+	archive := filepath.Join(t.TempDir(), "snap.tar.zst")
+	if _, err := Save(context.Background(), DirSource(ws), archive, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dst, "keep"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dst)
+	_, err := Restore(context.Background(), archive, dst, RestoreOptions{})
+	if !errors.Is(err, ErrNotEmpty) {
+		t.Fatalf("got %v, want ErrNotEmpty", err)
+	}
+	if treeHash(t, dst) != before {
+		t.Fatal("refused restore changed the workspace")
+	}
+}

@@ -1,0 +1,217 @@
+package snapshot
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// SaveOptions configure Save. The zero value saves everything.
+type SaveOptions struct {
+	// Sandbox and Provider are recorded in the manifest.
+	Sandbox, Provider string
+	// Exclude holds gitignore-style patterns of paths to leave out (see
+	// Matcher), e.g. the sandbox's snapshot_exclude.
+	Exclude []string
+	// Created is the time recorded in the manifest; zero means now.
+	Created time.Time
+	// OnProgress, if set, receives progress at most every
+	// ProgressInterval, on a goroutine the save owns, never concurrently;
+	// the last call (Done set) happens before Save returns. It may be
+	// slow without slowing the save.
+	OnProgress func(Progress)
+}
+
+// Save archives src to the file archive and writes its manifest beside it
+// (ManifestPath). Both appear under their final names only when complete
+// and on disk (W4): a crash or a cancellation at any point leaves whatever
+// was there before, untouched. An existing archive of that name is
+// replaced.
+//
+// Save works on the calling goroutine: run it off the UI goroutine (W1).
+// When ctx is cancelled it stops, waits for everything it started (the
+// exporter of a TarSource, the compressor), removes its temporary file and
+// returns context.Cause(ctx), with any failure of the stopped work joined
+// behind it (W2, W3).
+func Save(ctx context.Context, src Source, archive string, opts SaveOptions) (*Manifest, error) {
+	ex, err := CompileExclude(opts.Exclude)
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w; fix the pattern in snapshot_exclude", src, err)
+	}
+	created := opts.Created
+	if created.IsZero() {
+		created = time.Now()
+	}
+	m := &Manifest{
+		Version: ManifestVersion, Sandbox: opts.Sandbox, Provider: opts.Provider,
+		Created: created.UTC(), Format: "tar+zstd", Exclude: opts.Exclude,
+	}
+	rep := newReporter(opts.OnProgress)
+	defer rep.stop()
+	if err := save(ctx, src, archive, ex, m, rep); err != nil {
+		return nil, settle(ctx, fmt.Errorf("save %s to %s: %w", src, archive, err))
+	}
+	return m, nil
+}
+
+func save(ctx context.Context, src Source, archive string, ex *Matcher, m *Manifest, rep *reporter) (err error) {
+	t, err := createTemp(archive)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			t.abort()
+		}
+	}()
+	sum := sha256.New()
+	enc, err := zstd.NewWriter(io.MultiWriter(t, sum),
+		// SpeedFastest is zstd's level 1 class. With concurrency above one
+		// the encoder compresses a block on its own goroutine while the
+		// walk fills the next, the way `tar | zstd` overlaps two processes.
+		zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), 4)))
+	if err != nil {
+		return fmt.Errorf("start zstd: %w", err)
+	}
+	w := &archiveWriter{
+		tw: tar.NewWriter(enc), ex: ex, man: m, rep: rep, ctx: ctx,
+		chk: newChecker(Limits{MaxBytes: math.MaxInt64 / 2, MaxMembers: math.MaxInt}),
+		buf: make([]byte, copyBuffer),
+	}
+	err = src.emit(ctx, w)
+	if err == nil {
+		err = w.chk.finish()
+	}
+	if err == nil {
+		err = w.tw.Close()
+	}
+	// Close always: it waits for the encoder's goroutine, which may still
+	// be writing to the temp file.
+	if cerr := enc.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("finish zstd: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	m.Files, m.Dirs, m.Symlinks, m.Bytes = w.chk.files, w.chk.dirs, int64(len(w.chk.links)), w.chk.bytes
+	m.ArchiveSize, m.SHA256 = t.written, hex.EncodeToString(sum.Sum(nil))
+	if err := t.sync(); err != nil {
+		return err
+	}
+	// The manifest goes first: an archive under its final name always has
+	// one. The directory fsync makes both renames durable.
+	if err := writeManifest(archive, m); err != nil {
+		return err
+	}
+	if err := t.rename(false); err != nil {
+		return err
+	}
+	committed = true
+	return syncDir(filepath.Dir(archive))
+}
+
+const copyBuffer = 1 << 20
+
+// archiveWriter turns workspace entries into archive members: exclusion,
+// the member rules, the tar header, the content, progress.
+type archiveWriter struct {
+	ctx context.Context
+	tw  *tar.Writer
+	ex  *Matcher
+	chk *checker
+	man *Manifest
+	rep *reporter
+	buf []byte
+}
+
+func (w *archiveWriter) excluded(rel string, isDir bool) bool { return w.ex.Excluded(rel, isDir) }
+
+// add writes one member. Entries a restore would refuse are left out and
+// noted in the manifest, so every snapshot can be restored.
+func (w *archiveWriter) add(h *tar.Header, r io.Reader) error {
+	mb, err := w.chk.admit(h)
+	if err != nil {
+		var me *MemberError
+		if errors.As(err, &me) && errors.Is(me, ErrUnsafe) {
+			w.man.note(h.Name, me.Reason+": not saved")
+			return nil
+		}
+		return err
+	}
+	out := &tar.Header{
+		Typeflag: h.Typeflag, Name: "./" + mb.name, Linkname: h.Linkname,
+		Mode: h.Mode & 0o7777, Size: h.Size, ModTime: h.ModTime, Format: tar.FormatPAX,
+	}
+	switch h.Typeflag {
+	case tar.TypeDir:
+		out.Name += "/"
+		if mb.name == "." {
+			out.Name = "./"
+		}
+		out.Size = 0
+	case tar.TypeSymlink:
+		out.Size = 0
+	}
+	w.rep.file(mb.name)
+	if err := w.tw.WriteHeader(out); err != nil {
+		return fmt.Errorf("write header of %s: %w", mb.name, err)
+	}
+	if h.Typeflag != tar.TypeReg {
+		return nil
+	}
+	return w.content(mb.name, h.Size, r)
+}
+
+// content copies exactly size bytes of r. A file that shrank while it was
+// read is padded with zeros and noted; one that grew is cut at its size
+// when it was opened.
+func (w *archiveWriter) content(name string, size int64, r io.Reader) error {
+	left := size
+	for left > 0 {
+		if err := w.ctx.Err(); err != nil {
+			return context.Cause(w.ctx)
+		}
+		n, err := io.ReadFull(r, w.buf[:min(int64(len(w.buf)), left)])
+		if n > 0 {
+			if _, werr := w.tw.Write(w.buf[:n]); werr != nil {
+				return fmt.Errorf("write %s to the archive: %w", name, werr)
+			}
+			left -= int64(n)
+			w.rep.add(0, int64(n))
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if left > 0 {
+				w.man.note(name, fmt.Sprintf("shrank while saving: stored with %d zero bytes at the end", left))
+				clear(w.buf)
+				for left > 0 {
+					k := min(int64(len(w.buf)), left)
+					if _, werr := w.tw.Write(w.buf[:k]); werr != nil {
+						return fmt.Errorf("write %s to the archive: %w", name, werr)
+					}
+					left -= k
+				}
+			}
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+	}
+	w.rep.add(1, 0)
+	return nil
+}
