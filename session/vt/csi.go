@@ -1,0 +1,231 @@
+package vt
+
+import "github.com/charmbracelet/x/ansi"
+
+// param returns parameter i clamped to [0, maxParam], or def when missing.
+func param(ps ansi.Params, i, def int) int {
+	if i >= len(ps) {
+		return def
+	}
+	v := ps[i].Param(def)
+	if v < 0 || v > maxParam {
+		return maxParam
+	}
+	return v
+}
+
+// plainParams reports whether vt10x reads ps as xterm does: it splits on
+// ';' and stops at the first field that is not a number, so an empty field
+// among others or a sub-parameter truncates the list.
+func plainParams(ps ansi.Params) bool {
+	if len(ps) == 0 {
+		return true
+	}
+	for _, p := range ps {
+		if p.HasMore() || p.Param(-1) < 0 || p.Param(-1) > maxParam {
+			return false
+		}
+	}
+	return true
+}
+
+// csi handles a complete CSI sequence.
+func (f *filter) csi(cmd ansi.Cmd, ps ansi.Params) {
+	if f.seqLong {
+		return
+	}
+	prefix, inter, final := cmd.Prefix(), cmd.Intermediate(), cmd.Final()
+	switch {
+	case inter == 0 && prefix == 0:
+		f.csiPlain(final, ps)
+	case inter == 0 && prefix == '?':
+		f.csiPrivate(final, ps)
+	case inter == 0 && prefix == '>':
+		// DA2 and XTVERSION are answered. The rest (modifyOtherKeys
+		// CSI > 4;2 m, which vt10x takes as SGR reset, and the kitty
+		// keyboard push CSI > 1 u, which it takes as restore cursor)
+		// is dropped: sandmux encodes keys the legacy way.
+		switch final {
+		case 'c':
+			if param(ps, 0, 0) == 0 {
+				f.out.reply([]byte(replyDA2))
+			}
+		case 'q':
+			if param(ps, 0, 0) == 0 {
+				f.out.reply([]byte(replyXTVERSON))
+			}
+		}
+	case inter == '$' && final == 'p': // DECRQM
+		if prefix == 0 || prefix == '?' {
+			f.modeReport(prefix == '?', param(ps, 0, 0))
+		}
+	case inter == ' ' && final == 'q' && prefix == 0: // DECSCUSR
+		if n := param(ps, 0, 0); n <= 6 {
+			f.st.shape = CursorShape(max(n, 1))
+		}
+	case inter == '!' && final == 'p' && prefix == 0: // DECSTR
+		f.softReset()
+	}
+	// Everything else (kitty CSI < u and CSI = u, DA3, title stacks,
+	// window ops we do not answer) is dropped: vt10x either ignores it or
+	// misreads it.
+}
+
+// countFinals are the sequences whose parameters are counts or positions:
+// missing or zero means 1 (vt10x mishandles explicit zeros, e.g. ICH 0
+// clears two cells and DL 0 clears the bottom line).
+const countFinals = "@ABCDEFGILMPSTXZ`ade"
+
+func (f *filter) csiPlain(final byte, ps ansi.Params) {
+	raw := f.seq
+	switch final {
+	case 'H', 'f':
+		if !plainParams(ps) || len(ps) > 2 || param(ps, 0, 1) == 0 || param(ps, 1, 1) == 0 {
+			raw = f.canon(0, final, max(param(ps, 0, 1), 1), max(param(ps, 1, 1), 1))
+		}
+		f.out.seq(opMove, 0, raw)
+	case 'J':
+		switch n := param(ps, 0, 0); n {
+		case 0, 2:
+			f.out.seq(opMove, 0, f.canon(0, 'J', n))
+		case 1:
+			f.out.seq(opEraseAbove, 0, f.canon(0, 'J', n))
+		case 3:
+			f.out.seq(opClearHistory, 0, nil)
+		}
+	case 'K':
+		if n := param(ps, 0, 0); n <= 2 {
+			f.out.seq(opMove, 0, f.canon(0, 'K', n))
+		}
+	case 'm':
+		f.sgr(ps)
+	case 'b': // REP: vt10x lacks it
+		f.out.seq(opRepeat, max(param(ps, 0, 1), 1), nil)
+	case 'c':
+		if param(ps, 0, 0) == 0 {
+			f.out.reply([]byte(replyDA1))
+		}
+	case 'g':
+		if n := param(ps, 0, 0); n == 0 || n == 3 {
+			f.out.seq(opMove, 0, f.canon(0, 'g', n))
+		}
+	case 'h', 'l':
+		for i := range ps {
+			f.ansiMode(param(ps, i, 0), final == 'h')
+		}
+	case 'n':
+		// DSR and CPR: vt10x answers through the reply queue, in order
+		// with the text before them.
+		if n := param(ps, 0, 0); n == 5 || n == 6 {
+			f.out.seq(opStyle, 0, f.canon(0, 'n', n))
+		}
+	case 'r':
+		f.setRegion(ps)
+	case 's', 'u':
+		// SCOSC/SCORC only without parameters.
+		if len(ps) == 0 {
+			if final == 's' {
+				f.saveCharset()
+				f.out.seq(opStyle, 0, raw)
+			} else {
+				f.restoreCharset()
+				f.out.seq(opMove, 0, raw)
+			}
+		}
+	case 't':
+		f.windowOp(param(ps, 0, 0))
+	default:
+		for i := 0; i < len(countFinals); i++ {
+			if countFinals[i] != final {
+				continue
+			}
+			n := max(param(ps, 0, 1), 1)
+			if !plainParams(ps) || len(ps) > 1 || param(ps, 0, 1) == 0 {
+				raw = f.canon(0, final, n)
+			}
+			o := opMove
+			if final == 'S' {
+				o = opScrollUp
+			}
+			f.out.seq(o, n, raw)
+			return
+		}
+	}
+}
+
+func (f *filter) csiPrivate(final byte, ps ansi.Params) {
+	switch final {
+	case 'h', 'l':
+		for i := range ps {
+			f.privateMode(param(ps, i, 0), final == 'h')
+		}
+	case 'J', 'K':
+		// DECSED/DECSEL: vt10x has no protected cells, so erase all.
+		f.csiPlain(final, ps)
+	}
+	// CSI ? u (kitty keyboard query) is dropped: vt10x takes it as restore
+	// cursor, and staying silent tells the child the protocol is absent.
+}
+
+// setRegion handles DECSTBM. xterm ignores a region of fewer than two lines;
+// vt10x would swap the bounds or accept it.
+func (f *filter) setRegion(ps ansi.Params) {
+	top := max(param(ps, 0, 1), 1)
+	bot := param(ps, 1, f.rows)
+	if bot == 0 || bot > f.rows {
+		bot = f.rows
+	}
+	if top >= bot {
+		return
+	}
+	f.top, f.bot = top-1, bot-1
+	f.out.seq(opMove, 0, f.canon(0, 'r', top, bot))
+}
+
+// softReset is DECSTR: modes back to their defaults, the scroll region to
+// the full screen, without moving the cursor.
+func (f *filter) softReset() {
+	st := &f.st
+	st.modes.CursorVisible, st.modes.Insert, st.modes.AppCursor, st.modes.AppKeypad = true, false, false, false
+	st.origin, st.autowrap = false, true
+	st.g, st.shift = [2]byte{'B', 'B'}, 0
+	f.syncCharset()
+	f.saveCharset()
+	f.out.seq(opStyle, 0, []byte("\x1b[0m\x1b[?25h\x1b[?6l\x1b[?7h\x1b[?1l\x1b>"))
+	f.top, f.bot = 0, f.rows-1
+	f.out.seq(opResetRegion, 0, nil)
+}
+
+// windowOp answers the XTWINOPS size reports; a cell is taken as 8x16
+// pixels, the usual guess of terminals that do not know.
+func (f *filter) windowOp(n int) {
+	var a, b, c int
+	switch n {
+	case 14:
+		a, b, c = 4, f.rows*16, f.cols*8
+	case 16:
+		a, b, c = 6, 16, 8
+	case 18, 19:
+		a, b, c = 8+n-18, f.rows, f.cols
+	default:
+		return
+	}
+	f.out.reply(f.canon(0, 't', a, b, c))
+}
+
+// canon builds CSI [prefix] n1;n2;... final in the scratch buffer.
+func (f *filter) canon(prefix, final byte, ns ...int) []byte {
+	b := append(f.scratch[:0], "\x1b["...)
+	if prefix != 0 {
+		b = append(b, prefix)
+	}
+	for i, n := range ns {
+		if i > 0 {
+			b = append(b, ';')
+		}
+		b = appendInt(b, n)
+	}
+	b = append(b, final)
+	f.scratch = b
+	return b
+}

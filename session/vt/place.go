@@ -1,0 +1,273 @@
+package vt
+
+import (
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// cursorModel mirrors vt10x's cursor between flushes so that text can be
+// placed (wide runes, scroll points) without asking vt10x after every
+// character. When known is false the next print reloads it from vt10x.
+type cursorModel struct {
+	known bool
+	x, y  int
+	wrap  bool // wrap pending: the next character goes to the next line
+}
+
+// lastPrint is the last character printed, for REP and for composing a
+// combining mark that follows it.
+type lastPrint struct {
+	ok bool
+	r  rune
+	x  int // its column (the cursor's row is still its row)
+	w  int
+}
+
+// maxPending bounds the bytes held before a flush to vt10x.
+const maxPending = 32 << 10
+
+func (s *Screen) flush() {
+	if len(s.pending) > 0 {
+		// vt10x reports a short count only for a split rune, which the
+		// filter never produces; it has no other error.
+		_, _ = s.term.Write(s.pending)
+		s.pending = s.pending[:0]
+	}
+}
+
+func (s *Screen) loadCursor() {
+	if s.cur.known {
+		return
+	}
+	s.flush()
+	c := s.term.Cursor()
+	s.cur = cursorModel{known: true, x: c.X, y: c.Y, wrap: c.State&2 != 0}
+}
+
+// fullScreenMain reports whether lines leaving the top go to the
+// scrollback: only on the main screen with no scroll region, as in xterm.
+func (s *Screen) fullScreenMain() bool {
+	return !s.f.st.modes.AltScreen && s.f.top == 0 && s.f.bot == s.rows-1
+}
+
+// lineFeed moves the model down a line, capturing the top row first when
+// this line feed scrolls the whole main screen.
+func (s *Screen) lineFeed() {
+	s.loadCursor()
+	if s.cur.y == s.f.bot {
+		if s.fullScreenMain() {
+			s.capture(1)
+		}
+	} else if s.cur.y < s.rows-1 {
+		s.cur.y++
+	}
+	s.cur.wrap = false
+}
+
+// text places printable text.
+func (s *Screen) text(t string) {
+	for i := 0; i < len(t); {
+		if c := t[i]; c < 0x80 {
+			j := i + 1
+			for j < len(t) && t[j] < 0x80 {
+				j++
+			}
+			s.ascii(t[i:j])
+			i = j
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(t[i:])
+		s.printRune(r)
+		i += n
+	}
+	if len(s.pending) > maxPending {
+		s.flush()
+	}
+}
+
+// ascii places narrow characters, in bulk up to the right margin.
+func (s *Screen) ascii(t string) {
+	for len(t) > 0 {
+		s.loadCursor()
+		if s.cur.wrap || s.f.st.modes.Insert {
+			s.put(rune(t[0]), 1)
+			t = t[1:]
+			continue
+		}
+		n := min(len(t), s.cols-s.cur.x)
+		s.pending = append(s.pending, t[:n]...)
+		s.last = lastPrint{ok: true, r: rune(t[n-1]), x: s.cur.x + n - 1, w: 1}
+		s.cur.x += n
+		if s.cur.x >= s.cols {
+			s.cur.x, s.cur.wrap = s.cols-1, true
+		}
+		t = t[n:]
+	}
+}
+
+// printRune places one non-ASCII character according to its width.
+func (s *Screen) printRune(r rune) {
+	if r == placeholder {
+		r = utf8.RuneError
+	}
+	switch runeWidth(r) {
+	case 0:
+		s.compose(r)
+	case 1:
+		s.put(r, 1)
+	default:
+		s.loadCursor()
+		if s.cur.x == s.cols-1 && !s.cur.wrap && s.f.st.autowrap && s.cols > 1 {
+			// xterm wraps a wide rune that would start in the last
+			// column; vt10x would split it. Fill the column first.
+			s.put(' ', 1)
+		}
+		s.put(r, 2)
+	}
+}
+
+// put places r (w columns) at the cursor, as vt10x will: a pending wrap
+// moves to the next line first (a scroll point on the bottom margin).
+func (s *Screen) put(r rune, w int) {
+	s.loadCursor()
+	if s.cur.wrap && s.f.st.autowrap {
+		s.lineFeed()
+		s.cur.x = 0
+	}
+	if s.f.st.modes.Insert && !s.cur.wrap {
+		s.pending = append(s.pending, "\x1b[@"...)
+		if w == 2 {
+			s.pending = append(s.pending, "\x1b[@"...)
+		}
+	}
+	s.last = lastPrint{ok: true, r: r, x: s.cur.x, w: w}
+	s.pending = utf8.AppendRune(s.pending, r)
+	s.advance()
+	if w == 2 {
+		s.pending = utf8.AppendRune(s.pending, placeholder)
+		s.advance()
+	}
+}
+
+// advance is vt10x's cursor step after storing a character.
+func (s *Screen) advance() {
+	if s.cur.x+1 < s.cols {
+		s.cur.x++
+	} else {
+		s.cur.wrap = true
+	}
+}
+
+// compose attaches a zero-width character to the one before it: NFC may
+// turn the pair into one character (e + U+0301 = é, Hangul jamo into a
+// syllable), which is then printed again over the first. Anything that
+// does not compose (ZWJ, variation selectors, unpaired marks) is dropped:
+// vt10x would give it a cell of its own.
+func (s *Screen) compose(r rune) {
+	if !s.last.ok || r < 0xa0 {
+		return
+	}
+	in := utf8.AppendRune(utf8.AppendRune(s.nfcBuf[0][:0], s.last.r), r)
+	out := norm.NFC.Append(s.nfcBuf[1][:0], in...)
+	s.nfcBuf[0], s.nfcBuf[1] = in, out
+	c, n := utf8.DecodeRune(out)
+	if n != len(out) || runeWidth(c) != s.last.w {
+		return
+	}
+	// The cursor is still on the character's row, just after it (or on it
+	// with a wrap pending); CHA there, print, and the cursor ends where it
+	// was.
+	s.pending = append(s.pending, "\x1b["...)
+	s.pending = appendInt(s.pending, s.last.x+1)
+	s.pending = append(s.pending, 'G')
+	s.pending = utf8.AppendRune(s.pending, c)
+	if s.last.w == 2 {
+		s.pending = utf8.AppendRune(s.pending, placeholder)
+	}
+	s.last.r = c
+}
+
+// control passes BS, HT, LF, VT, FF or CR, keeping the model.
+func (s *Screen) control(b byte) {
+	s.last.ok = false
+	switch b {
+	case '\n', '\v', '\f':
+		s.lineFeed()
+		if s.f.st.lnm {
+			s.cur.x = 0
+		}
+	case '\r':
+		s.cur.x, s.cur.wrap = 0, false
+	case '\b':
+		if s.cur.x > 0 {
+			s.cur.x--
+		}
+		s.cur.wrap = false
+	default: // HT: the stops live in vt10x
+		s.cur.known = false
+	}
+	s.pending = append(s.pending, b)
+}
+
+// seq performs one filtered sequence.
+func (s *Screen) seq(o op, n int, raw []byte) {
+	if o != opStyle {
+		s.last.ok = o == opRepeat && s.last.ok
+	}
+	switch o {
+	case opStyle:
+	case opIndex, opNextLine:
+		s.lineFeed()
+		if o == opNextLine {
+			s.cur.x = 0
+		}
+	case opScrollUp:
+		if s.fullScreenMain() {
+			s.flush()
+			s.capture(min(n, s.rows))
+		}
+	case opEraseAbove:
+		s.loadCursor()
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+		if s.cur.y == 1 && (!s.f.st.origin || s.f.top == 0) {
+			// vt10x clears rows above only when the cursor is below row
+			// 1: clear row 0 here.
+			s.pending = append(s.pending, "\x1b[A\x1b[2K\x1b[B"...)
+		}
+		return
+	case opClearHistory:
+		s.sb.clear()
+	case opResetRegion:
+		s.loadCursor()
+		s.pending = append(s.pending, "\x1b[r\x1b["...)
+		s.pending = appendInt(s.pending, s.cur.y+1)
+		s.pending = append(s.pending, ';')
+		s.pending = appendInt(s.pending, s.cur.x+1)
+		s.pending = append(s.pending, 'H')
+		s.cur.known = false
+	case opRepeat:
+		// Bounded: a huge count cannot do more than fill the screen.
+		for i := min(n, s.cols*s.rows); i > 0 && s.last.ok; i-- {
+			if s.last.r < 0x80 {
+				s.put(s.last.r, 1)
+			} else {
+				s.printRune(s.last.r)
+			}
+		}
+	case opSync:
+		s.syncChanged(n == 1)
+	default:
+		s.cur.known = false
+	}
+	s.pending = append(s.pending, raw...)
+}
+
+// reply queues an answer after everything before it was parsed, so that it
+// follows vt10x's own answers to earlier queries.
+func (s *Screen) reply(b []byte) {
+	s.flush()
+	// replyQueue.Write never fails.
+	_, _ = s.replies.Write(b)
+}

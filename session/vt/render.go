@@ -1,0 +1,149 @@
+package vt
+
+import "unicode/utf8"
+
+// Render appends the frame as text with SGR escapes to dst and returns it.
+// Rows are separated by "\n" (what Bubble Tea views and lipgloss join on)
+// with no newline after the last row, since Bubble Tea v2 drops the top
+// line of a view one row too tall. Each row is exactly f.Cols columns:
+// a wide rune is printed once for its two cells, and a lone half of one
+// becomes a blank. An SGR is emitted only where the style changes, and a
+// row that changed style ends with a reset, so rows can be placed anywhere.
+// It allocates nothing once dst has grown.
+func Render(dst []byte, f *Frame) []byte {
+	for y := 0; y < f.Rows; y++ {
+		if y > 0 {
+			dst = append(dst, '\n')
+		}
+		dst = RenderRow(dst, f, y)
+	}
+	return dst
+}
+
+// RenderRow appends row y of the frame, as Render does for each row.
+func RenderRow(dst []byte, f *Frame, y int) []byte {
+	row := f.Row(y)
+	var cur style
+	for x := 0; x < len(row); x++ {
+		c := &row[x]
+		r, wide := printable(row, x)
+		if st := c.style(); st != cur {
+			dst = appendSGR(dst, st)
+			cur = st
+		}
+		if r < utf8.RuneSelf {
+			dst = append(dst, byte(r))
+		} else {
+			dst = utf8.AppendRune(dst, r)
+		}
+		if wide {
+			x++ // its placeholder: the rune covers both cells
+		}
+	}
+	if cur != (style{}) {
+		dst = append(dst, "\x1b[m"...)
+	}
+	return dst
+}
+
+// printable returns what cell x shows, and whether it is the first half of
+// a complete wide rune. Anything that would not take exactly its cells
+// (controls, a zero-width rune, a wide rune without its placeholder or
+// one marked narrow) shows as a blank.
+func printable(row []Cell, x int) (rune, bool) {
+	c := &row[x]
+	r := c.Rune
+	switch {
+	case r >= 0x20 && r < 0x7f:
+		return r, false
+	case c.Flags&FlagPlaceholder != 0, r < 0x20, r >= 0x7f && r < 0xa0:
+		return ' ', false
+	}
+	w := runeWidth(r)
+	if c.Flags&FlagWide != 0 {
+		if w == 2 && x+1 < len(row) && row[x+1].Flags&FlagPlaceholder != 0 {
+			return r, true
+		}
+		return ' ', false
+	}
+	if w != 1 {
+		return ' ', false
+	}
+	return r, false
+}
+
+// appendSGR appends one SGR that sets st from a reset state.
+func appendSGR(dst []byte, st style) []byte {
+	if st == (style{}) {
+		return append(dst, "\x1b[m"...)
+	}
+	dst = append(dst, "\x1b[0"...)
+	for _, a := range [...]struct {
+		bit  Attr
+		code byte
+	}{{AttrBold, '1'}, {AttrFaint, '2'}, {AttrItalic, '3'}, {AttrUnderline, '4'},
+		{AttrBlink, '5'}, {AttrReverse, '7'}, {AttrStrike, '9'}} {
+		if st.attrs&a.bit != 0 {
+			dst = append(dst, ';', a.code)
+		}
+	}
+	dst = appendColor(dst, st.fg, 30)
+	dst = appendColor(dst, st.bg, 40)
+	return append(dst, 'm')
+}
+
+// appendColor appends ";<code>" for a foreground (base 30) or background
+// (base 40) colour; nothing for the default.
+func appendColor(dst []byte, c Color, base int) []byte {
+	if n, ok := c.Palette(); ok {
+		switch {
+		case n < 8:
+			return appendInt(append(dst, ';'), base+int(n))
+		case n < 16:
+			return appendInt(append(dst, ';'), base+60+int(n)-8)
+		}
+		dst = appendInt(append(dst, ';'), base+8)
+		dst = append(dst, ";5;"...)
+		return appendInt(dst, int(n))
+	}
+	if r, g, b, ok := c.RGB(); ok {
+		dst = appendInt(append(dst, ';'), base+8)
+		dst = append(dst, ";2;"...)
+		dst = appendInt(dst, int(r))
+		dst = append(dst, ';')
+		dst = appendInt(dst, int(g))
+		dst = append(dst, ';')
+		return appendInt(dst, int(b))
+	}
+	return dst
+}
+
+// RenderText appends the frame as plain text, for dumps, search and
+// scrollback: rows separated by "\n", trailing blanks trimmed, no newline
+// after the last row.
+func RenderText(dst []byte, f *Frame) []byte {
+	for y := 0; y < f.Rows; y++ {
+		if y > 0 {
+			dst = append(dst, '\n')
+		}
+		dst = RenderRowText(dst, f, y)
+	}
+	return dst
+}
+
+// RenderRowText appends row y as plain text with trailing blanks trimmed.
+func RenderRowText(dst []byte, f *Frame, y int) []byte {
+	row := f.Row(y)
+	end := len(dst)
+	for x := 0; x < len(row); x++ {
+		r, wide := printable(row, x)
+		dst = utf8.AppendRune(dst, r)
+		if r != ' ' {
+			end = len(dst)
+		}
+		if wide {
+			x++
+		}
+	}
+	return dst[:end]
+}

@@ -1,0 +1,257 @@
+package vt
+
+import (
+	"io"
+	"sync"
+	"time"
+
+	"github.com/hinshun/vt10x"
+)
+
+// Defaults for the options.
+const (
+	DefaultScrollback  = 10000
+	DefaultSyncTimeout = time.Second
+	DefaultReplyQueue  = 64
+)
+
+// Option configures a Screen.
+type Option func(*config)
+
+type config struct {
+	replies     io.Writer
+	scrollback  int
+	syncTimeout time.Duration
+	replyQueue  int
+}
+
+// WithReplies sets where answers to the child go: the PTY. Without it they
+// are discarded. The writer may block; the Screen never waits for it.
+func WithReplies(w io.Writer) Option { return func(c *config) { c.replies = w } }
+
+// WithScrollback sets how many lines scrolled off the main screen are kept
+// (config ui.scrollback); 0 keeps none.
+func WithScrollback(lines int) Option {
+	return func(c *config) { c.scrollback = max(lines, 0) }
+}
+
+// WithSyncTimeout bounds how long a synchronized update (mode 2026) may hold
+// back the dirty signal.
+func WithSyncTimeout(d time.Duration) Option { return func(c *config) { c.syncTimeout = d } }
+
+// WithReplyQueue sets how many replies may wait for the PTY before new ones
+// are dropped.
+func WithReplyQueue(n int) Option { return func(c *config) { c.replyQueue = max(n, 1) } }
+
+// Screen is one pane's terminal screen. Write feeds it from the output
+// consumer; Snapshot, Modes and the rest may be called from any goroutine.
+type Screen struct {
+	mu      sync.Mutex
+	term    vt10x.Terminal
+	f       *filter
+	cols    int
+	rows    int
+	pending []byte // filtered bytes not yet given to vt10x
+	cur     cursorModel
+	last    lastPrint
+	sb      scrollback
+	rowBuf  []Cell
+	nfcBuf  [2][]byte
+	closed  bool
+
+	syncTimeout  time.Duration
+	syncDeadline time.Time // zero when no update holds the dirty signal
+	syncExpired  bool
+
+	replies *replyQueue
+	dirty   chan struct{}
+	kick    chan struct{} // wakes the clock goroutine when the deadline changes
+	done    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// New returns a Screen of cols x rows and starts its goroutines; Close stops
+// them.
+func New(cols, rows int, opts ...Option) *Screen {
+	c := config{replies: io.Discard, scrollback: DefaultScrollback,
+		syncTimeout: DefaultSyncTimeout, replyQueue: DefaultReplyQueue}
+	for _, o := range opts {
+		o(&c)
+	}
+	cols, rows = max(cols, 1), max(rows, 1)
+	s := &Screen{
+		cols: cols, rows: rows,
+		syncTimeout: c.syncTimeout,
+		replies:     &replyQueue{q: make(chan []byte, c.replyQueue)},
+		dirty:       make(chan struct{}, 1),
+		kick:        make(chan struct{}, 1),
+		done:        make(chan struct{}),
+	}
+	s.sb.max = c.scrollback
+	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
+	s.f = newFilter(s, cols, rows)
+	s.wg.Go(func() { s.replies.drain(c.replies, s.done) })
+	s.wg.Go(s.clock)
+	return s
+}
+
+// Close stops the Screen's goroutines and waits for them. A reply write
+// blocked on the PTY is waited for too, so close the PTY first (session
+// teardown does). Close is idempotent; Write after Close does nothing.
+func (s *Screen) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.wg.Wait()
+		return
+	}
+	s.closed = true
+	close(s.done)
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// Write feeds settled text (complete, valid UTF-8) from the child. It never
+// blocks on the child or the UI, only on the Screen's lock.
+func (s *Screen) Write(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.f.write(text)
+	s.flush()
+	s.markDirty()
+}
+
+// Dirty returns a channel that receives (one slot, never blocking the
+// Screen) after the screen, title or modes changed, except while the child
+// holds a synchronized update (mode 2026) that has not timed out.
+func (s *Screen) Dirty() <-chan struct{} { return s.dirty }
+
+// Modes returns the modes the child set, for encoding keys, mouse and paste.
+func (s *Screen) Modes() Modes {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.st.modes
+}
+
+// Title returns the title the child set with OSC 0 or 2.
+func (s *Screen) Title() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.st.title
+}
+
+// Size returns the screen size in cells.
+func (s *Screen) Size() (cols, rows int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cols, s.rows
+}
+
+// DroppedReplies returns how many replies were dropped because the queue to
+// the child was full.
+func (s *Screen) DroppedReplies() uint64 { return s.replies.dropped.Load() }
+
+// Resize changes the size of the emulator; resize the PTY after it, so that
+// the child's redraw lands on a screen of the new size. Lines that leave the
+// top of the main screen when it shrinks go to the scrollback. Content is
+// not reflowed.
+func (s *Screen) Resize(cols, rows int) {
+	cols, rows = max(cols, 1), max(rows, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || cols == s.cols && rows == s.rows {
+		return
+	}
+	s.flush()
+	c := s.term.Cursor()
+	if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
+		s.capture(slide)
+	}
+	oldCols := s.cols
+	s.term.Resize(cols, rows)
+	s.cols, s.rows = cols, rows
+	s.f.resize(cols, rows)
+	s.cur.known, s.last.ok = false, false
+	if cols > oldCols {
+		s.extendTabs(oldCols)
+	}
+	s.markDirty()
+}
+
+// extendTabs sets the default stops (every 8 columns) in the columns a
+// resize added: vt10x extends its old tab array instead of the new one.
+// HTS sets a stop at the cursor, so move there and back.
+func (s *Screen) extendTabs(from int) {
+	c := s.term.Cursor()
+	b := s.pending[:0]
+	for x := (from + 7) / 8 * 8; x < s.cols; x += 8 {
+		b = append(b, "\x1b["...)
+		b = appendInt(b, x+1)
+		b = append(b, "G\x1bH"...)
+	}
+	// The scroll region is the full screen after a resize, so CUP is
+	// absolute even in origin mode.
+	b = append(b, "\x1b["...)
+	b = appendInt(b, c.Y+1)
+	b = append(b, ';')
+	b = appendInt(b, c.X+1)
+	s.pending = append(b, 'H')
+	s.flush()
+}
+
+// markDirty raises the dirty signal unless a synchronized update holds it.
+func (s *Screen) markDirty() {
+	if s.f.st.modes.SyncOutput && !s.syncExpired {
+		return
+	}
+	select {
+	case s.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// syncChanged starts or ends a synchronized update.
+func (s *Screen) syncChanged(on bool) {
+	s.syncExpired = false
+	if on {
+		s.syncDeadline = time.Now().Add(s.syncTimeout)
+	} else {
+		s.syncDeadline = time.Time{}
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// clock ends synchronized updates that outlive the timeout, so a child
+// that sets 2026 and never resets it cannot freeze its pane.
+func (s *Screen) clock() {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		select {
+		case <-s.done:
+			t.Stop()
+			return
+		case <-s.kick:
+		case <-t.C:
+		}
+		s.mu.Lock()
+		if d := s.syncDeadline; !d.IsZero() && !time.Now().Before(d) {
+			s.syncDeadline = time.Time{}
+			s.syncExpired = true
+			s.markDirty()
+		}
+		d := s.syncDeadline
+		s.mu.Unlock()
+		// Since Go 1.23 Stop and Reset leave no stale tick in t.C.
+		t.Stop()
+		if !d.IsZero() {
+			t.Reset(time.Until(d))
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package vt
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPlainText(t *testing.T) {
+	s, _ := newScreen(t, 20, 4)
+	s.Write("hello\r\nworld")
+	if got := text(s); got != "hello\nworld\n\n" {
+		t.Fatalf("got %q", got)
+	}
+	f := frame(s)
+	if f.Cursor.X != 5 || f.Cursor.Y != 1 || !f.Cursor.Visible {
+		t.Fatalf("cursor %+v", f.Cursor)
+	}
+}
+
+func TestWideCharacters(t *testing.T) {
+	s, _ := newScreen(t, 10, 3)
+	s.Write("ab日本cd|")
+	f := frame(s)
+	if got := string(RenderText(nil, f)); !strings.HasPrefix(got, "ab日本cd|\n") {
+		t.Fatalf("got %q", got)
+	}
+	if f.Cursor.X != 9 {
+		t.Fatalf("cursor x %d, want 9 (ab日本cd| is 9 columns)", f.Cursor.X)
+	}
+	if f.Cell(2, 0).Flags != FlagWide || f.Cell(3, 0).Flags != FlagPlaceholder {
+		t.Fatalf("flags %v %v", f.Cell(2, 0).Flags, f.Cell(3, 0).Flags)
+	}
+}
+
+func TestWideAtRightMargin(t *testing.T) {
+	s, _ := newScreen(t, 10, 3)
+	s.Write("123456789日x")
+	if got := lines(s); got[0] != "123456789" || got[1] != "日x" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestBrokenWideRune(t *testing.T) {
+	s, _ := newScreen(t, 10, 2)
+	s.Write("日本\x1b[1;2Hx") // overwrite the right half of 日
+	if got := lines(s)[0]; got != " x本" {
+		t.Fatalf("got %q", got)
+	}
+	s.Write("\x1b[1;3Hy") // overwrite the left half of 本
+	if got := lines(s)[0]; got != " xy" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestCombiningMarks(t *testing.T) {
+	s, _ := newScreen(t, 10, 2)
+	s.Write("e\u0301x\u200dy\ufe0fz")
+	if got := lines(s)[0]; got != "éxyz" {
+		t.Fatalf("got %q", got)
+	}
+	if x := frame(s).Cursor.X; x != 4 {
+		t.Fatalf("cursor %d", x)
+	}
+}
+
+func TestCombiningAtMargin(t *testing.T) {
+	s, _ := newScreen(t, 4, 2)
+	s.Write("abce\u0301x")
+	if got := lines(s); got[0] != "abcé" || got[1] != "x" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestHangulJamoCompose(t *testing.T) {
+	s, _ := newScreen(t, 10, 2)
+	s.Write("\u1100\u1161|")
+	if got := lines(s)[0]; got != "가|" {
+		t.Fatalf("got %q", got)
+	}
+}

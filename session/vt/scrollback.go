@@ -1,0 +1,134 @@
+package vt
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// scrollback is a ring of lines that scrolled off the top of the main
+// screen, oldest first. Lines are stored as their text (a placeholder rune
+// standing for the right half of a wide rune) plus runs of equal style,
+// with trailing blanks trimmed, so memory follows what the lines hold, not
+// the width of the screen.
+type scrollback struct {
+	max   int
+	lines []sbLine // grows up to max, then used as a ring
+	head  int      // index of the oldest line once full
+}
+
+type sbLine struct {
+	text    string
+	runs    []sbRun
+	wrapped bool // the line continues on the next one (auto-wrap)
+}
+
+type sbRun struct {
+	n  int32 // cells
+	st style
+}
+
+func (b *scrollback) len() int { return len(b.lines) }
+
+func (b *scrollback) clear() {
+	b.lines, b.head = nil, 0
+}
+
+// line returns the i-th line, 0 being the oldest.
+func (b *scrollback) line(i int) *sbLine {
+	return &b.lines[(b.head+i)%len(b.lines)]
+}
+
+// push appends a row of cells; the oldest line goes when full.
+func (b *scrollback) push(row []Cell, wrapped bool) {
+	if b.max == 0 {
+		return
+	}
+	var l *sbLine
+	if len(b.lines) < b.max {
+		b.lines = append(b.lines, sbLine{})
+		l = &b.lines[len(b.lines)-1]
+	} else {
+		l = &b.lines[b.head]
+		b.head = (b.head + 1) % len(b.lines)
+	}
+	end := len(row)
+	for end > 0 && blank(&row[end-1]) {
+		end--
+	}
+	var sb strings.Builder
+	sb.Grow(end)
+	l.runs = l.runs[:0]
+	for x := 0; x < end; x++ {
+		c := &row[x]
+		switch {
+		case c.Flags&FlagPlaceholder != 0:
+			sb.WriteRune(placeholder)
+		case c.Rune == 0:
+			sb.WriteByte(' ')
+		default:
+			sb.WriteRune(c.Rune)
+		}
+		st := c.style()
+		if k := len(l.runs); k > 0 && l.runs[k-1].st == st {
+			l.runs[k-1].n++
+		} else {
+			l.runs = append(l.runs, sbRun{n: 1, st: st})
+		}
+	}
+	l.text, l.wrapped = sb.String(), wrapped
+}
+
+// blank reports whether a trailing cell shows nothing: a space with no
+// background and no attribute that draws on a space.
+func blank(c *Cell) bool {
+	return (c.Rune == ' ' || c.Rune == 0) && c.Flags == 0 && c.BG.IsDefault() &&
+		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike) == 0
+}
+
+// cells writes line l into dst (len = frame width), padding with blanks.
+func (l *sbLine) cells(dst []Cell) {
+	text := l.text
+	x := 0
+	for _, r := range l.runs {
+		for k := int32(0); k < r.n && x < len(dst); k++ {
+			ch, size := utf8.DecodeRuneInString(text)
+			text = text[size:]
+			dst[x] = Cell{Rune: ch, FG: r.st.fg, BG: r.st.bg, Attrs: r.st.attrs}
+			x++
+		}
+	}
+	for ; x < len(dst); x++ {
+		dst[x] = Cell{Rune: ' '}
+	}
+	// The line may be wider than dst (the screen shrank since) and cut a
+	// wide rune in half: fixWide turns the lone half into a blank.
+	fixWide(dst)
+}
+
+// capture copies the top n rows of the screen into the scrollback, just
+// before vt10x scrolls them away.
+func (s *Screen) capture(n int) {
+	s.flush()
+	for y := 0; y < n && y < s.rows; y++ {
+		row := s.readRow(y)
+		wrapped := s.term.Cell(s.cols-1, y).Mode&vtWrap != 0
+		s.sb.push(row, wrapped)
+	}
+}
+
+// readRow converts screen row y into s.rowBuf.
+func (s *Screen) readRow(y int) []Cell {
+	if cap(s.rowBuf) < s.cols {
+		s.rowBuf = make([]Cell, s.cols)
+	}
+	row := s.rowBuf[:s.cols]
+	s.readRowInto(y, row)
+	return row
+}
+
+func (s *Screen) readRowInto(y int, row []Cell) {
+	for x := range row {
+		row[x] = cellFromGlyph(s.term.Cell(x, y))
+	}
+	fixWide(row)
+}

@@ -1,0 +1,99 @@
+package vt
+
+// Cursor is where the child's cursor is and how it looks.
+type Cursor struct {
+	X, Y    int
+	Visible bool // shown by the child and inside the frame
+	Shape   CursorShape
+}
+
+// Frame is a copy of the screen, owned by the caller and reused between
+// snapshots so that taking one allocates nothing once it has grown. The UI
+// may edit its cells (for example toggle AttrReverse to highlight a search
+// match) before rendering.
+type Frame struct {
+	Cols, Rows int
+	Cells      []Cell // Rows x Cols, row-major
+	Cursor     Cursor
+	Modes      Modes
+	Title      string
+	// Scrollback is how many lines the scrollback held; First is the
+	// index of the frame's top row in scrollback + screen (First ==
+	// Scrollback for the live screen).
+	Scrollback int
+	First      int
+}
+
+// Row returns row y of the frame.
+func (f *Frame) Row(y int) []Cell { return f.Cells[y*f.Cols : (y+1)*f.Cols] }
+
+// Cell returns the cell at column x, row y.
+func (f *Frame) Cell(x, y int) Cell { return f.Cells[y*f.Cols+x] }
+
+func (f *Frame) setSize(cols, rows int) {
+	f.Cols, f.Rows = cols, rows
+	if n := cols * rows; cap(f.Cells) < n {
+		f.Cells = make([]Cell, n)
+	} else {
+		f.Cells = f.Cells[:n]
+	}
+}
+
+// Snapshot copies the live screen into f.
+func (s *Screen) Snapshot(f *Frame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snapshotRange(f, s.sb.len(), s.rows)
+}
+
+// SnapshotAt copies the view scrolled back by offset lines (0 is the live
+// screen; offset is clamped to the scrollback length): the last offset
+// lines of the scrollback above the top rows of the screen.
+func (s *Screen) SnapshotAt(f *Frame, offset int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	offset = min(max(offset, 0), s.sb.len())
+	s.snapshotRange(f, s.sb.len()-offset, s.rows)
+}
+
+// SnapshotRange copies n lines starting at line first of scrollback +
+// screen (line 0 is the oldest scrollback line; line Scrollback is the
+// screen's top row) into f, which gets n rows (clamped to what exists).
+// For a full dump: SnapshotRange(f, 0, ScrollbackLen()+rows).
+func (s *Screen) SnapshotRange(f *Frame, first, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := s.sb.len() + s.rows
+	first = min(max(first, 0), total)
+	s.snapshotRange(f, first, min(max(n, 0), total-first))
+}
+
+// ScrollbackLen returns how many lines the scrollback holds.
+func (s *Screen) ScrollbackLen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sb.len()
+}
+
+func (s *Screen) snapshotRange(f *Frame, first, n int) {
+	s.flush()
+	f.setSize(s.cols, n)
+	sbLen := s.sb.len()
+	for y := 0; y < n; y++ {
+		row := f.Row(y)
+		if i := first + y; i < sbLen {
+			s.sb.line(i).cells(row)
+		} else {
+			s.readRowInto(i-sbLen, row)
+		}
+	}
+	c := s.term.Cursor()
+	st := &s.f.st
+	cy := sbLen + c.Y - first
+	f.Cursor = Cursor{X: c.X, Y: cy, Shape: max(st.shape, CursorBlinkingBlock),
+		Visible: st.modes.CursorVisible && cy >= 0 && cy < n}
+	f.Modes = st.modes
+	f.Title = st.title
+	f.Scrollback = sbLen
+	f.First = first
+}
