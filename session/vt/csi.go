@@ -191,9 +191,10 @@ func (f *filter) softReset() {
 	st.g, st.shift = [2]byte{'B', 'B'}, 0
 	f.syncCharset()
 	f.saveCharset()
-	f.out.seq(opStyle, 0, []byte("\x1b[0m\x1b[?25h\x1b[?6l\x1b[?7h\x1b[?1l\x1b>"))
 	f.top, f.bot = 0, f.rows-1
-	f.out.seq(opResetRegion, 0, nil)
+	// Resetting DECOM homes the cursor in vt10x: the Screen notes the
+	// cursor first, then sends these and puts it back.
+	f.out.seq(opResetRegion, 0, []byte("\x1b[0m\x1b[?25h\x1b[?6l\x1b[?7h\x1b[?1l\x1b>"))
 }
 
 // windowOp answers the XTWINOPS size reports; a cell is taken as 8x16

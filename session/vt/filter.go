@@ -169,8 +169,16 @@ func (f *filter) advance(c byte) {
 	switch {
 	case c == ansi.ESC:
 		f.seq, f.seqLong = append(f.seq[:0], c), false
-	case c < 0x20 || c == 0x7f:
-		// Executed (or ignored) by the parser, not part of the sequence.
+	case c == ansi.CAN || c == ansi.SUB:
+		// Aborts the sequence: the parser goes back to ground.
+	case c < 0x20:
+		// A control inside a sequence acts at once and the sequence goes
+		// on. Not fed to ansi.Parser: it stores the control byte in the
+		// packed command, so CSI 2 CR C would dispatch as CSI 2 O.
+		f.execute(c)
+		return
+	case c == 0x7f:
+		return // ignored inside sequences
 	case len(f.seq) < maxSeqLen:
 		f.seq = append(f.seq, c)
 	default:

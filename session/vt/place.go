@@ -241,12 +241,14 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 		s.sb.clear()
 	case opResetRegion:
 		s.loadCursor()
+		s.pending = append(s.pending, raw...)
 		s.pending = append(s.pending, "\x1b[r\x1b["...)
 		s.pending = appendInt(s.pending, s.cur.y+1)
 		s.pending = append(s.pending, ';')
 		s.pending = appendInt(s.pending, s.cur.x+1)
 		s.pending = append(s.pending, 'H')
 		s.cur.known = false
+		return
 	case opRepeat:
 		// Bounded: a huge count cannot do more than fill the screen.
 		for i := min(n, s.cols*s.rows); i > 0 && s.last.ok; i-- {
