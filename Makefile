@@ -26,7 +26,8 @@ bench:
 
 # Each fuzz target runs for FUZZTIME (go test allows one target per run).
 FUZZ_TARGETS = \
-	FuzzCollector:./session
+	FuzzCollector:./session \
+	FuzzConfig:.
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

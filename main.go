@@ -44,6 +44,7 @@ const (
 
 func commands() []command {
 	return []command{
+		{"check", checkUsage, runCheck},
 		{"help", "sandmux help: this list", runHelp},
 	}
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+const checkUsage = "sandmux check [-c FILE]: validate the config and print the resolved sandboxes"
+
+// runCheck validates the config and prints what sandmux would run, so a
+// config can be tried without starting any sandbox.
+func runCheck(_ context.Context, args []string, s stdio) int {
+	flags := flag.NewFlagSet("check", flag.ContinueOnError)
+	flags.SetOutput(s.err)
+	file := flags.String("c", "", "read the config from `FILE` instead of searching for it")
+	flags.Usage = func() {
+		synopsis, _, _ := strings.Cut(checkUsage, ":")
+		fmt.Fprintln(flags.Output(), "usage: "+synopsis)
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(s.err, "sandmux check: unexpected argument %q\n", flags.Arg(0))
+		flags.Usage()
+		return exitUsage
+	}
+	cfg, err := loadConfig(*file)
+	if err != nil {
+		fmt.Fprintln(s.err, err)
+		return exitFailure
+	}
+	printConfig(s.out, cfg)
+	return exitOK
+}
+
+// printConfig writes the config's source, then one block per sandbox.
+func printConfig(w io.Writer, c *Config) {
+	if c.Source == builtinSource {
+		fmt.Fprintf(w, "config: %s (none of %s exists)\n", builtinSource, strings.Join(configSearchPath(), ", "))
+	} else {
+		fmt.Fprintf(w, "config: %s\n", c.Source)
+	}
+	for _, s := range c.Sandboxes {
+		command := "the provider's shell"
+		if len(s.Command) > 0 {
+			command = shellQuote(s.Command)
+		}
+		fmt.Fprintf(w, "\nsandbox %s\n", s.Name)
+		fmt.Fprintf(w, "  provider:  %s\n", s.Provider)
+		fmt.Fprintf(w, "  command:   %s\n", command)
+		fmt.Fprintf(w, "  workspace: %s\n", s.Workspace)
+		fmt.Fprintf(w, "  size:      %s (TERM=%s)\n", s.Size, s.Term)
+		if len(s.Env) > 0 {
+			var env []string
+			for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+				env = append(env, k+"="+s.Env[k])
+			}
+			fmt.Fprintf(w, "  env:       %s\n", shellQuote(env))
+		}
+		fmt.Fprintf(w, "  graces:    stop %s, kill %s, drain %s\n",
+			shortDuration(s.StopGrace), shortDuration(s.KillGrace), shortDuration(s.DrainGrace))
+		fmt.Fprintf(w, "  snapshot:  %s, keep %d, restore %s", s.Snapshot, s.SnapshotKeep, s.Restore)
+		if len(s.SnapshotExclude) > 0 {
+			fmt.Fprintf(w, ", exclude %s", shellQuote(s.SnapshotExclude))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// shellQuote joins words as a shell would need them typed, so the printed
+// command can be pasted.
+func shellQuote(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && !strings.ContainsFunc(w, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) {
+			quoted[i] = w
+		} else {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
+}

@@ -1,0 +1,593 @@
+package main
+
+// The config: where it is found, what it may say, and how it is checked.
+//
+//	-c FILE | ./sandmux.toml | $XDG_CONFIG_HOME/sandmux/config.toml | built-in default
+//	   └─► toml.Decode into a generic map (syntax errors, with their line)
+//	         └─► decode: option defaults ◄─ [defaults] ◄─ each [[sandbox]]; [ui]; [providers.NAME]
+//	               (unknown keys and wrong types, each at its file, line and key)
+//	               └─► validate: bounds, names, workspaces (normalised) ─► *Config
+//
+// The options tables below are the one place a key is described: its type,
+// default, bounds and one sentence of help. Decoding, validation, the check
+// command and the test that keeps config.example.toml complete all walk them.
+// config_kinds.go holds the value kinds, config_errors.go how mistakes are
+// reported, config_lines.go where each key was written.
+
+import (
+	_ "embed" // for the built-in default config
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/sandmux/sandmux/providers"
+)
+
+// defaultConfig is used when no config file is found: a few local shells.
+//
+//go:embed default_config.toml
+var defaultConfig []byte
+
+// builtinSource is Config.Source for the embedded default.
+const builtinSource = "built-in default"
+
+// Config is the resolved configuration: every default applied, every value
+// checked and normalised.
+type Config struct {
+	UI        UIConfig
+	Sandboxes []Sandbox
+	Providers ProvidersConfig
+	// Source is the file the config was read from, or builtinSource.
+	Source string
+
+	// defaults is [defaults] resolved, kept so validate can check values no
+	// sandbox inherits; nil for a Config built in code.
+	defaults *Sandbox
+	// lines says where each key was written, for errors.
+	lines keyLines
+}
+
+// UIConfig is the [ui] table.
+type UIConfig struct {
+	// Prefix is the key that starts a sandmux command, as Bubble Tea names
+	// keys ("ctrl+b").
+	Prefix string
+	// FPS caps how often the UI draws while panes change.
+	FPS int
+	// Scrollback is how many lines of history each pane keeps.
+	Scrollback int
+	// AttentionAfter is how long a pane must be quiet before it is marked as
+	// needing attention; zero turns marking off.
+	AttentionAfter time.Duration
+}
+
+// ProvidersConfig holds the provider-wide settings of each [providers.NAME]
+// table. Later providers add their tables here and rows to providerOptions.
+type ProvidersConfig struct {
+	Local LocalConfig
+}
+
+// LocalConfig is the [providers.local] table.
+type LocalConfig struct {
+	// Shell is run for sandboxes without a command; empty means the local
+	// provider's choice ($SHELL, else /bin/sh).
+	Shell string
+}
+
+// Sandbox is one resolved [[sandbox]]: its own keys over [defaults] over the
+// built-in defaults.
+type Sandbox struct {
+	Name     string
+	Provider string
+	// Command is the argv to run; a command written as a string is already
+	// ["sh", "-c", cmd]. Nil means the provider's shell.
+	Command []string
+	// Workspace is the working directory: absolute and clean once validated.
+	Workspace string
+	Env       map[string]string
+	Size      providers.Size
+	Term      string
+	// StopGrace is how long teardown waits after SIGHUP before SIGTERM.
+	StopGrace time.Duration
+	// KillGrace is how long teardown waits after SIGTERM before SIGKILL.
+	KillGrace time.Duration
+	// DrainGrace is how long output may keep draining after the command
+	// exits while a background child holds the terminal open.
+	DrainGrace      time.Duration
+	Snapshot        SnapshotPolicy
+	Restore         RestorePolicy
+	SnapshotExclude []string
+	SnapshotKeep    int
+	// Options is the sandbox's provider table, by key.
+	Options map[string]any
+}
+
+// SnapshotPolicy says when a sandbox's workspace is archived.
+type SnapshotPolicy string
+
+// Snapshot policies, spelled as in the config.
+const (
+	SnapshotNever   SnapshotPolicy = "never"
+	SnapshotOnClose SnapshotPolicy = "on-close"
+	SnapshotOnQuit  SnapshotPolicy = "on-quit"
+	SnapshotAlways  SnapshotPolicy = "always"
+)
+
+var snapshotPolicies = []SnapshotPolicy{SnapshotNever, SnapshotOnClose, SnapshotOnQuit, SnapshotAlways}
+
+// OnClose reports whether closing the sandbox's pane takes a snapshot.
+func (p SnapshotPolicy) OnClose() bool { return p == SnapshotOnClose || p == SnapshotAlways }
+
+// OnQuit reports whether quitting sandmux takes a snapshot of the sandbox.
+func (p SnapshotPolicy) OnQuit() bool { return p == SnapshotOnQuit || p == SnapshotAlways }
+
+// RestorePolicy says whether a sandbox's latest snapshot is restored when it
+// starts. In the config it is a bool or the string "replace".
+type RestorePolicy uint8
+
+// Restore policies.
+const (
+	RestoreOff     RestorePolicy = iota // restore = false
+	RestoreIfEmpty                      // restore = true: only into an empty or missing workspace
+	RestoreReplace                      // restore = "replace": replace the workspace's contents
+)
+
+// String returns the policy as the config spells it.
+func (p RestorePolicy) String() string {
+	switch p {
+	case RestoreOff:
+		return "false"
+	case RestoreIfEmpty:
+		return "true"
+	case RestoreReplace:
+		return `"replace"`
+	}
+	return fmt.Sprintf("RestorePolicy(%d)", uint8(p))
+}
+
+// Spec returns what the sandbox's provider needs to open it.
+func (s Sandbox) Spec() providers.Spec {
+	env := make([]string, 0, len(s.Env))
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		env = append(env, k+"="+s.Env[k])
+	}
+	return providers.Spec{
+		Name:    s.Name,
+		Command: slices.Clone(s.Command),
+		Env:     env,
+		Dir:     s.Workspace,
+		Size:    s.Size,
+		Term:    s.Term,
+		Options: maps.Clone(s.Options),
+	}
+}
+
+// option is one key of a config table.
+type option[T any] struct {
+	table string // "sandbox", "ui", or a provider name for [providers.NAME]
+	key   string
+	// def is the default as TOML decodes it (string, int64, bool); nil when
+	// there is none or it is computed, and then note says what it is.
+	def  any
+	note string
+	// inherit marks the [[sandbox]] keys that [defaults] may set.
+	inherit bool
+	help    string
+	kind[T]
+}
+
+// kind is how an option's value is read from TOML and checked.
+type kind[T any] struct {
+	typ string // the type as the docs name it
+	// set stores a TOML value in t; its error says what to write instead.
+	set func(t *T, v any) error
+	// check checks, and may normalise, the resolved value. It runs on every
+	// validate, so it must accept what it produced.
+	check func(t *T) error
+	// get returns the value, for a provider's Spec.Options.
+	get func(t *T) any
+}
+
+var sandboxOptions = []option[Sandbox]{
+	{table: "sandbox", key: "name", note: "required",
+		help: `Names the sandbox: unique, and safe as a directory name (letters, digits, ".", "_", "-").`,
+		kind: stringKind(func(s *Sandbox) *string { return &s.Name }, checkName)},
+	{table: "sandbox", key: "provider", def: "local", inherit: true,
+		help: `Which provider opens the sandbox's terminal: "local", "ssh", "docker" or "exec".`,
+		kind: stringKind(func(s *Sandbox) *string { return &s.Provider }, checkProvider)},
+	{table: "sandbox", key: "command", note: "the provider's shell", inherit: true,
+		help: `What to run: a string is run with sh -c, an array is the argv itself; "" runs the provider's shell.`,
+		kind: commandKind(func(s *Sandbox) *[]string { return &s.Command })},
+	{table: "sandbox", key: "workspace", note: `"$XDG_DATA_HOME/sandmux/workspaces/<name>"`,
+		help: "The sandbox's working directory; ~/ is expanded and a relative path is relative to the config file.",
+		kind: stringKind(func(s *Sandbox) *string { return &s.Workspace }, nil)},
+	{table: "sandbox", key: "env", note: "{}", inherit: true,
+		help: "Extra environment variables; a sandbox's env adds to, and overrides, the one in [defaults].",
+		kind: envKind(func(s *Sandbox) *map[string]string { return &s.Env })},
+	{table: "sandbox", key: "size", def: "80x24", inherit: true,
+		help: `The terminal size, as "COLSxROWS", until the sandbox's pane is laid out.`,
+		kind: sizeKind(func(s *Sandbox) *providers.Size { return &s.Size })},
+	{table: "sandbox", key: "term", def: providers.DefaultTerm, inherit: true,
+		help: "The TERM the command sees.",
+		kind: stringKind(func(s *Sandbox) *string { return &s.Term }, checkTerm)},
+	{table: "sandbox", key: "stop_grace", def: "2s", inherit: true,
+		help: "When the sandbox is closed, how long to wait after SIGHUP before sending SIGTERM.",
+		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.StopGrace }, 10*time.Millisecond, 10*time.Minute)},
+	{table: "sandbox", key: "kill_grace", def: "2s", inherit: true,
+		help: "How long to wait after SIGTERM before sending SIGKILL.",
+		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.KillGrace }, 10*time.Millisecond, 10*time.Minute)},
+	{table: "sandbox", key: "drain_grace", def: "1s", inherit: true,
+		help: "After the command exits, how long a background child may hold the terminal open while output drains; then the group is killed.",
+		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.DrainGrace }, 10*time.Millisecond, 10*time.Minute)},
+	{table: "sandbox", key: "snapshot", def: "never", inherit: true,
+		help: `When to archive the workspace: "never", "on-close" (when its pane is closed), "on-quit" (when sandmux quits) or "always" (both).`,
+		kind: snapshotKind(func(s *Sandbox) *SnapshotPolicy { return &s.Snapshot })},
+	{table: "sandbox", key: "restore", def: false, inherit: true,
+		help: `Whether starting restores the latest snapshot: false, true (only into an empty workspace) or "replace" (replacing the workspace's contents).`,
+		kind: restoreKind(func(s *Sandbox) *RestorePolicy { return &s.Restore })},
+	{table: "sandbox", key: "snapshot_exclude", note: "[]", inherit: true,
+		help: `Patterns (path.Match syntax) of workspace paths that snapshots leave out, such as "node_modules".`,
+		kind: patternsKind(func(s *Sandbox) *[]string { return &s.SnapshotExclude })},
+	{table: "sandbox", key: "snapshot_keep", def: int64(5), inherit: true,
+		help: "How many snapshots of the sandbox to keep; older ones are deleted.",
+		kind: intKind(func(s *Sandbox) *int { return &s.SnapshotKeep }, 1, 1000)},
+}
+
+var uiOptions = []option[UIConfig]{
+	{table: "ui", key: "prefix", def: "ctrl+b",
+		help: "The key that starts a sandmux command; the key after it says which.",
+		kind: stringKind(func(u *UIConfig) *string { return &u.Prefix }, normalizeKey)},
+	{table: "ui", key: "fps", def: int64(60),
+		help: "At most how many frames a second the UI draws while panes change.",
+		kind: intKind(func(u *UIConfig) *int { return &u.FPS }, 1, 240)},
+	{table: "ui", key: "scrollback", def: int64(10000),
+		help: "How many lines of history each pane keeps.",
+		kind: intKind(func(u *UIConfig) *int { return &u.Scrollback }, 0, 1_000_000)},
+	{table: "ui", key: "attention_after", def: "30s",
+		help: `How long a pane must be quiet before it is marked as needing attention; "0s" turns marking off.`,
+		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.AttentionAfter }, 0, 24*time.Hour)},
+}
+
+// providerNames are the providers a sandbox may name; each has a
+// [providers.NAME] table, even if it has no keys yet.
+var providerNames = []string{"local", "ssh", "docker", "exec"}
+
+var providerOptions = []option[ProvidersConfig]{
+	{table: "local", key: "shell", note: `"" ($SHELL, else "/bin/sh")`,
+		help: "The shell the local provider runs for a sandbox without a command; an absolute path.",
+		kind: stringKind(func(p *ProvidersConfig) *string { return &p.Local.Shell }, checkShell)},
+}
+
+// loadConfig reads the config at path, or, when path is "", the first of
+// configSearchPath that exists, else the built-in default.
+func loadConfig(path string) (*Config, error) {
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read config: %w (check the file given to -c)", err)
+		}
+		return parseConfig(path, data)
+	}
+	for _, p := range configSearchPath() {
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read config: %w (make it readable, or pass another file with -c)", err)
+		}
+		return parseConfig(p, data)
+	}
+	return parseConfig(builtinSource, defaultConfig)
+}
+
+// configSearchPath returns the files loadConfig tries, in order, before
+// falling back to the built-in default.
+func configSearchPath() []string {
+	paths := []string{"sandmux.toml"}
+	if dir := xdgDir("XDG_CONFIG_HOME", ".config"); dir != "" {
+		paths = append(paths, filepath.Join(dir, "sandmux", "config.toml"))
+	}
+	return paths
+}
+
+// xdgDir returns $env, or ~/fallback when it is unset or relative (the XDG
+// spec says to ignore relative values), or "" without a home directory.
+func xdgDir(env, fallback string) string {
+	if dir := os.Getenv(env); filepath.IsAbs(dir) {
+		return dir
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, fallback)
+}
+
+// parseConfig decodes and validates the config in data; name is the file it
+// came from, for errors and Config.Source.
+func parseConfig(name string, data []byte) (*Config, error) {
+	var doc map[string]any
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return nil, syntaxError(name, err)
+	}
+	p := &problems{file: name, lines: scanKeyLines(data)}
+	c := p.decode(doc)
+	if err := p.err(); err != nil {
+		// Validating a half-decoded config would only add echoes of these.
+		return nil, err
+	}
+	c.Source, c.lines = name, p.lines
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func syntaxError(name string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &configError{File: name, Line: pe.Position.Line, Err: fmt.Errorf("%s (fix the TOML syntax here)", strings.TrimSuffix(pe.Message, "."))}
+	}
+	return &configError{File: name, Err: fmt.Errorf("parse: %w", err)}
+}
+
+// decode overlays the document on the defaults; it reports unknown keys and
+// values of the wrong type.
+func (p *problems) decode(doc map[string]any) *Config {
+	c := &Config{UI: defaultsOf(uiOptions), Providers: defaultsOf(providerOptions)}
+	for key := range doc {
+		if !slices.Contains([]string{"defaults", "sandbox", "ui", "providers"}, key) {
+			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui] and [providers.NAME])"))
+		}
+	}
+	base := defaultsOf(sandboxOptions)
+	if t := p.table(doc, "", "defaults"); t != nil {
+		applyOptions(p, sandboxOptions, "sandbox", "defaults", t, &base)
+	}
+	c.defaults = &base
+	if t := p.table(doc, "", "ui"); t != nil {
+		applyOptions(p, uiOptions, "ui", "ui", t, &c.UI)
+	}
+	if t := p.table(doc, "", "providers"); t != nil {
+		for name := range t {
+			at := joinKey("providers", name)
+			if !slices.Contains(providerNames, name) {
+				p.add(at, fmt.Errorf("unknown provider (use one of %s)", quoteAll(providerNames)))
+			} else if pt := p.table(t, "providers", name); pt != nil {
+				applyOptions(p, providerOptions, name, at, pt, &c.Providers)
+			}
+		}
+	}
+	for i, t := range p.sandboxTables(doc) {
+		s := base
+		s.Env = maps.Clone(base.Env)
+		at := fmt.Sprintf("sandbox[%d]", i)
+		applyOptions(p, sandboxOptions, "sandbox", at, t, &s)
+		if _, ok := t["workspace"]; !ok {
+			dir := xdgDir("XDG_DATA_HOME", filepath.Join(".local", "share"))
+			if dir == "" {
+				p.add(at, errors.New("no home directory for the default workspace (set HOME or XDG_DATA_HOME, or write workspace)"))
+			}
+			s.Workspace = filepath.Join(dir, "sandmux", "workspaces", s.Name)
+		}
+		s.Options = c.Providers.options(s.Provider)
+		c.Sandboxes = append(c.Sandboxes, s)
+	}
+	return c
+}
+
+// options returns the table of the named provider, by key.
+func (pc ProvidersConfig) options(provider string) map[string]any {
+	var m map[string]any
+	for _, o := range providerOptions {
+		if o.table == provider {
+			if m == nil {
+				m = map[string]any{}
+			}
+			m[o.key] = o.get(&pc)
+		}
+	}
+	return m
+}
+
+// table returns parent[key] when it is a table, and reports it otherwise.
+func (p *problems) table(parent map[string]any, at, key string) map[string]any {
+	v, ok := parent[key]
+	if !ok {
+		return nil
+	}
+	t, ok := v.(map[string]any)
+	if !ok {
+		at = joinKey(at, key)
+		p.add(at, fmt.Errorf("%s is not a table (write [%s] and put its keys below)", literal(v), at))
+	}
+	return t
+}
+
+// sandboxTables returns the [[sandbox]] tables, reporting anything else.
+func (p *problems) sandboxTables(doc map[string]any) []map[string]any {
+	switch v := doc["sandbox"].(type) {
+	case nil:
+		return nil
+	case []map[string]any:
+		return v
+	case []any: // sandbox = [{...}, ...]
+		tables := make([]map[string]any, len(v))
+		for i, e := range v {
+			t, ok := e.(map[string]any)
+			if !ok {
+				p.add(fmt.Sprintf("sandbox[%d]", i), fmt.Errorf("%s is not a table (write a [[sandbox]] table for each sandbox)", literal(e)))
+			}
+			tables[i] = t
+		}
+		return tables
+	case map[string]any:
+		p.add("sandbox", errors.New("is a single table: write [[sandbox]], with double brackets, once per sandbox"))
+	default:
+		p.add("sandbox", fmt.Errorf("%s is not an array of tables (write a [[sandbox]] table for each sandbox)", literal(v)))
+	}
+	return nil
+}
+
+// defaultsOf returns a T holding the default of every option that has one.
+func defaultsOf[T any](opts []option[T]) T {
+	var t T
+	for _, o := range opts {
+		if o.def != nil {
+			if err := o.set(&t, o.def); err != nil {
+				panic(fmt.Sprintf("config option %s.%s: bad default: %v", o.table, o.key, err))
+			}
+		}
+	}
+	return t
+}
+
+// applyOptions sets dst's fields from the keys of one table; at is the
+// table as errors show it.
+func applyOptions[T any](p *problems, opts []option[T], table, at string, values map[string]any, dst *T) {
+	var known []string
+	for _, o := range opts {
+		if o.table == table && (at != "defaults" || o.inherit) {
+			known = append(known, o.key)
+		}
+	}
+	for key, v := range values {
+		shown := joinKey(at, key)
+		i := slices.IndexFunc(opts, func(o option[T]) bool { return o.table == table && o.key == key })
+		switch {
+		case i < 0:
+			p.add(shown, unknownKey(key, known, at))
+		case at == "defaults" && !opts[i].inherit:
+			p.add(shown, errors.New("is not inherited: set it in each [[sandbox]] instead of [defaults]"))
+		default:
+			if err := opts[i].set(dst, v); err != nil {
+				p.add(shown, err)
+			}
+		}
+	}
+}
+
+func unknownKey(key string, known []string, at string) error {
+	if len(known) == 0 {
+		return fmt.Errorf("unknown key ([%s] has no keys yet)", at)
+	}
+	best, dist := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(key), k); d < dist {
+			best, dist = k, d
+		}
+	}
+	if best != "" {
+		return fmt.Errorf("unknown key (did you mean %q?)", best)
+	}
+	return fmt.Errorf("unknown key (use one of %s)", strings.Join(known, ", "))
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := range len(a) {
+		cur := make([]int, len(b)+1)
+		cur[0] = i + 1
+		for j := range len(b) {
+			cost := 1
+			if a[i] == b[j] {
+				cost = 0
+			}
+			cur[j+1] = min(prev[j]+cost, prev[j+1]+1, cur[j]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// validate checks the resolved config and normalises it (workspaces become
+// absolute, keys canonical). It accepts its own output unchanged.
+func (c *Config) validate() error {
+	p := &problems{file: c.Source, lines: c.lines}
+	if c.defaults != nil {
+		for _, o := range sandboxOptions {
+			if key := "defaults." + o.key; c.lines.has(key) {
+				checkOption(p, key, o, c.defaults)
+			}
+		}
+	}
+	if len(c.Sandboxes) == 0 {
+		p.add("sandbox", errors.New(`no sandboxes: add a [[sandbox]] table with a name, e.g. name = "shell"`))
+	}
+	first := map[string]int{}
+	for i := range c.Sandboxes {
+		s := &c.Sandboxes[i]
+		at := fmt.Sprintf("sandbox[%d]", i)
+		for _, o := range sandboxOptions {
+			// Blame an inherited value on the line that set it.
+			key := at + "." + o.key
+			if !c.lines.has(key) && c.lines.has("defaults."+o.key) {
+				key = "defaults." + o.key
+			}
+			checkOption(p, key, o, s)
+		}
+		if err := c.normalizeWorkspace(s); err != nil {
+			p.add(at+".workspace", err)
+		}
+		if j, dup := first[s.Name]; dup {
+			p.add(at+".name", fmt.Errorf("%q already names sandbox[%d] (give each sandbox its own name)", s.Name, j))
+		} else if s.Name != "" {
+			first[s.Name] = i
+		}
+	}
+	for _, o := range uiOptions {
+		checkOption(p, "ui."+o.key, o, &c.UI)
+	}
+	for _, o := range providerOptions {
+		checkOption(p, "providers."+o.table+"."+o.key, o, &c.Providers)
+	}
+	return p.err()
+}
+
+func checkOption[T any](p *problems, key string, o option[T], t *T) {
+	if o.check != nil {
+		if err := o.check(t); err != nil {
+			p.add(key, err)
+		}
+	}
+}
+
+// normalizeWorkspace expands ~/ and makes the workspace absolute, relative
+// to the config file's directory.
+func (c *Config) normalizeWorkspace(s *Sandbox) error {
+	w := s.Workspace
+	switch {
+	case w == "":
+		return errors.New(`is empty (write a directory, or leave workspace out for one under $XDG_DATA_HOME/sandmux/workspaces)`)
+	case w == "~" || strings.HasPrefix(w, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("expand ~: %w (set HOME, or write an absolute path)", err)
+		}
+		w = filepath.Join(home, w[1:])
+	case strings.HasPrefix(w, "~"):
+		return fmt.Errorf("%s: only ~/ is expanded (write an absolute path, or one starting with ~/)", literal(w))
+	}
+	if !filepath.IsAbs(w) {
+		abs, err := filepath.Abs(filepath.Join(filepath.Dir(c.Source), w))
+		if err != nil {
+			return fmt.Errorf("make %s absolute: %w (write an absolute path)", literal(w), err)
+		}
+		w = abs
+	}
+	s.Workspace = filepath.Clean(w)
+	return nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FuzzConfig: parseConfig never panics; an accepted config validates again
+// unchanged; every error names the file; and the key scanner finds every
+// key toml reports outside arrays, so errors about them have a line.
+func FuzzConfig(f *testing.F) {
+	for _, name := range []string{"config.example.toml", "default_config.toml"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("[[sandbox]]\nname = \"a\"\ncommand = [\"x\", 1]\n[sandbox.env]\nA = 1\n"))
+	f.Add([]byte("sandbox = [{ name = \"a\", env = { B = \"\" } }, 2]\nui = { fps = 0 }\n"))
+	f.Add([]byte("[defaults]\nrestore = \"replace\"\n[[sandbox]]\nname = 'b'\ns = \"\"\"\n]]\"\"\"\n"))
+	f.Add([]byte("[providers.local]\nshell = \"/bin/sh\"\n[[sandbox]]\nname = \"c\"\nworkspace = \"~/w\"\n"))
+
+	dir := f.TempDir()
+	f.Setenv("HOME", dir)
+	f.Setenv("XDG_DATA_HOME", "")
+	const name = "fuzz.toml"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := parseConfig(name, data)
+		if err != nil {
+			var joined interface{ Unwrap() []error }
+			errs := []error{err}
+			if errors.As(err, &joined) {
+				errs = joined.Unwrap()
+			}
+			for _, e := range errs {
+				var ce *configError
+				if !errors.As(e, &ce) || ce.File != name || !strings.HasPrefix(e.Error(), name) {
+					t.Fatalf("error %q (%T) does not start with the file name", e, e)
+				}
+			}
+		} else {
+			before := *c
+			before.Sandboxes = slices.Clone(c.Sandboxes)
+			if err := c.validate(); err != nil {
+				t.Fatalf("accepted config fails validate:\n%v\n%s", err, data)
+			}
+			if !reflect.DeepEqual(&before, c) {
+				t.Fatalf("validate changed an accepted config:\n%+v\n%+v", before, *c)
+			}
+			for _, s := range c.Sandboxes {
+				if !filepath.IsAbs(s.Workspace) || filepath.Clean(s.Workspace) != s.Workspace {
+					t.Fatalf("workspace %q is not absolute and clean", s.Workspace)
+				}
+			}
+		}
+
+		var doc map[string]any
+		md, err := toml.Decode(string(data), &doc)
+		if err != nil {
+			return
+		}
+		lines := scanKeyLines(data)
+	keys:
+		for _, k := range md.Keys() {
+			for i := range k {
+				if typ := md.Type(k[:i+1]...); typ == "Array" || typ == "ArrayHash" {
+					continue keys // the scanner names these with an index
+				}
+			}
+			if !lines.has(k.String()) {
+				t.Fatalf("scanner missed key %s in:\n%s", k, data)
+			}
+		}
+	})
+}
