@@ -27,6 +27,7 @@ bench:
 # Each fuzz target runs for FUZZTIME (go test allows one target per run).
 FUZZ_TARGETS = \
 	FuzzCollector:./session \
+	FuzzPreparser:./session/vt \
 	FuzzConfig:.
 
 fuzz:

@@ -1,0 +1,134 @@
+package vt
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/hinshun/vt10x"
+)
+
+// Inputs for the Write benchmarks, each about 64 KiB.
+func benchInputs() map[string]string {
+	var plain, colour, frames, wide strings.Builder
+	for i := 0; plain.Len() < 64<<10; i++ {
+		fmt.Fprintf(&plain, "line %d: the quick brown fox jumps over the lazy dog\r\n", i)
+	}
+	for i := 0; colour.Len() < 64<<10; i++ {
+		fmt.Fprintf(&colour, "\x1b[3%dmINFO\x1b[0m \x1b[1;38;5;%dmcomponent\x1b[0m: \x1b[38;2;%d;100;50mmessage %d\x1b[m\r\n", i%8, i%256, i%256, i)
+	}
+	for i := 0; frames.Len() < 64<<10; i++ {
+		// A full-screen TUI redraw: home, then every row positioned,
+		// styled and cleared to the end of line, in a sync update.
+		frames.WriteString("\x1b[?2026h\x1b[H")
+		for y := 1; y <= 24; y++ {
+			fmt.Fprintf(&frames, "\x1b[%d;1H\x1b[48;5;%dm %-40s\x1b[m\x1b[K", y, (i+y)%256, "status row text")
+		}
+		frames.WriteString("\x1b[?2026l")
+	}
+	for i := 0; wide.Len() < 64<<10; i++ {
+		wide.WriteString("日本語のテキストと絵文字😀、中文字符。\r\n")
+	}
+	return map[string]string{"plain": plain.String(), "colour": colour.String(), "frames": frames.String(), "wide": wide.String()}
+}
+
+func BenchmarkWrite(b *testing.B) {
+	in := benchInputs()
+	for _, name := range []string{"plain", "colour", "frames", "wide"} {
+		b.Run(name, func(b *testing.B) { benchWrite(b, in[name]) })
+	}
+}
+
+// BenchmarkWriteGC measures whether a higher GC percent helps: vt10x builds
+// a debug string per character that nobody reads, all short-lived garbage.
+func BenchmarkWriteGC(b *testing.B) {
+	in := benchInputs()
+	for _, pct := range []int{100, 400, 1000} {
+		b.Run(fmt.Sprintf("gc%d", pct), func(b *testing.B) {
+			old := debug.SetGCPercent(pct)
+			defer debug.SetGCPercent(old)
+			benchWrite(b, in["plain"])
+		})
+	}
+}
+
+func benchWrite(b *testing.B, text string) {
+	s := New(80, 24)
+	defer s.Close()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Write(text)
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			s, f, buf := renderFixture(size[0], size[1])
+			defer s.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = Render(buf[:0], f)
+			}
+		})
+	}
+}
+
+func BenchmarkSnapshot(b *testing.B) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			s, f, _ := renderFixture(size[0], size[1])
+			defer s.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Snapshot(f)
+			}
+		})
+	}
+}
+
+// renderFixture is a screen full of styled text, wide runes included.
+func renderFixture(cols, rows int) (*Screen, *Frame, []byte) {
+	s := New(cols, rows)
+	for y := 0; y < rows; y++ {
+		s.Write(fmt.Sprintf("\x1b[%d;1H\x1b[3%dm%s \x1b[1;38;5;%dm%s\x1b[0;48;2;%d;20;30m日本 %s\x1b[m",
+			y+1, y%8, strings.Repeat("x", cols/4), y, strings.Repeat("y", cols/4), y, strings.Repeat("z", cols/5)))
+	}
+	f := &Frame{}
+	s.Snapshot(f)
+	return s, f, Render(nil, f)
+}
+
+// Rendering a frame allocates nothing once the buffer has grown.
+func TestRenderAllocs(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		s, f, buf := renderFixture(size[0], size[1])
+		n := testing.AllocsPerRun(20, func() {
+			buf = Render(buf[:0], f)
+			buf = RenderText(buf[:0], f)
+			s.Snapshot(f)
+		})
+		s.Close()
+		if n != 0 {
+			t.Errorf("%dx%d: %v allocs per frame", size[0], size[1], n)
+		}
+	}
+}
+
+// BenchmarkVT10x is the baseline: vt10x alone, without the wrapper.
+func BenchmarkVT10x(b *testing.B) {
+	in := benchInputs()
+	for _, name := range []string{"plain", "colour"} {
+		b.Run(name, func(b *testing.B) {
+			term := vt10x.New(vt10x.WithSize(80, 24))
+			p := []byte(in[name])
+			b.SetBytes(int64(len(p)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = term.Write(p)
+			}
+		})
+	}
+}
