@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -44,6 +45,7 @@ const (
 
 func commands() []command {
 	return []command{
+		{"record", recordUsage, runRecord},
 		{"check", checkUsage, runCheck},
 		{"help", "sandmux help: this list", runHelp},
 	}
@@ -79,28 +81,32 @@ func runHelp(_ context.Context, _ []string, s stdio) int {
 	return exitOK
 }
 
-// signalContext returns a context cancelled with a cause naming the first
-// SIGINT, SIGTERM or SIGHUP received, and which signal it was.
-func signalContext(parent context.Context) (context.Context, func() os.Signal, context.CancelFunc) {
+// signalContext returns a context cancelled, with a cause naming it, by the
+// first SIGINT, SIGTERM or SIGHUP; caught reports that signal (nil if none
+// came). stop stops listening and waits for the listener.
+func signalContext(parent context.Context) (ctx context.Context, caught func() os.Signal, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	var got os.Signal
+	var got atomic.Value
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		select {
 		case sig := <-ch:
-			got = sig
+			got.Store(sig)
 			cancel(fmt.Errorf("received %v", sig))
 		case <-ctx.Done():
 		}
 	}()
-	stop := func() {
+	caught = func() os.Signal {
+		sig, _ := got.Load().(os.Signal)
+		return sig
+	}
+	stop = func() {
 		signal.Stop(ch)
 		cancel(context.Canceled)
 		<-done
 	}
-	which := func() os.Signal { <-ctx.Done(); return got }
-	return ctx, which, stop
+	return ctx, caught, stop
 }

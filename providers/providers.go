@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -173,4 +174,15 @@ func (t Table) Names() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// ParseSize parses "COLSxROWS", e.g. "80x24". Both must be 1 to 9999.
+func ParseSize(s string) (Size, error) {
+	c, r, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
+	cols, err1 := strconv.Atoi(c)
+	rows, err2 := strconv.Atoi(r)
+	if !ok || err1 != nil || err2 != nil || cols < 1 || rows < 1 || cols > 9999 || rows > 9999 {
+		return Size{}, fmt.Errorf("size %q: write COLSxROWS, e.g. 80x24, each from 1 to 9999", s)
+	}
+	return Size{Cols: uint16(cols), Rows: uint16(rows)}, nil
 }

@@ -208,13 +208,19 @@ func signalName(sig syscall.Signal) string {
 	return sig.String()
 }
 
+// reportMargin is how long past its bound a caller waits for a teardown,
+// so that a teardown which gave up at the bound (its own context ended)
+// can still close, join and report why, instead of the caller seeing only
+// a timeout.
+const reportMargin = time.Second
+
 // await waits for the session's teardown on behalf of one caller. It keeps
 // waiting when ctx is cancelled (contract C1) but not past the session's
 // bound (C9); it returns ctx's cause first when ctx was cancelled (C2),
 // with the teardown's own error joined after it (C3), and the teardown's
 // error unchanged otherwise (C4).
 func (s *Session) await(ctx context.Context) error {
-	bound := time.NewTimer(s.opts.Bound)
+	bound := time.NewTimer(s.opts.Bound + reportMargin)
 	defer bound.Stop()
 	var err error
 	select {

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/muesli/cancelreader"
+
+	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/local"
+	"github.com/sandmux/sandmux/session"
+)
+
+const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--] CMD [ARGS...]"
+
+// recordGraces are the teardown graces of a recorded command. They are
+// short: a recording is stopped by a person waiting at a terminal.
+var recordOptions = session.Options{StopGrace: 2 * time.Second, KillGrace: 2 * time.Second, DrainGrace: time.Second}
+
+// runRecord runs CMD in a local PTY through a session, headless, and writes
+// its settled output as an asciicast v2 file. It exits with CMD's code
+// (128+N for death by signal N); on SIGINT, SIGTERM or SIGHUP it tears CMD's
+// group down with the escalation, finishes the file, and exits 130, 143 or
+// 129.
+func runRecord(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(s.err)
+	out := fs.String("o", "", "write the recording to `FILE`")
+	sizeFlag := fs.String("size", "", "terminal size `COLSxROWS` (default: this terminal's, else 80x24)")
+	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", recordUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	argv := fs.Args()
+	if *out == "" || len(argv) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	interactive := s.in != nil && term.IsTerminal(s.in.Fd())
+	size, err := recordSize(*sizeFlag, s.in, interactive)
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux record:", err)
+		return exitUsage
+	}
+
+	ctx, caught, stop := signalContext(ctx)
+	defer stop()
+	rec, err := newRecording(*out, size, argv)
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux record:", err)
+		return exitFailure
+	}
+	opts := recordOptions
+	opts.Sinks = []session.Sink{rec.cast}
+	if interactive {
+		opts.Sinks = append(opts.Sinks, writerSink{s.out})
+	}
+	m := session.NewManager(providers.Table{"local": local.New("")})
+	sess, err := m.Start(ctx, "local", providers.Spec{Name: "record", Command: argv, Size: size}, opts)
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux record:", errors.Join(err, rec.abort()))
+		return exitFailure
+	}
+
+	var input *stdinPump
+	if interactive {
+		if input, err = startStdinPump(s.in, sess); err != nil {
+			fmt.Fprintln(s.err, "sandmux record: passing input through:", err)
+		}
+	}
+	select {
+	case <-sess.Exited():
+	case <-ctx.Done():
+	}
+	// Close tears down whatever is left (background children, or the whole
+	// command on a signal) and waits for the output to be flushed.
+	closeErr := m.Shutdown(ctx)
+	m.Wait()
+	input.stop()
+	if err := rec.finish(); err != nil {
+		fmt.Fprintln(s.err, "sandmux record:", err)
+		return exitFailure
+	}
+	if sig := caught(); sig != nil {
+		return 128 + int(sig.(syscall.Signal))
+	}
+	if closeErr != nil {
+		fmt.Fprintln(s.err, "sandmux record:", closeErr)
+	}
+	info := sess.Info()
+	if !info.ExitKnown {
+		return exitFailure
+	}
+	return info.Exit.ShellCode()
+}
+
+func recordSize(flagValue string, in *os.File, interactive bool) (providers.Size, error) {
+	if flagValue != "" {
+		return providers.ParseSize(flagValue)
+	}
+	if interactive {
+		if w, h, err := term.GetSize(in.Fd()); err == nil && w > 0 && h > 0 {
+			return providers.Size{Cols: uint16(w), Rows: uint16(h)}, nil
+		}
+	}
+	return providers.Size{Cols: 80, Rows: 24}, nil
+}
+
+// recording is an asciicast file being written.
+type recording struct {
+	f    *os.File
+	cast *asciicast.Writer
+}
+
+func newRecording(path string, size providers.Size, argv []string) (*recording, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create recording: %w (check that the directory exists and is writable)", err)
+	}
+	start := time.Now()
+	h := asciicast.Header{
+		Width: int(size.Cols), Height: int(size.Rows), Timestamp: start.Unix(),
+		Command: strings.Join(argv, " "),
+		Env:     map[string]string{"TERM": providers.DefaultTerm, "SHELL": os.Getenv("SHELL")},
+	}
+	w, err := asciicast.NewWriter(f, h, start)
+	if err != nil {
+		_ = f.Close() // Best effort: the header error is the one to report.
+		return nil, err
+	}
+	return &recording{f: f, cast: w}, nil
+}
+
+// finish flushes and closes the file. Called only after the session's
+// consumer has been joined, so no event can follow.
+func (r *recording) finish() error {
+	return errors.Join(r.cast.Flush(), r.f.Sync(), r.f.Close())
+}
+
+// abort closes and removes a recording that never started.
+func (r *recording) abort() error {
+	return errors.Join(r.f.Close(), os.Remove(r.f.Name()))
+}
+
+// writerSink shows the output on this terminal while recording.
+type writerSink struct{ w io.Writer }
+
+func (ws writerSink) Output(text string) { _, _ = io.WriteString(ws.w, text) } // Best effort: the recording is what matters.
+
+// stdinPump puts the terminal in raw mode and passes keystrokes to the
+// session until stopped; stop restores the terminal and waits for the pump.
+type stdinPump struct {
+	in    *os.File
+	state *term.State
+	r     cancelreader.CancelReader
+	wg    sync.WaitGroup
+}
+
+func startStdinPump(in *os.File, sess *session.Session) (*stdinPump, error) {
+	state, err := term.MakeRaw(in.Fd())
+	if err != nil {
+		return nil, fmt.Errorf("raw mode: %w", err)
+	}
+	r, err := cancelreader.NewReader(in)
+	if err != nil {
+		_ = term.Restore(in.Fd(), state) // Best effort: reported below.
+		return nil, fmt.Errorf("read terminal: %w", err)
+	}
+	p := &stdinPump{in: in, state: state, r: r}
+	p.wg.Go(func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				_ = sess.Write(buf[:n]) // Best effort: input to a closing session is moot.
+			}
+			if err != nil {
+				return
+			}
+		}
+	})
+	return p, nil
+}
+
+func (p *stdinPump) stop() {
+	if p == nil {
+		return
+	}
+	p.r.Cancel()
+	p.wg.Wait()
+	_ = p.r.Close()                      // Best effort.
+	_ = term.Restore(p.in.Fd(), p.state) // Best effort: nothing better to do on exit.
+}
