@@ -113,13 +113,18 @@ func (f *filter) privateMode(n int, set bool) {
 }
 
 // altScreen switches screens. vt10x enters the alternate screen when asked
-// to leave it while not in it, blanking the pane: redundant exits are
-// dropped, and so are redundant 47/1047 entries (vt10x would clear the
-// screen; xterm does not). A redundant 1049 entry is passed: xterm and
+// to leave it while not in it, blanking the pane, so redundant exits never
+// reach it; a redundant 1049 exit still restores the cursor, as in xterm
+// (and tmux). Redundant 47/1047 entries are dropped too (vt10x would clear
+// the screen; xterm does not). A redundant 1049 entry is passed: xterm and
 // vt10x both save the cursor and clear.
 func (f *filter) altScreen(n int, set bool) {
 	m := &f.st.modes
 	if set == m.AltScreen && (!set || n != 1049) {
+		if !set && n == 1049 {
+			f.restoreCharset()
+			f.out.seq(opMove, 0, []byte("\x1b8"))
+		}
 		return
 	}
 	if n == 1049 {

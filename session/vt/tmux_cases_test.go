@@ -1,0 +1,118 @@
+package vt_test
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// A program that asks for DA1 and waits for the answer, as fish 4 and
+// Bubble Tea v2 do at startup: it prints only whether an answer came.
+const da1Py = `import os, sys, termios, tty, select
+fd = os.open("/dev/tty", os.O_RDWR)
+old = termios.tcgetattr(fd)
+tty.setraw(fd)
+os.write(fd, b"\x1b[?u\x1b[c")
+buf = b""
+while not buf.endswith(b"c"):
+    r, _, _ = select.select([fd], [], [], 10)
+    if not r:
+        break
+    buf += os.read(fd, 1)
+termios.tcsetattr(fd, termios.TCSADRAIN, old)
+ok = buf.startswith(b"\x1b[?") and buf.endswith(b"c")
+print("DA1 answered" if ok else "no DA1 answer: %r" % buf)
+`
+
+// A curses program: a box, colours, attributes, text at positions. It
+// syncs (CPR) and signals DONE while curses still owns the screen.
+const cursesPy = `import curses, os, sys
+def main(w):
+    curses.start_color()
+    curses.use_default_colors()
+    curses.init_pair(1, curses.COLOR_RED, -1)
+    curses.init_pair(2, curses.COLOR_WHITE, curses.COLOR_BLUE)
+    curses.init_pair(3, 46, 236)
+    w.box()
+    w.addstr(1, 2, "sandmux curses test", curses.A_BOLD)
+    w.addstr(2, 2, "red text", curses.color_pair(1))
+    w.addstr(3, 2, "white on blue", curses.color_pair(2) | curses.A_UNDERLINE)
+    w.addstr(4, 2, "256 colours", curses.color_pair(3))
+    w.addstr(5, 2, "reverse", curses.A_REVERSE)
+    w.addstr(6, 2, "=" * 30)
+    w.addstr(7, 2, "日本語 wide")
+    w.addstr(8, 10, "x" * 20)
+    w.move(8, 15)
+    w.clrtoeol()
+    w.addstr(9, 2, "-" * 10 + " end")
+    w.move(2, 20)
+    w.refresh()
+    sys.stdout.flush()
+    os.write(1, b"\x1b[6n")
+    buf = b""
+    while not buf.endswith(b"R"):
+        buf += os.read(0, 1)
+    open(os.environ["D"] + "/DONE", "w").close()
+    import time
+    time.sleep(60)
+curses.wrapper(main)
+`
+
+// A program that waits until the terminal has grown, then prints tabs.
+const waitGrowSh = `printf 'ready\n'
+while [ "$(stty size)" = "5 20" ]; do sleep 0.02; done
+printf 'a\tb\tc\td\te\tf\tg|\n'
+printf '\t\t\t\t\t\tX\n'
+`
+
+func stripZeroWidth(s string) string {
+	return strings.NewReplacer("\u200d", "", "\ufe0f", "").Replace(s)
+}
+
+var diffCases = []diffCase{
+	{name: "plain", cols: 30, rows: 5, cursor: true, script: `printf 'hello\nworld\n  indented\n'`},
+	{name: "colours16", cols: 40, rows: 6, styles: true, script: `printf '\033[31mred\033[42mgreen-bg\033[0m \033[91mbright\033[104mbg\033[m\n\033[1;34mbold blue\033[22m not bold\033[m\n\033[3mital\033[23m \033[4munder\033[24m \033[5mblink\033[25m \033[7mrev\033[27m\n\033[7;31;47mrev colours\033[m\n'`},
+	{name: "colours256", cols: 40, rows: 4, styles: true, script: `for i in 0 7 15 16 100 196 231 232 255; do printf '\033[38;5;%dmX\033[48;5;%dmY\033[m' $i $i; done; printf '\n'`},
+	{name: "truecolor", cols: 40, rows: 4, styles: true, script: `printf '\033[38;2;255;100;0morange\033[48;2;10;20;30m on navy\033[m\n\033[38;2;1;2;3mdark\033[m\n'`},
+	{name: "colon SGR", cols: 40, rows: 4, styles: true, script: `printf '\033[38:2::255:0:0mred\033[48:5:21m blue-bg\033[m \033[4:3mcurly\033[4:0m plain\033[m\n'`},
+	{name: "CJK", cols: 20, rows: 4, cursor: true, script: `printf '日本語テキスト|\nab日本cd|\n中文字符串abc'`},
+	{name: "emoji", cols: 20, rows: 4, cursor: true, script: `printf '😀 ok 🎉|\n⚡x☺y\n'`},
+	{name: "wide at right margin", cols: 10, rows: 4, cursor: true, script: `printf '123456789日x\n12345678日y\n'`},
+	{name: "autowrap", cols: 20, rows: 6, cursor: true, script: `printf '%s' 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ'; printf '\n\033[?7l'; printf '%s' 'nowrap-nowrap-nowrap-nowrap-END'; printf '\033[?7h\n'`},
+	{name: "wrap pending then CR", cols: 10, rows: 4, cursor: true, script: `printf '0123456789\rX\n0123456789\nY'`},
+	{name: "tabs", cols: 40, rows: 5, cursor: true, script: `printf 'a\tb\tc\n12345678\t9\n\033[3g\033[5G\033H\r\tX\033[20G\033H\r\t\tY\n\033[3g\rno stops\tZ\n'`},
+	{name: "tabs after a resize", cols: 20, rows: 5, resize: [2]int{60, 5}, waitFor: "ready", script: waitGrowSh},
+	{name: "scroll region", cols: 20, rows: 8, cursor: true, script: `printf '1\n2\n3\n4\n5\n6\n7\n8'; printf '\033[3;6r\033[6;1H\nA\nB\033[3;1H\033MC\033[r\033[8;1Hlast'`},
+	{name: "insert delete lines", cols: 20, rows: 8, cursor: true, script: `printf 'a\nb\nc\nd\ne\nf'; printf '\033[2;3H\033[2L\033[6;1H\033[1M\033[1;1H\033[0L'`},
+	{name: "insert delete chars", cols: 20, rows: 6, cursor: true, script: `printf 'abcdef\033[1;3H\033[2@XY\n'; printf 'abcdefgh\033[2;2H\033[2P\n'; printf 'abcdefgh\033[3;2H\033[3X\n'; printf 'abcdefgh\033[4;2H\033[0P\033[0@\033[0X\n'; printf 'abcdef\r\033[4hIN\033[4l\n'`},
+	{name: "clear screen variants", cols: 12, rows: 8, cursor: true, script: `for i in 1 2 3 4 5 6 7; do printf 'line%d-xxxxx\n' $i; done; printf '\033[2;5H\033[K\033[3;5H\033[1K\033[4;5H\033[2K\033[6;5H\033[0J\033[2;3H\033[1J'`},
+	{name: "clear and home", cols: 12, rows: 5, cursor: true, script: `printf 'junk\njunk\n\033[H\033[2Jfresh\n\033[3;3H\033[J'`, note: "tmux copies the screen into its history on ED 2; xterm does not, so history is not compared"},
+	{name: "alt screen", cols: 20, rows: 5, cursor: true, script: `printf 'main1\n\033[?1049halt screen\033[?1049lmain2\n'`},
+	{name: "redundant alt exits", cols: 20, rows: 6, cursor: true, script: `printf 'main1\n\033[?1049halt\033[?1049lmain2\n\033[?1049l\033[?47l\033[?1047lmain3\n'`},
+	{name: "alt 47 and 1047", cols: 20, rows: 5, script: `printf 'keep\n\033[?47halt47\033[?47l\033[?1047halt1047\033[?1047lback\n'`},
+	{name: "kitty keyboard queries", cols: 30, rows: 4, cursor: true, script: `printf 'a\033[?u\033[>1u\033[<u\033[=1;1ub\033[s\033[5C\033[?uc\n'`},
+	{name: "modifyOtherKeys", cols: 30, rows: 4, styles: true, script: `printf '\033[31mred\033[>4;2m still\033[>4m red\033[>4;0m\033[m\n'`},
+	{name: "ESC ) 0", cols: 30, rows: 4, styles: true, script: `printf '\033)0abc\n\033)0\016lqqk\017 x\n\033(0x\033(B x\n'`},
+	{name: "DA1 reply awaited", cols: 40, rows: 4, files: map[string]string{"da1.py": da1Py}, script: `python3 "$D/da1.py"`},
+	{name: "save restore cursor", cols: 20, rows: 6, cursor: true, script: `printf 'abc\0337\033[3;5Hxyz\0338D\033[s\033[5;1HE\033[uF\n'`},
+	{name: "seq 1 500", cols: 20, rows: 10, history: true, cursor: true, script: `seq 1 500`},
+	{name: "long lines into history", cols: 10, rows: 4, history: true, script: `for i in 1 2 3 4 5 6; do printf 'row%d-abcdefghij-end\n' $i; done`},
+	{name: "curses", cols: 50, rows: 12, styles: true, cursor: true, files: map[string]string{"tui.py": cursesPy}, script: `python3 "$D/tui.py"`},
+	{name: "REP", cols: 20, rows: 4, script: `printf 'ab\033[3bc\n-\033[9b|\n'`, note: "tmux caps REP at the end of the line (xterm wraps); the case stays within a line"},
+	{name: "combining marks", cols: 20, rows: 4, cursor: true, tmuxFix: norm.NFC.String, script: `printf 'cafe\314\201 x\n\341\204\200\341\205\241|\n'`, note: "tmux keeps the mark beside its base in one cell; text compared after NFC"},
+	{name: "ZWJ and variation selectors", cols: 20, rows: 4, tmuxFix: stripZeroWidth, script: `printf 'a\342\200\215b \342\235\244\357\270\217|\n'`, note: "tmux stores ZWJ and VS16 in the cell; xterm and sandmux drop them (per code point width)"},
+	{name: "title", cols: 20, rows: 3, title: true, script: `printf '\033]2;hello \342\200\234world\342\200\235\007text\n'`},
+	{name: "modes do not print", cols: 30, rows: 4, script: `printf '\033[?2004h\033[?1000h\033[?1006h\033[?1004h\033[?2026hsync\033[?2026l\033[5 q\033[?12h\033[?1h\033=x\n'`},
+	{name: "DECSTBM and RI at top", cols: 20, rows: 6, cursor: true, script: `printf '1\n2\n3\n4\n5\n6\033[2;5r\033[2;1H\033M\033MX\033[r'`},
+	{name: "CUP with empty parameters", cols: 20, rows: 5, cursor: true, script: `printf '\033[;5HA\033[3;HB\033[0;0HC'`},
+	{name: "origin mode", cols: 20, rows: 6, cursor: true, script: `printf '\033[2;4r\033[?6h\033[1;1HO\033[9;1HP\033[?6l\033[rQ'`},
+	{name: "DECALN", cols: 6, rows: 3, script: `printf '\033#8'`},
+}
+
+func TestDifferentialTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("differential tests run real programs")
+	}
+	runDiffCases(t, diffCases)
+}

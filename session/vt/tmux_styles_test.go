@@ -1,0 +1,235 @@
+package vt_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// A style-aware line: runs written as «style»text, trailing default blanks
+// dropped. Faint, conceal and strikethrough are left out: vt10x does not
+// keep them.
+type tcell struct {
+	r            rune
+	fg, bg       string
+	bold, ital   bool
+	under, blink bool
+	rev          bool
+}
+
+func (c tcell) style() string {
+	fg := c.fg
+	// vt10x bakes bold into colours 0-7 (brightening them) unless reverse;
+	// apply the same on both sides.
+	if c.bold && !c.rev && strings.HasPrefix(fg, "p") {
+		if n, _ := strconv.Atoi(fg[1:]); n < 8 {
+			fg = "p" + strconv.Itoa(n+8)
+		}
+	}
+	var a string
+	for _, f := range []struct {
+		on bool
+		s  string
+	}{{c.bold, "b"}, {c.ital, "i"}, {c.under, "u"}, {c.blink, "k"}, {c.rev, "r"}} {
+		if f.on {
+			a += f.s
+		}
+	}
+	return fg + "/" + c.bg + "/" + a
+}
+
+func encodeRow(cells []tcell) string {
+	end := len(cells)
+	for end > 0 && cells[end-1].r == ' ' && cells[end-1].style() == "d/d/" {
+		end--
+	}
+	var b strings.Builder
+	last := ""
+	for _, c := range cells[:end] {
+		if st := c.style(); st != last {
+			fmt.Fprintf(&b, "«%s»", st)
+			last = st
+		}
+		b.WriteRune(c.r)
+	}
+	return b.String()
+}
+
+func colorName(c vt.Color) string {
+	if n, ok := c.Palette(); ok {
+		return "p" + strconv.Itoa(int(n))
+	}
+	if r, g, b, ok := c.RGB(); ok {
+		return fmt.Sprintf("#%02x%02x%02x", r, g, b)
+	}
+	return "d"
+}
+
+// styleLines encodes a Screen frame.
+func styleLines(f *vt.Frame) []string {
+	var out []string
+	for y := 0; y < f.Rows; y++ {
+		var cells []tcell
+		for _, c := range f.Row(y) {
+			if c.Flags&vt.FlagPlaceholder != 0 {
+				continue
+			}
+			r := c.Rune
+			if r == 0 {
+				r = ' '
+			}
+			cells = append(cells, tcell{r: r, fg: colorName(c.FG), bg: colorName(c.BG),
+				bold: c.Attrs&vt.AttrBold != 0, ital: c.Attrs&vt.AttrItalic != 0,
+				under: c.Attrs&vt.AttrUnderline != 0, blink: c.Attrs&vt.AttrBlink != 0,
+				rev: c.Attrs&vt.AttrReverse != 0})
+		}
+		out = append(out, encodeRow(cells))
+	}
+	return trimLines(strings.Join(out, "\n"))
+}
+
+// decGraphics maps DEC special graphics, which capture-pane -e shows as
+// letters between SO and SI.
+var decGraphics = map[rune]rune{'j': '┘', 'k': '┐', 'l': '┌', 'm': '└', 'n': '┼', 'q': '─',
+	't': '├', 'u': '┤', 'v': '┴', 'w': '┬', 'x': '│', 'a': '▒', '`': '◆', '~': '·'}
+
+// tmuxStyles parses capture-pane -e output (SGR, SO/SI and text).
+func tmuxStyles(s string, fix func(string) string) []string {
+	var out []string
+	// capture-pane -e carries the style from one line to the next.
+	cur := tcell{fg: "d", bg: "d"}
+	acs := false
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		var cells []tcell
+		var text strings.Builder
+		flush := func() {
+			t := text.String()
+			if fix != nil {
+				t = fix(t)
+			}
+			for _, r := range t {
+				c := cur
+				c.r = r
+				cells = append(cells, c)
+			}
+			text.Reset()
+		}
+		for len(line) > 0 {
+			switch {
+			case strings.HasPrefix(line, "\x1b["):
+				end := strings.IndexByte(line, 'm')
+				flush()
+				applySGR(&cur, line[2:end])
+				line = line[end+1:]
+				continue
+			case line[0] == 0x0e || line[0] == 0x0f:
+				flush()
+				acs = line[0] == 0x0e
+				line = line[1:]
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(line)
+			if g, ok := decGraphics[r]; ok && acs {
+				r = g
+			}
+			text.WriteRune(r)
+			line = line[n:]
+		}
+		flush()
+		out = append(out, encodeRow(cells))
+	}
+	return trimLines(strings.Join(out, "\n"))
+}
+
+func applySGR(c *tcell, params string) {
+	ps := strings.Split(params, ";")
+	num := func(i int) int {
+		if i >= len(ps) {
+			return 0
+		}
+		n, _ := strconv.Atoi(strings.SplitN(ps[i], ":", 2)[0])
+		return n
+	}
+	for i := 0; i < len(ps); i++ {
+		switch n := num(i); {
+		case n == 0:
+			*c = tcell{fg: "d", bg: "d"}
+		case n == 1:
+			c.bold = true
+		case n == 3:
+			c.ital = true
+		case n == 4:
+			c.under = !strings.HasPrefix(ps[i], "4:0")
+		case n == 5 || n == 6:
+			c.blink = true
+		case n == 7:
+			c.rev = true
+		case n == 21:
+			c.under = true
+		case n == 22:
+			c.bold = false
+		case n == 23:
+			c.ital = false
+		case n == 24:
+			c.under = false
+		case n == 25:
+			c.blink = false
+		case n == 27:
+			c.rev = false
+		case n >= 30 && n <= 37:
+			c.fg = "p" + strconv.Itoa(n-30)
+		case n >= 90 && n <= 97:
+			c.fg = "p" + strconv.Itoa(n-90+8)
+		case n >= 40 && n <= 47:
+			c.bg = "p" + strconv.Itoa(n-40)
+		case n >= 100 && n <= 107:
+			c.bg = "p" + strconv.Itoa(n-100+8)
+		case n == 39:
+			c.fg = "d"
+		case n == 49:
+			c.bg = "d"
+		case n == 38 || n == 48:
+			var v string
+			if num(i+1) == 5 {
+				v = "p" + strconv.Itoa(num(i+2))
+				i += 2
+			} else if num(i+1) == 2 {
+				v = fmt.Sprintf("#%02x%02x%02x", num(i+2), num(i+3), num(i+4))
+				i += 4
+			}
+			if n == 38 {
+				c.fg = v
+			} else {
+				c.bg = v
+			}
+		}
+	}
+}
+
+// tmuxText turns capture-pane -e output into plain text: SGR removed, DEC
+// line drawing between SO and SI mapped.
+func tmuxText(s string) string {
+	var b strings.Builder
+	acs := false
+	for len(s) > 0 {
+		switch {
+		case strings.HasPrefix(s, "\x1b["):
+			s = s[strings.IndexByte(s, 'm')+1:]
+			continue
+		case s[0] == 0x0e || s[0] == 0x0f:
+			acs = s[0] == 0x0e
+			s = s[1:]
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		if g, ok := decGraphics[r]; ok && acs {
+			r = g
+		}
+		b.WriteRune(r)
+		s = s[n:]
+	}
+	return b.String()
+}
