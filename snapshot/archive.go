@@ -34,10 +34,10 @@ type sink interface {
 
 // scanned is what a scan learned about an archive.
 type scanned struct {
-	Format                      string // "zstd", "gzip" or "tar"
+	Format                       string // "zstd", "gzip" or "tar"
 	Files, Dirs, Symlinks, Bytes int64
-	Size                        int64  // archive bytes read
-	SHA256                      string // of the archive bytes
+	Size                         int64  // archive bytes read
+	SHA256                       string // of the archive bytes
 }
 
 // scan reads the whole archive from r, applies every member rule and limit,

