@@ -21,11 +21,7 @@ import (
 	"github.com/sandmux/sandmux/session"
 )
 
-const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--] CMD [ARGS...]"
-
-// recordGraces are the teardown graces of a recorded command. They are
-// short: a recording is stopped by a person waiting at a terminal.
-var recordOptions = session.Options{StopGrace: 2 * time.Second, KillGrace: 2 * time.Second, DrainGrace: time.Second}
+const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--stop-grace D] [--kill-grace D] [--] CMD [ARGS...]"
 
 // runRecord runs CMD in a local PTY through a session, headless, and writes
 // its settled output as an asciicast v2 file. It exits with CMD's code
@@ -37,12 +33,14 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	fs.SetOutput(s.err)
 	out := fs.String("o", "", "write the recording to `FILE`")
 	sizeFlag := fs.String("size", "", "terminal size `COLSxROWS` (default: this terminal's, else 80x24)")
+	stopGrace := fs.Duration("stop-grace", session.DefaultStopGrace, "on a signal, wait `D` after SIGHUP before SIGTERM")
+	killGrace := fs.Duration("kill-grace", session.DefaultKillGrace, "then wait `D` after SIGTERM before SIGKILL")
 	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", recordUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	argv := fs.Args()
-	if *out == "" || len(argv) == 0 {
+	if *out == "" || len(argv) == 0 || *stopGrace <= 0 || *killGrace <= 0 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -60,7 +58,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.err, "sandmux record:", err)
 		return exitFailure
 	}
-	opts := recordOptions
+	opts := session.Options{StopGrace: *stopGrace, KillGrace: *killGrace, DrainGrace: session.DefaultDrainGrace}
 	opts.Sinks = []session.Sink{rec.cast}
 	if interactive {
 		opts.Sinks = append(opts.Sinks, writerSink{s.out})
