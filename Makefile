@@ -2,7 +2,7 @@
 GO       ?= go
 BIN      ?= sandmux
 FUZZTIME ?= 30s
-STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build run test check bench fuzz clean
 
