@@ -96,8 +96,10 @@ func New(cols, rows int, opts ...Option) *Screen {
 }
 
 // Close stops the Screen's goroutines and waits for them. A reply write
-// blocked on the PTY is waited for too, so close the PTY first (session
-// teardown does). Close is idempotent; Write after Close does nothing.
+// blocked on a child that does not read is waited for too, so close the PTY
+// first (session teardown does); that interrupts the write when the master
+// is registered with Go's poller, as providers/local opens it. Close is
+// idempotent; Write after Close does nothing.
 func (s *Screen) Close() {
 	s.mu.Lock()
 	if s.closed {

@@ -135,10 +135,7 @@ func runPTY(t *testing.T, c diffCase) screenState {
 	dir := caseDir(t, c)
 	cmd := exec.Command("sh", "-c", command(c, dir))
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "LC_ALL=C.UTF-8")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(c.cols), Rows: uint16(c.rows)})
-	if err != nil {
-		t.Fatalf("start in pty: %v", err)
-	}
+	ptmx := startPTY(t, cmd, c.cols, c.rows)
 	scr := vt.New(c.cols, c.rows, vt.WithReplies(ptmx))
 	col := session.NewCollector(64)
 	ctx, cancel := context.WithCancel(context.Background())
