@@ -80,7 +80,7 @@ func TestFloodingQueriesNeverBlock(t *testing.T) {
 
 	// Teardown in session order: kill, close the PTY, join, close.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // best effort: it may be gone
-	_ = cmd.Wait()                                     // the exit status of a killed child says nothing
+	_ = cmd.Wait()                                      // the exit status of a killed child says nothing
 	ptmx.Close()
 	cancel()
 	wg.Wait()
