@@ -22,7 +22,31 @@ func Render(dst []byte, f *Frame) []byte {
 
 // RenderRow appends row y of the frame, as Render does for each row.
 func RenderRow(dst []byte, f *Frame, y int) []byte {
-	row := f.Row(y)
+	return renderRow(dst, f.Row(y))
+}
+
+// RenderTrimmed is Render for dumps (sandmux screen --ansi): each row stops
+// after its last cell that shows something (a blank with a background or
+// an underline shows), so rows are not padded to the frame width.
+func RenderTrimmed(dst []byte, f *Frame) []byte {
+	for y := 0; y < f.Rows; y++ {
+		if y > 0 {
+			dst = append(dst, '\n')
+		}
+		row := f.Row(y)
+		end := len(row)
+		for end > 0 && blank(&row[end-1]) {
+			end--
+		}
+		if end > 0 && row[end-1].Flags&FlagWide != 0 {
+			end++ // keep the placeholder with its wide rune
+		}
+		dst = renderRow(dst, row[:min(end, len(row))])
+	}
+	return dst
+}
+
+func renderRow(dst []byte, row []Cell) []byte {
 	var cur style
 	for x := 0; x < len(row); x++ {
 		c := &row[x]

@@ -89,3 +89,17 @@ func displayWidth(s string) int {
 	}
 	return w
 }
+
+func TestDump(t *testing.T) {
+	s, _ := newScreen(t, 10, 3)
+	s.Write("1\r\n2\r\n3\r\n\x1b[31m4\x1b[m\r\n\x1b[44m  \x1b[m日")
+	if got := string(s.Dump(nil, false, false)); got != "3\n4\n  日" {
+		t.Fatalf("text %q", got)
+	}
+	if got := string(s.Dump(nil, true, false)); got != "1\n2\n3\n4\n  日" {
+		t.Fatalf("with scrollback %q", got)
+	}
+	if got := string(s.Dump(nil, false, true)); got != "3\n\x1b[0;31m4\x1b[m\n\x1b[0;44m  \x1b[m日" {
+		t.Fatalf("sgr %q", got)
+	}
+}

@@ -68,6 +68,25 @@ func (s *Screen) SnapshotRange(f *Frame, first, n int) {
 	s.snapshotRange(f, first, min(max(n, 0), total-first))
 }
 
+// Dump appends the screen, after the scrollback when scrollback is set, one
+// row per line with trailing blanks trimmed and no newline after the last
+// row: plain text, or with SGR colours when sgr is set. It is what
+// sandmux screen prints.
+func (s *Screen) Dump(dst []byte, scrollback, sgr bool) []byte {
+	var f Frame
+	s.mu.Lock()
+	first := s.sb.len()
+	if scrollback {
+		first = 0
+	}
+	s.snapshotRange(&f, first, s.sb.len()+s.rows-first)
+	s.mu.Unlock()
+	if sgr {
+		return RenderTrimmed(dst, &f)
+	}
+	return RenderText(dst, &f)
+}
+
 // ScrollbackLen returns how many lines the scrollback holds.
 func (s *Screen) ScrollbackLen() int {
 	s.mu.Lock()
