@@ -111,6 +111,9 @@ func vtColor(c vt10x.Color) Color {
 // carries the colours the application set and AttrReverse is applied once,
 // by whoever draws it.
 func cellFromGlyph(g vt10x.Glyph) Cell {
+	if g.Mode == 0 && g.FG == vt10x.DefaultFG && g.BG == vt10x.DefaultBG && g.Char != 0 {
+		return Cell{Rune: g.Char} // the common case, kept cheap for Snapshot
+	}
 	c := Cell{Rune: g.Char, FG: vtColor(g.FG), BG: vtColor(g.BG)}
 	m := g.Mode
 	if m&vtBold != 0 {

@@ -3,6 +3,8 @@ package vt
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hinshun/vt10x"
 )
 
 // scrollback is a ring of lines that scrolled off the top of the main
@@ -106,26 +108,30 @@ func (l *sbLine) cells(dst []Cell) {
 }
 
 // capture copies the top n rows of the screen into the scrollback, just
-// before vt10x scrolls them away.
+// before vt10x scrolls them away. It runs once per scrolled line, so it
+// converts only the cells before the trailing blanks.
 func (s *Screen) capture(n int) {
 	s.flush()
 	for y := 0; y < n && y < s.rows; y++ {
-		row := s.readRow(y)
+		end := s.cols
+		for end > 0 {
+			g := s.term.Cell(end-1, y)
+			if g.Char != ' ' || g.Mode&^vtWrap != 0 || g.BG != vt10x.DefaultBG {
+				break
+			}
+			end--
+		}
+		if cap(s.rowBuf) < s.cols {
+			s.rowBuf = make([]Cell, s.cols)
+		}
+		row := s.rowBuf[:end]
+		s.readRowInto(y, row)
 		wrapped := s.term.Cell(s.cols-1, y).Mode&vtWrap != 0
 		s.sb.push(row, wrapped)
 	}
 }
 
-// readRow converts screen row y into s.rowBuf.
-func (s *Screen) readRow(y int) []Cell {
-	if cap(s.rowBuf) < s.cols {
-		s.rowBuf = make([]Cell, s.cols)
-	}
-	row := s.rowBuf[:s.cols]
-	s.readRowInto(y, row)
-	return row
-}
-
+// readRowInto converts the first len(row) cells of screen row y.
 func (s *Screen) readRowInto(y int, row []Cell) {
 	for x := range row {
 		row[x] = cellFromGlyph(s.term.Cell(x, y))
