@@ -164,3 +164,51 @@ func TestModes(t *testing.T) {
 		t.Fatalf("after RIS %+v", m)
 	}
 }
+
+func TestMoreModes(t *testing.T) {
+	s, rb := newScreen(t, 10, 3)
+	s.Write("\x1b[?1005h\x1b[?12h\x1b[4h\x1b[?1000h")
+	m := s.Modes()
+	if m.MouseEncoding != MouseEncodingUTF8 || !m.CursorBlink || !m.Insert || m.Mouse != MouseNormal {
+		t.Fatalf("got %+v", m)
+	}
+	s.Write("\x1b[?1006l") // resetting an encoding that is not active changes nothing
+	if s.Modes().MouseEncoding != MouseEncodingUTF8 {
+		t.Fatal("1006l reset 1005")
+	}
+	s.Write("\x1b[!p") // DECSTR
+	if m := s.Modes(); m.Insert || !m.CursorVisible {
+		t.Fatalf("after DECSTR %+v", m)
+	}
+	// LNM: line feed also returns the carriage.
+	s.Write("\x1b[20hab\ncd\x1b[20l\nef")
+	if got := lines(s); got[0] != "ab" || got[1] != "cd" || got[2] != "  ef" {
+		t.Fatalf("LNM rows %q", got)
+	}
+	_ = rb
+}
+
+func TestSplitEverywhere(t *testing.T) {
+	in := "\x1b[1;31mred\x1b[m \x1b]0;t“i”\x07日本\x1b[?1049h\x1b[2;3Hx\x1b[?1049l" +
+		"e\u0301\x1b)0\x0eq\x0f\x1b[38:2::1:2:3mc\x1b[3bZ\x1bP+q\x1b\\\x1b[>4;2m!"
+	whole, _ := newScreen(t, 20, 4)
+	whole.Write(in)
+	want := string(Render(nil, frame(whole)))
+	for k := 1; k < len(in); k++ {
+		if !utf8RuneStart(in[k]) {
+			continue
+		}
+		s, _ := newScreen(t, 20, 4)
+		s.Write(in[:k])
+		s.Write(in[k:])
+		if got := string(Render(nil, frame(s))); got != want {
+			t.Fatalf("split at %d:\n got %q\nwant %q", k, got, want)
+		}
+		if s.Title() != "t“i”" {
+			t.Fatalf("split at %d: title %q", k, s.Title())
+		}
+		s.Close()
+	}
+}
+
+func utf8RuneStart(b byte) bool { return b&0xc0 != 0x80 }
