@@ -80,10 +80,21 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 	raw := f.seq
 	switch final {
 	case 'H', 'f':
+		row, col := max(param(ps, 0, 1), 1), max(param(ps, 1, 1), 1)
 		if !plainParams(ps) || len(ps) > 2 || param(ps, 0, 1) == 0 || param(ps, 1, 1) == 0 {
-			raw = f.canon(0, final, max(param(ps, 0, 1), 1), max(param(ps, 1, 1), 1))
+			raw = f.canon(0, final, row, col)
 		}
-		f.out.seq(opMove, 0, raw)
+		// Where vt10x will put the cursor, so that the Screen need not
+		// ask it before the next character (full-screen programs send a
+		// CUP per row).
+		lo, hi := 0, f.rows-1
+		if f.st.origin {
+			row += f.top
+			lo, hi = f.top, f.bot
+		}
+		y := min(max(row-1, lo), hi)
+		x := min(col-1, f.cols-1)
+		f.out.seq(opGoto, y<<16|x, raw)
 	case 'J':
 		switch n := param(ps, 0, 0); n {
 		case 0, 2:

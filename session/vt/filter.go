@@ -18,9 +18,10 @@ const (
 	opReset                  // RIS
 	opEraseAbove             // ED 1 (vt10x misses row 0 when the cursor is on row 1)
 	opClearHistory           // ED 3: forget the scrollback (no bytes)
-	opResetRegion            // DECSTR's margin reset without moving the cursor (no bytes)
+	opResetRegion            // DECSTR: raw resets modes, then the margins reset without moving the cursor
 	opRepeat                 // REP, n times (no bytes)
 	opSync                   // 2026 set (n=1) or reset (n=0) (no bytes)
+	opGoto                   // CUP: the cursor ends at n = y<<16 | x (0-based)
 )
 
 // emitter receives the filter's output, in stream order.

@@ -260,6 +260,8 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 		}
 	case opSync:
 		s.syncChanged(n == 1)
+	case opGoto:
+		s.cur = cursorModel{known: true, x: n & 0xffff, y: n >> 16}
 	default:
 		s.cur.known = false
 	}
