@@ -36,6 +36,15 @@ type stdio struct {
 	out, err io.Writer
 }
 
+// outFile is the terminal the TUI draws on: standard output when it is a
+// file, else the controlling terminal's.
+func (s stdio) outFile() io.Writer {
+	if f, ok := s.out.(*os.File); ok {
+		return f
+	}
+	return os.Stdout
+}
+
 // Exit codes shared by every command.
 const (
 	exitOK      = 0
@@ -48,6 +57,7 @@ func commands() []command {
 		{"record", recordUsage, runRecord},
 		{"check", checkUsage, runCheck},
 		{"help", "sandmux help: this list", runHelp},
+		{"", tuiUsage, runTUI},
 	}
 }
 
@@ -63,13 +73,12 @@ func run(args []string, s stdio) int {
 	ctx := context.Background()
 	if len(args) > 0 {
 		for _, c := range commands() {
-			if c.name == args[0] {
+			if c.name != "" && c.name == args[0] {
 				return c.run(ctx, args[1:], s)
 			}
 		}
 	}
-	fmt.Fprintln(s.err, "sandmux: the TUI is not available yet; see 'sandmux help'")
-	return exitUsage
+	return runTUI(ctx, args, s)
 }
 
 func runHelp(_ context.Context, _ []string, s stdio) int {

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/local"
+	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/ui"
+)
+
+const tuiUsage = "sandmux [-c FILE] ['CMD' ...]: open the config's sandboxes, or one local pane per CMD (run with sh -c)"
+
+// runTUI runs the terminal UI on the config's sandboxes, or on ad-hoc
+// local panes when commands are given. It returns only once every session
+// has been torn down, then prints one line per session.
+func runTUI(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("sandmux", flag.ContinueOnError)
+	fs.SetOutput(s.err)
+	cfgPath := fs.String("c", "", "read the config from `FILE`")
+	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", tuiUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux:", err)
+		return exitFailure
+	}
+	specs := sandboxPanes(cfg)
+	if fs.NArg() > 0 {
+		specs = adHocPanes(fs.Args())
+	}
+	mgr := session.NewManager(providerTable(cfg))
+	model := ui.New(ui.Config{
+		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
+	}, ui.FromManager(mgr), specs)
+
+	p := tea.NewProgram(model, tea.WithContext(ctx), tea.WithoutSignalHandler(),
+		tea.WithInput(s.in), tea.WithOutput(s.outFile()))
+	stopSignals := forwardQuitSignals(p)
+	_, runErr := p.Run()
+	stopSignals()
+	// Whatever ended the program (quit, error, panic), no session outlives
+	// it: Shutdown is idempotent after a normal quit.
+	shutErr := mgr.Shutdown(context.WithoutCancel(ctx))
+	mgr.Wait()
+
+	for _, r := range model.Results() {
+		fmt.Fprintln(s.out, r)
+	}
+	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+		fmt.Fprintln(s.err, "sandmux:", runErr)
+		return exitFailure
+	}
+	if err := errors.Join(model.ShutdownErr(), shutErr); err != nil {
+		fmt.Fprintln(s.err, "sandmux:", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// forwardQuitSignals turns SIGTERM, SIGHUP and SIGINT into quit requests:
+// the first is a confirmed quit, the next escalate to killing everything.
+func forwardQuitSignals(p *tea.Program) (stop func()) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-ch:
+				p.Send(ui.QuitMsg{})
+			case <-done:
+				return
+			}
+		}
+	})
+	return func() {
+		signal.Stop(ch)
+		close(done)
+		wg.Wait()
+	}
+}
+
+// providerTable is every provider sandmux can open panes with.
+func providerTable(cfg *Config) providers.Table {
+	return providers.Table{"local": local.New(cfg.Providers.Local.Shell)}
+}
+
+// sandboxPanes turns the config's sandboxes into panes.
+func sandboxPanes(cfg *Config) []ui.PaneSpec {
+	specs := make([]ui.PaneSpec, 0, len(cfg.Sandboxes))
+	for _, sb := range cfg.Sandboxes {
+		specs = append(specs, ui.PaneSpec{
+			Name:     sb.Name,
+			Provider: sb.Provider,
+			Spec:     sb.Spec(),
+			Options:  sessionOptions(sb),
+			Prepare:  prepareWorkspace(sb),
+		})
+	}
+	return specs
+}
+
+func sessionOptions(sb Sandbox) session.Options {
+	return session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace}
+}
+
+// prepareWorkspace creates a local sandbox's workspace directory before it
+// starts (remote providers own theirs).
+func prepareWorkspace(sb Sandbox) func(context.Context) error {
+	if sb.Provider != "local" || sb.Workspace == "" {
+		return nil
+	}
+	dir := sb.Workspace
+	return func(context.Context) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create workspace: %w (check the workspace key of %q)", err, sb.Name)
+		}
+		return nil
+	}
+}
+
+// adHocPanes opens one local pane per command, in the current directory.
+func adHocPanes(cmds []string) []ui.PaneSpec {
+	dir, _ := os.Getwd() // Best effort: "" means the child inherits ours.
+	specs := make([]ui.PaneSpec, 0, len(cmds))
+	for _, c := range cmds {
+		specs = append(specs, ui.PaneSpec{
+			Name:     c,
+			Provider: "local",
+			Spec:     providers.Spec{Name: c, Command: []string{"sh", "-c", c}, Dir: dir},
+		})
+	}
+	return specs
+}

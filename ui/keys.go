@@ -1,0 +1,257 @@
+package ui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// binding is one sandmux command behind the prefix key. The same table
+// matches keys and writes the help overlay.
+type binding struct {
+	keys []string
+	help string
+	run  func(m *Model) tea.Cmd
+}
+
+// keymap is every prefix command.
+var keymap = []binding{
+	{[]string{"?"}, "show or hide this help", (*Model).toggleHelp},
+	{[]string{"left"}, "focus the pane to the left", func(m *Model) tea.Cmd { return m.moveFocus(-1, 0) }},
+	{[]string{"right"}, "focus the pane to the right", func(m *Model) tea.Cmd { return m.moveFocus(1, 0) }},
+	{[]string{"up"}, "focus the pane above", func(m *Model) tea.Cmd { return m.moveFocus(0, -1) }},
+	{[]string{"down"}, "focus the pane below", func(m *Model) tea.Cmd { return m.moveFocus(0, 1) }},
+	{[]string{"o"}, "focus the next pane", (*Model).focusNext},
+	{[]string{"n"}, "next page", func(m *Model) tea.Cmd { return m.turnPage(1) }},
+	{[]string{"p"}, "previous page", func(m *Model) tea.Cmd { return m.turnPage(-1) }},
+	{[]string{"z"}, "zoom the focused pane, or unzoom", (*Model).toggleZoom},
+	{[]string{"x"}, "close the pane (teardown, then snapshot)", (*Model).closeFocused},
+	{[]string{"k"}, "kill the pane's processes now (SIGKILL)", (*Model).killFocused},
+	{[]string{"r"}, "restart an exited, killed or failed pane", (*Model).restartFocused},
+	{[]string{"["}, "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", (*Model).enterScroll},
+	{[]string{"b"}, "broadcast input to the picked panes, or stop", (*Model).toggleBroadcast},
+	{[]string{"space"}, "pick or unpick the pane for broadcast", (*Model).togglePick},
+	{[]string{"q"}, "quit (asks while sessions run)", (*Model).requestQuit},
+}
+
+func lookupBinding(key string) *binding {
+	for i := range keymap {
+		for _, k := range keymap[i].keys {
+			if k == key {
+				return &keymap[i]
+			}
+		}
+	}
+	return nil
+}
+
+// handleKey routes a key: to a modal when one is open, to the command
+// table after the prefix, and otherwise to the focused pane (or every
+// picked pane while broadcasting).
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	key := msg.String()
+	switch m.modal {
+	case modalHelp:
+		m.modal = modalNone
+		return nil
+	case modalConfirmQuit:
+		if key == "y" || key == "Y" {
+			return m.startQuit()
+		}
+		m.modal = modalNone
+		return nil
+	case modalClosing, modalQuitting:
+		// Input is blocked; a repeated close or quit escalates to kill.
+		return m.escalate(key)
+	}
+	if m.scrollMode {
+		return m.scrollKey(msg)
+	}
+	if m.prefixPending {
+		m.prefixPending = false
+		if key == m.cfg.Prefix {
+			return m.sendInput(encodeKey(nil, tea.Key(msg), m.focusedModes()))
+		}
+		if b := lookupBinding(key); b != nil {
+			return b.run(m)
+		}
+		return nil
+	}
+	if key == m.cfg.Prefix {
+		m.prefixPending = true
+		return nil
+	}
+	return m.sendInput(encodeKey(nil, tea.Key(msg), m.focusedModes()))
+}
+
+func (m *Model) escalate(key string) tea.Cmd {
+	switch {
+	case m.modal == modalQuitting && (key == "q" || key == "ctrl+c"):
+		return m.startQuit()
+	case m.modal == modalClosing && (key == "x" || key == "k" || key == "ctrl+c"):
+		if m.killRequested {
+			return nil
+		}
+		m.killRequested = true
+		for _, p := range m.panes {
+			if p.key == m.closingKey && p.sess != nil {
+				b, id := m.backend, p.sess.ID()
+				return func() tea.Msg { _ = b.Kill(context.Background(), id); return nil }
+			}
+		}
+	}
+	return nil
+}
+
+// sendInput writes input to the focused pane, or to every picked pane
+// while broadcasting. Session.Write only queues: Update does not block.
+func (m *Model) sendInput(b []byte) tea.Cmd {
+	if len(b) == 0 {
+		return nil
+	}
+	for i, p := range m.panes {
+		target := i == m.focus
+		if m.broadcast {
+			target = p.picked
+		}
+		if target && p.sess != nil {
+			_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
+			if p.scroll > 0 {
+				p.scroll = 0 // typing returns to the live screen, as in tmux
+				p.snapshot()
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Model) handlePaste(text string) tea.Cmd {
+	if m.modal != modalNone || m.scrollMode {
+		return nil
+	}
+	for i, p := range m.panes {
+		target := i == m.focus
+		if m.broadcast {
+			target = p.picked
+		}
+		if target && p.sess != nil {
+			_ = p.sess.Write(encodePaste(text, p.frame.Modes)) // Best effort, as in sendInput.
+		}
+	}
+	return nil
+}
+
+func (m *Model) focused() *pane {
+	if m.focus < 0 || m.focus >= len(m.panes) {
+		return nil
+	}
+	return m.panes[m.focus]
+}
+
+func (m *Model) focusedModes() (modes vt.Modes) {
+	if p := m.focused(); p != nil {
+		return p.frame.Modes
+	}
+	return modes
+}
+
+func (m *Model) toggleHelp() tea.Cmd {
+	if m.modal == modalHelp {
+		m.modal = modalNone
+	} else {
+		m.modal = modalHelp
+	}
+	return nil
+}
+
+func (m *Model) requestQuit() tea.Cmd {
+	for _, p := range m.panes {
+		if p.phase == phaseRunning || p.phase == phaseStarting {
+			m.modal = modalConfirmQuit
+			return nil
+		}
+	}
+	return m.startQuit()
+}
+
+func (m *Model) toggleZoom() tea.Cmd {
+	m.zoom = !m.zoom
+	return m.relayout()
+}
+
+func (m *Model) toggleBroadcast() tea.Cmd {
+	m.broadcast = !m.broadcast
+	if m.broadcast {
+		any := false
+		for _, p := range m.panes {
+			any = any || p.picked
+		}
+		if p := m.focused(); !any && p != nil {
+			p.picked = true
+		}
+	}
+	return nil
+}
+
+func (m *Model) togglePick() tea.Cmd {
+	if p := m.focused(); p != nil {
+		p.picked = !p.picked
+	}
+	return nil
+}
+
+func (m *Model) closeFocused() tea.Cmd {
+	p := m.focused()
+	if p == nil {
+		return nil
+	}
+	if p.sess == nil {
+		// Never started (or failed): nothing to tear down.
+		m.panes = append(m.panes[:m.focus], m.panes[m.focus+1:]...)
+		m.focus = min(m.focus, max(0, len(m.panes)-1))
+		m.signalRewire()
+		return m.relayout()
+	}
+	m.modal, m.closingKey, m.killRequested = modalClosing, p.key, false
+	return closeSession(m.backend, p, false)
+}
+
+func (m *Model) killFocused() tea.Cmd {
+	p := m.focused()
+	if p == nil || p.sess == nil || p.phase == phaseKilled || p.phase == phaseClosed {
+		return nil
+	}
+	p.phase = phaseClosing
+	return closeSession(m.backend, p, true)
+}
+
+// closeSession tears a pane's session down in a command and reports back.
+func closeSession(b Backend, p *pane, kill bool) tea.Cmd {
+	id, key, gen := p.sess.ID(), p.key, p.gen
+	return func() tea.Msg {
+		var err error
+		if kill {
+			err = b.Kill(context.Background(), id)
+		} else {
+			err = b.Close(context.Background(), id)
+		}
+		return closedMsg{key: key, gen: gen, err: err}
+	}
+}
+
+func (m *Model) restartFocused() tea.Cmd {
+	p := m.focused()
+	if p == nil || !p.restartable() {
+		return nil
+	}
+	old := p.sess
+	cmd := m.startPane(m.focus)
+	if old == nil || p.phase == phaseKilled {
+		return cmd
+	}
+	// An exited session still holds its PTY until closed.
+	b, id := m.backend, old.ID()
+	return tea.Batch(func() tea.Msg { _ = b.Close(context.Background(), id); return nil }, cmd)
+}

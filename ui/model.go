@@ -1,0 +1,346 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
+)
+
+// Config holds the UI settings.
+type Config struct {
+	// Prefix is the key that introduces sandmux commands, as Bubble Tea
+	// spells it ("ctrl+b").
+	Prefix string
+	// FPS bounds how often the screen is redrawn.
+	FPS int
+	// Scrollback is how many lines each pane keeps.
+	Scrollback int
+	// AttentionAfter marks a pane whose output stopped for this long after
+	// activity; zero turns it off.
+	AttentionAfter time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Prefix == "" {
+		c.Prefix = "ctrl+b"
+	}
+	if c.FPS <= 0 {
+		c.FPS = 60
+	}
+	if c.Scrollback < 0 {
+		c.Scrollback = 0
+	}
+	return c
+}
+
+// modal is what, if anything, covers the panes and takes the keys.
+type modal int
+
+const (
+	modalNone modal = iota
+	modalHelp
+	modalConfirmQuit
+	modalClosing  // a pane is being closed
+	modalQuitting // everything is being shut down
+)
+
+// Model is the root model.
+type Model struct {
+	cfg     Config
+	backend Backend
+	panes   []*pane
+	nextKey int
+
+	width, height int
+	focus         int // index into panes
+	page          int
+	zoom          bool
+
+	started       bool
+	prefixPending bool
+	broadcast     bool
+	modal         modal
+	closingKey    int // the pane being closed under modalClosing
+	killRequested bool
+	scrollMode    bool
+
+	watching       bool
+	changedPending bool
+	frameArmed     bool
+	attnArmed      time.Time
+	rewire         chan struct{}
+	resizeGen      int
+	quitResults    []Result
+	shutdownErr    error
+	done           bool
+
+	out []byte // the view, reused between frames
+}
+
+// Result is how one session ended, for the summary printed after exit.
+type Result struct {
+	Name   string
+	Status string
+	Err    error
+}
+
+// New returns the root model for the given panes.
+func New(cfg Config, b Backend, specs []PaneSpec) *Model {
+	m := &Model{cfg: cfg.withDefaults(), backend: b, rewire: make(chan struct{}, 1), width: 80, height: 24}
+	for _, s := range specs {
+		m.panes = append(m.panes, &pane{key: m.nextKey, spec: s})
+		m.nextKey++
+	}
+	return m
+}
+
+// Results returns one line of outcome per session, once the program ended.
+func (m *Model) Results() []Result { return m.quitResults }
+
+// Init asks for the terminal's size; the panes start once it is known, so
+// every PTY opens at its pane's size.
+func (m *Model) Init() tea.Cmd { return tea.RequestWindowSize }
+
+func (m *Model) startAll() tea.Cmd {
+	m.started = true
+	cmds := make([]tea.Cmd, 0, len(m.panes))
+	for i := range m.panes {
+		cmds = append(cmds, m.startPane(i))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update dispatches each message to the code that owns it.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return m, m.setSize(msg.Width, msg.Height)
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.PasteMsg:
+		return m, m.handlePaste(msg.Content)
+	case tea.MouseMsg:
+		return m, m.handleMouse(msg)
+	case tea.FocusMsg, tea.BlurMsg:
+		return m, m.handleFocusReport(msg)
+	case wakeMsg:
+		return m, m.handleWake(msg)
+	case frameMsg:
+		return m, m.handleFrame()
+	case infosMsg:
+		return m, m.handleInfos(msg)
+	case startedMsg:
+		return m, m.handleStarted(msg)
+	case closedMsg:
+		return m, m.handleClosed(msg)
+	case resizedMsg, resizePTYMsg:
+		return m, m.handleResize(msg)
+	case attentionMsg:
+		return m, m.handleAttention()
+	case shutdownMsg:
+		return m, m.handleShutdown(msg)
+	case QuitMsg:
+		return m, m.startQuit()
+	}
+	return m, nil
+}
+
+// QuitMsg asks for a confirmed quit, as SIGTERM and SIGHUP do; a second
+// one escalates to killing every session now.
+type QuitMsg struct{}
+
+func (m *Model) paneByKey(key, gen int) (int, *pane) {
+	for i, p := range m.panes {
+		if p.key == key && p.gen == gen {
+			return i, p
+		}
+	}
+	return -1, nil
+}
+
+func (m *Model) startPane(i int) tea.Cmd {
+	p := m.panes[i]
+	cmd := p.start(m.backend, m.bodySize(i), m.cfg.Scrollback)
+	m.signalRewire()
+	return tea.Batch(cmd, m.watch())
+}
+
+func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
+	_, p := m.paneByKey(msg.key, msg.gen)
+	if p == nil {
+		if msg.sess != nil {
+			// The pane went away while starting: nobody else owns it.
+			b, id := m.backend, msg.sess.ID()
+			return func() tea.Msg { _ = b.Close(context.Background(), id); return nil }
+		}
+		return nil
+	}
+	if msg.err != nil {
+		p.phase, p.err = phaseFailed, msg.err
+		return nil
+	}
+	p.sess = msg.sess
+	p.setInfo(msg.sess.Info())
+	// The PTY was opened at the size known when the start began; the
+	// layout may have changed since.
+	size := providers.Size{Cols: uint16(p.frame.Cols), Rows: uint16(p.frame.Rows)}
+	sess, key, gen := p.sess, p.key, p.gen
+	return func() tea.Msg { return resizedMsg{key: key, gen: gen, err: sess.Resize(size)} }
+}
+
+func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
+	byID := map[session.ID]session.Info{}
+	for _, info := range msg.infos {
+		byID[info.ID] = info
+	}
+	for _, p := range m.panes {
+		if p.sess == nil {
+			continue
+		}
+		if info, ok := byID[p.sess.ID()]; ok {
+			p.setInfo(info)
+		}
+	}
+	return m.armAttention()
+}
+
+// handleClosed: a close (x) removes the pane; a kill (k) leaves it, showing
+// that it was killed, to be restarted.
+func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
+	i, p := m.paneByKey(msg.key, msg.gen)
+	if p == nil {
+		return nil
+	}
+	info := p.sess.Info()
+	p.info, p.err = info, msg.err
+	m.quitResults = append(m.quitResults, resultOf(p))
+	if m.modal == modalClosing && m.closingKey == p.key {
+		m.modal = modalNone
+		m.panes = append(m.panes[:i], m.panes[i+1:]...)
+		m.focus = min(m.focus, max(0, len(m.panes)-1))
+		screen := p.screen
+		m.signalRewire()
+		return tea.Batch(m.relayout(), func() tea.Msg { screen.Close(); return nil })
+	}
+	p.phase = phaseKilled
+	return nil
+}
+
+func resultOf(p *pane) Result {
+	r := Result{Name: p.spec.Name, Err: p.err}
+	switch {
+	case p.phase == phaseFailed:
+		r.Status = "failed to start"
+	case p.sess == nil:
+		r.Status = "not started"
+	case p.info.ExitKnown:
+		r.Status = p.info.Exit.String()
+	case p.info.Killed:
+		r.Status = "killed"
+	default:
+		r.Status = p.info.State.String()
+	}
+	if p.info.Err != nil && r.Err == nil {
+		r.Err = p.info.Err
+	}
+	return r
+}
+
+func (m *Model) setSize(w, h int) tea.Cmd {
+	m.width, m.height = w, h
+	if !m.started {
+		return m.startAll()
+	}
+	return m.relayout()
+}
+
+// relayout resizes every visible pane's emulator now and debounces the
+// PTY resizes: a terminal being dragged sends many sizes.
+func (m *Model) relayout() tea.Cmd {
+	m.resizeGen++
+	for i := range m.panes {
+		if m.visible(i) {
+			m.panes[i].resizeEmulator(m.bodySize(i))
+		}
+	}
+	gen := m.resizeGen
+	return tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return resizePTYMsg{gen: gen} })
+}
+
+type resizePTYMsg struct{ gen int }
+
+func (m *Model) handleResize(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case resizePTYMsg:
+		if msg.gen != m.resizeGen {
+			return nil
+		}
+		var cmds []tea.Cmd
+		for i, p := range m.panes {
+			if m.visible(i) {
+				cmds = append(cmds, p.resizePTY())
+			}
+		}
+		return tea.Batch(cmds...)
+	case resizedMsg:
+		// A failed resize of a closing or gone session is expected; the
+		// pane shows its state either way.
+	}
+	return nil
+}
+
+type shutdownMsg struct{ err error }
+
+// startQuit begins the quit: first request shuts everything down, a second
+// one escalates to killing every session now.
+func (m *Model) startQuit() tea.Cmd {
+	if m.modal == modalQuitting {
+		if m.killRequested {
+			return nil
+		}
+		m.killRequested = true
+		b := m.backend
+		return func() tea.Msg { b.KillAll(); return nil }
+	}
+	m.modal = modalQuitting
+	b := m.backend
+	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
+}
+
+func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
+	m.shutdownErr = msg.err
+	for _, p := range m.panes {
+		if p.sess != nil {
+			p.info = p.sess.Info()
+		}
+		m.quitResults = append(m.quitResults, resultOf(p))
+	}
+	m.done = true
+	var screens []interface{ Close() }
+	for _, p := range m.panes {
+		if p.screen != nil {
+			screens = append(screens, p.screen)
+		}
+	}
+	return tea.Sequence(func() tea.Msg {
+		for _, s := range screens {
+			s.Close()
+		}
+		return nil
+	}, tea.Quit)
+}
+
+// ShutdownErr is the error of the final shutdown, if any.
+func (m *Model) ShutdownErr() error { return m.shutdownErr }
+
+func (r Result) String() string {
+	if r.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", r.Name, r.Status, r.Err)
+	}
+	return fmt.Sprintf("%s: %s", r.Name, r.Status)
+}

@@ -1,0 +1,264 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// PaneSpec is one pane to open: what to start and how.
+type PaneSpec struct {
+	// Name is shown in the title line.
+	Name string
+	// Provider names the provider that opens the PTY.
+	Provider string
+	// Spec is what the provider opens; its Size is replaced by the pane's.
+	Spec providers.Spec
+	// Options are the session's options; the UI adds its screen as a sink.
+	Options session.Options
+	// Prepare, when set, runs in a command before each start (create the
+	// workspace, restore a snapshot). Its error fails the pane.
+	Prepare func(ctx context.Context) error
+}
+
+// phase is where a pane is, as the UI sees it.
+type phase int
+
+const (
+	phaseStarting phase = iota
+	phaseRunning
+	phaseExited
+	phaseClosing
+	phaseKilled
+	phaseClosed
+	phaseFailed
+)
+
+// pane is one sandbox's place in the grid.
+type pane struct {
+	key  int // stable identity for messages; never reused
+	spec PaneSpec
+	gen  int // bumped on every (re)start; stale messages carry an old one
+
+	sess   Session
+	screen *vt.Screen
+	frame  vt.Frame
+	phase  phase
+	info   session.Info
+	err    error // why it failed, or how teardown failed
+
+	// body holds the rendered rows of the last frame, and rowEnd where
+	// each row ends in it.
+	body   []byte
+	rowEnd []int
+
+	lastOutput   time.Time
+	quietWatch   bool // output came since the last attention check
+	dirtyPending bool // a watch saw the screen dirty; the frame redraws it
+	attention    bool
+	picked       bool // receives broadcast input
+	scroll       int  // lines scrolled back; 0 is live
+	search       *searchState
+}
+
+// replyWriter forwards the screen's replies (cursor reports, device
+// attributes) to the session, which may start after the screen exists.
+type replyWriter struct{ s atomic.Pointer[Session] }
+
+func (w *replyWriter) Write(p []byte) (int, error) {
+	if s := w.s.Load(); s != nil {
+		if err := (*s).Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// screenSink feeds a session's settled output to the pane's screen.
+type screenSink struct{ screen *vt.Screen }
+
+func (s screenSink) Output(text string) { s.screen.Write(text) }
+
+// Messages about panes carry the pane's key and generation, so a message
+// about a pane that was restarted or removed since is dropped.
+type (
+	startedMsg struct {
+		key, gen int
+		sess     Session
+		err      error
+	}
+	closedMsg struct {
+		key, gen int
+		err      error
+	}
+	resizedMsg struct {
+		key, gen int
+		err      error
+	}
+)
+
+// start makes a fresh screen for the pane's next generation and returns
+// the command that prepares and starts its session.
+func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
+	p.gen++
+	p.phase, p.err, p.sess, p.info = phaseStarting, nil, nil, session.Info{}
+	p.scroll, p.search, p.attention = 0, nil, false
+	old := p.screen
+	replies := &replyWriter{}
+	p.screen = vt.New(int(size.Cols), int(size.Rows), vt.WithReplies(replies), vt.WithScrollback(scrollback))
+	p.screen.Snapshot(&p.frame)
+	p.renderBody()
+
+	spec, opts := p.spec, p.spec.Options
+	spec.Spec.Size = size
+	if spec.Spec.Name == "" {
+		spec.Spec.Name = spec.Name
+	}
+	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), screenSink{p.screen})
+	key, gen := p.key, p.gen
+	return func() tea.Msg {
+		if old != nil {
+			old.Close() // the old session is closed: nothing writes to it any more
+		}
+		ctx := context.Background()
+		if spec.Prepare != nil {
+			if err := spec.Prepare(ctx); err != nil {
+				return startedMsg{key: key, gen: gen, err: err}
+			}
+		}
+		s, err := b.Start(ctx, spec.Provider, spec.Spec, opts)
+		if err == nil {
+			replies.s.Store(&s)
+		}
+		return startedMsg{key: key, gen: gen, sess: s, err: err}
+	}
+}
+
+// resizeEmulator resizes the screen now, so the next frame has the new
+// size; the PTY follows later (resizePTY), debounced, as TERMINAL.md
+// orders: emulator first, then the PTY.
+func (p *pane) resizeEmulator(size providers.Size) {
+	if p.screen == nil || size.Cols == 0 || size.Rows == 0 {
+		return
+	}
+	if cols, rows := p.screen.Size(); cols == int(size.Cols) && rows == int(size.Rows) {
+		return
+	}
+	p.screen.Resize(int(size.Cols), int(size.Rows))
+	p.snapshot()
+}
+
+// resizePTY returns the command that gives the PTY the screen's size.
+func (p *pane) resizePTY() tea.Cmd {
+	if p.sess == nil || p.screen == nil {
+		return nil
+	}
+	cols, rows := p.screen.Size()
+	size := providers.Size{Cols: uint16(cols), Rows: uint16(rows)}
+	sess, key, gen := p.sess, p.key, p.gen
+	return func() tea.Msg { return resizedMsg{key: key, gen: gen, err: sess.Resize(size)} }
+}
+
+// snapshot copies the screen (or the scrolled-back view) into the pane's
+// frame and renders its rows.
+func (p *pane) snapshot() {
+	if p.screen == nil {
+		return
+	}
+	if p.scroll > 0 {
+		p.screen.SnapshotAt(&p.frame, p.scroll)
+		p.scroll = p.frame.Scrollback - p.frame.First // clamped by the screen
+	} else {
+		p.screen.Snapshot(&p.frame)
+	}
+	p.highlightSearch()
+	p.renderBody()
+}
+
+func (p *pane) renderBody() {
+	p.body = p.body[:0]
+	p.rowEnd = p.rowEnd[:0]
+	for y := range p.frame.Rows {
+		p.body = vt.RenderRow(p.body, &p.frame, y)
+		p.rowEnd = append(p.rowEnd, len(p.body))
+	}
+}
+
+// row returns rendered row y of the body, or nil past the end.
+func (p *pane) row(y int) []byte {
+	if y < 0 || y >= len(p.rowEnd) {
+		return nil
+	}
+	start := 0
+	if y > 0 {
+		start = p.rowEnd[y-1]
+	}
+	return p.body[start:p.rowEnd[y]]
+}
+
+// setInfo takes the session's state as the Manager reports it.
+func (p *pane) setInfo(info session.Info) {
+	p.info = info
+	switch {
+	case p.phase == phaseKilled || p.phase == phaseFailed:
+	case info.State == session.Running:
+		p.phase = phaseRunning
+	case info.State == session.Exited:
+		p.phase = phaseExited
+	case info.State == session.Closing:
+		p.phase = phaseClosing
+	case info.State == session.Closed:
+		p.phase = phaseClosed
+	}
+}
+
+// status is the state word of the title line.
+func (p *pane) status() string {
+	switch p.phase {
+	case phaseStarting:
+		return "starting"
+	case phaseRunning:
+		return "running"
+	case phaseExited:
+		return p.info.Exit.String()
+	case phaseClosing:
+		if p.info.Stage != "" {
+			return "closing: " + p.info.Stage
+		}
+		return "closing"
+	case phaseKilled:
+		return "killed"
+	case phaseClosed:
+		return "closed"
+	case phaseFailed:
+		return fmt.Sprintf("failed: %v", p.err)
+	}
+	return ""
+}
+
+// restartable reports whether r may start the pane again.
+func (p *pane) restartable() bool {
+	switch p.phase {
+	case phaseExited, phaseKilled, phaseFailed, phaseClosed:
+		return true
+	}
+	return false
+}
+
+// live reports whether the pane's session still runs a process.
+func (p *pane) live() bool {
+	return p.sess != nil && (p.phase == phaseRunning || p.phase == phaseClosing || p.phase == phaseExited)
+}
+
+// takeAttention reports (and clears) a bell or notification from the child.
+func (p *pane) takeAttention() bool {
+	a, ok := any(p.screen).(interface{ TakeAttention() bool })
+	return ok && a.TakeAttention()
+}
