@@ -92,7 +92,7 @@ func (m *Model) turnPage(d int) tea.Cmd {
 	if pages <= 1 || m.zoom {
 		return nil
 	}
-	return m.setFocus(((m.page+d+pages)%pages)*n)
+	return m.setFocus(((m.page + d + pages) % pages) * n)
 }
 
 // handleMouse: a click focuses the pane under it (and goes to the child
