@@ -25,6 +25,7 @@ func TestDefectFixes(t *testing.T) {
 		{"REP after control ignored", "a\r\x1b[3bz", []string{"z"}},
 		{"CUP empty row", "\x1b[;5HX", []string{"    X"}},
 		{"CUP zero", "\x1b[0;0HX", []string{"X"}},
+		{"tab keeps a pending wrap", "0123456789\tX", []string{"0123456789", "X"}},
 		{"CUP then wide at margin", "\x1b[1;10H日x", []string{"", "日x"}},
 		{"CUP in origin mode then wrap", "\x1b[2;3r\x1b[?6h\x1b[2;9Habc", []string{"", "        ab", "c"}},
 		{"ICH 0 inserts one", "abc\x1b[1;2H\x1b[0@", []string{"a bc"}},

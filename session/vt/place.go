@@ -46,9 +46,11 @@ func (s *Screen) loadCursor() {
 }
 
 // fullScreenMain reports whether lines leaving the top go to the
-// scrollback: only on the main screen with no scroll region, as in xterm.
+// scrollback: on the main screen when the scroll region starts at the top
+// line, as in xterm and tmux (a region above a status line still feeds the
+// scrollback; one below a header does not).
 func (s *Screen) fullScreenMain() bool {
-	return !s.f.st.modes.AltScreen && s.f.top == 0 && s.f.bot == s.rows-1
+	return !s.f.st.modes.AltScreen && s.f.top == 0
 }
 
 // lineFeed moves the model down a line, capturing the top row first when
@@ -204,8 +206,14 @@ func (s *Screen) control(b byte) {
 			s.cur.x--
 		}
 		s.cur.wrap = false
-	default: // HT: the stops live in vt10x
-		s.cur.known = false
+	default: // HT
+		s.loadCursor()
+		if s.cur.wrap {
+			// With a wrap pending the cursor stays put and the wrap
+			// stays pending (tmux; vt10x would cancel the wrap).
+			return
+		}
+		s.cur.known = false // the stops live in vt10x
 	}
 	s.pending = append(s.pending, b)
 }

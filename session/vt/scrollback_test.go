@@ -110,3 +110,13 @@ func TestResizeKeepsCursor(t *testing.T) {
 		t.Fatalf("rows %q", got)
 	}
 }
+
+// A region that starts at the top line (a status line below it) still
+// feeds the scrollback, as in xterm and tmux.
+func TestScrollbackRegionAtTop(t *testing.T) {
+	s, _ := newScreen(t, 10, 4)
+	s.Write("\x1b[1;3r\x1b[3;1H" + seq(5) + "\x1b[4;1Hstatus")
+	if got := strings.Join(history(s), "|"); got != "||1|2|3|4|5||status" {
+		t.Fatalf("history %q", got)
+	}
+}

@@ -108,6 +108,22 @@ var diffCases = []diffCase{
 	{name: "CUP with empty parameters", cols: 20, rows: 5, cursor: true, script: `printf '\033[;5HA\033[3;HB\033[0;0HC'`},
 	{name: "origin mode", cols: 20, rows: 6, cursor: true, script: `printf '\033[2;4r\033[?6h\033[1;1HO\033[9;1HP\033[?6l\033[rQ'`},
 	{name: "DECALN", cols: 6, rows: 3, script: `printf '\033#8'`},
+	{name: "broken wide runes", cols: 20, rows: 5, cursor: true,
+		note:   "tmux keeps a wide rune whose right half was overwritten or erased, and DCH on its left half deletes both cells; xterm blanks what is left of a broken wide rune and DCH deletes one cell",
+		xterm:  []string{" x本語", "日y 語", "  本語", "日 語"},
+		script: `printf '日本語\033[1;2Hx\n日本語\033[2;3Hy\n日本語\033[3;2H\033[X\n日本語\033[4;3H\033[P'`},
+	{name: "backspace over wide", cols: 20, rows: 4, cursor: true, script: `printf 'ab日\bX\n日本\b\bY'`},
+	{name: "charset saved with cursor", cols: 20, rows: 4, styles: true, script: `printf '\033(0q\0337\033(Bq\0338q\033(B q\n'`},
+	{name: "bold and reverse colours", cols: 30, rows: 4, styles: true, script: `printf '\033[1;7;32;45mBR\033[m \033[1;33mbold\033[m \033[1;93mbright\033[m \033[1;38;5;3mx\033[m\n'`},
+	{name: "cursor moves clamp", cols: 20, rows: 5, cursor: true, script: `printf '\033[99;99HA\033[99AB\033[99DC\033[0;0H\033[2BD\033[3CE\033[2EF\033[FG'`},
+	{name: "tab and wrap pending", cols: 10, rows: 4, cursor: true, script: `printf '0123456789\tX\n01234567\t\tY\n'`},
+	{name: "insert mode and wide", cols: 12, rows: 4, cursor: true, script: `printf 'abcdef\r\033[4h日x\033[4l\n'`},
+	{name: "soft reset", cols: 20, rows: 6,
+		note:   "tmux 3.3a's DECSTR leaves origin mode and the scroll region set; xterm resets both (the final newline then scrolls the whole screen)",
+		xterm:  []string{"  XY", "", "", "", "Z"},
+		script: `printf 'ab\033[2;4r\033[?6h\033[1;3H\033[4h\033[!pXY\033[6;1HZ\n'`},
+	{name: "scroll region with history", cols: 10, rows: 6, history: true, script: `seq 1 10; printf '\033[1;3r\033[3;1H'; seq 11 15; printf '\033[r\033[6;1H'; seq 16 20`},
+	{name: "SU SD", cols: 10, rows: 6, history: true, script: `seq 1 6 | tr -d '\n'; printf '\r'; seq 1 5; printf '\033[2S\033[1T'`},
 }
 
 func TestDifferentialTmux(t *testing.T) {

@@ -52,10 +52,13 @@ type diffCase struct {
 	title      bool              // compare the title
 	resize     [2]int            // after waitFor shows, resize to this (cols, rows)
 	waitFor    string            // text to wait for before resizing
-	// tmuxFix rewrites tmux's text where tmux differs from xterm; note
-	// says how.
+	// tmuxFix rewrites tmux's text where tmux differs from xterm only in
+	// how it stores text; note says how.
 	tmuxFix func(string) string
 	note    string
+	// xterm, when set, is the screen xterm shows where tmux shows
+	// another: ours is compared with it and tmux's is logged.
+	xterm []string
 }
 
 // screenState is what is compared.
@@ -299,6 +302,10 @@ func runDiffCases(t *testing.T, cases []diffCase) {
 			}
 			ours := runPTY(t, c)
 			ref := runTmux(t, tmux, c)
+			if c.xterm != nil {
+				t.Logf("tmux shows %q; xterm and sandmux %q", ref.text, c.xterm)
+				ref.text = c.xterm
+			}
 			diff(t, "screen", ref.text, ours.text)
 			if c.styles {
 				diff(t, "styles", ref.styles, ours.styles)
