@@ -80,6 +80,7 @@ type Model struct {
 	done           bool
 
 	out []byte // the view, reused between frames
+	now func() time.Time
 }
 
 // Result is how one session ended, for the summary printed after exit.
@@ -91,7 +92,7 @@ type Result struct {
 
 // New returns the root model for the given panes.
 func New(cfg Config, b Backend, specs []PaneSpec) *Model {
-	m := &Model{cfg: cfg.withDefaults(), backend: b, rewire: make(chan struct{}, 1), width: 80, height: 24}
+	m := &Model{cfg: cfg.withDefaults(), backend: b, rewire: make(chan struct{}, 1), width: 80, height: 24, now: time.Now}
 	for _, s := range specs {
 		m.panes = append(m.panes, &pane{key: m.nextKey, spec: s})
 		m.nextKey++

@@ -110,7 +110,7 @@ func (m *Model) handleFrame() tea.Cmd {
 		b := m.backend
 		cmds = append(cmds, func() tea.Msg { return infosMsg{infos: b.List()} })
 	}
-	now := time.Now()
+	now := m.now()
 	for i, p := range m.panes {
 		if p.screen == nil {
 			continue
@@ -155,12 +155,12 @@ func (m *Model) armAttention() tea.Cmd {
 		return nil
 	}
 	m.attnArmed = next
-	return tea.Tick(time.Until(next), func(time.Time) tea.Msg { return attentionMsg{} })
+	return tea.Tick(next.Sub(m.now()), func(time.Time) tea.Msg { return attentionMsg{} })
 }
 
 func (m *Model) handleAttention() tea.Cmd {
 	m.attnArmed = time.Time{}
-	now := time.Now()
+	now := m.now()
 	for i, p := range m.panes {
 		if i != m.focus && p.phase == phaseRunning && p.quietWatch && !p.attention &&
 			now.Sub(p.lastOutput) >= m.cfg.AttentionAfter {

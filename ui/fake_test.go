@@ -1,0 +1,204 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
+)
+
+// fakeBackend counts every call. Its blocking methods (all but Changed and
+// KillAll) must only ever run inside commands, never from Update.
+type fakeBackend struct {
+	mu       sync.Mutex
+	calls    map[string]int
+	changed  chan struct{}
+	next     session.ID
+	sessions []*fakeSession
+	startErr map[string]error  // by pane name
+	output   map[string]string // written to the sinks at start, by pane name
+}
+
+func newFakeBackend() *fakeBackend {
+	return &fakeBackend{calls: map[string]int{}, changed: make(chan struct{}, 1), startErr: map[string]error{}, output: map[string]string{}}
+}
+
+func (b *fakeBackend) count(name string) {
+	b.mu.Lock()
+	b.calls[name]++
+	b.mu.Unlock()
+}
+
+func (b *fakeBackend) total() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, c := range b.calls {
+		n += c
+	}
+	for _, s := range b.sessions {
+		n += s.resizes
+	}
+	return n
+}
+
+func (b *fakeBackend) Start(_ context.Context, _ string, spec providers.Spec, opts session.Options) (Session, error) {
+	b.count("Start")
+	if err := b.startErr[spec.Name]; err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.next++
+	s := &fakeSession{b: b, id: b.next, info: session.Info{ID: b.next, Name: spec.Name, State: session.Running}}
+	b.sessions = append(b.sessions, s)
+	out := b.output[spec.Name]
+	b.mu.Unlock()
+	for _, sink := range opts.Sinks {
+		sink.Output(out)
+	}
+	return s, nil
+}
+
+func (b *fakeBackend) end(id session.ID, st providers.ExitStatus, killed bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.sessions {
+		if s.id == id {
+			s.info.State, s.info.Exit, s.info.ExitKnown, s.info.Killed = session.Closed, st, true, killed
+		}
+	}
+}
+
+func (b *fakeBackend) Close(_ context.Context, id session.ID) error {
+	b.count("Close")
+	b.end(id, providers.ExitStatus{Code: -1, Signal: 1}, true)
+	return nil
+}
+
+func (b *fakeBackend) Kill(_ context.Context, id session.ID) error {
+	b.count("Kill")
+	b.end(id, providers.ExitStatus{Code: -1, Signal: 9}, true)
+	return nil
+}
+
+func (b *fakeBackend) Shutdown(context.Context) error {
+	b.count("Shutdown")
+	for _, s := range b.sessions {
+		b.end(s.id, providers.ExitStatus{Code: -1, Signal: 1}, true)
+	}
+	return nil
+}
+
+func (b *fakeBackend) KillAll()                 { b.count("KillAll") }
+func (b *fakeBackend) Changed() <-chan struct{} { return b.changed }
+
+func (b *fakeBackend) List() []session.Info {
+	b.count("List")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var infos []session.Info
+	for _, s := range b.sessions {
+		infos = append(infos, s.info)
+	}
+	return infos
+}
+
+// fakeSession records input; Write only queues (it is the one method
+// Update may call), Resize counts as a blocking call.
+type fakeSession struct {
+	b       *fakeBackend
+	id      session.ID
+	info    session.Info
+	input   []byte
+	resizes int
+}
+
+func (s *fakeSession) ID() session.ID { return s.id }
+
+func (s *fakeSession) Write(p []byte) error {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	s.input = append(s.input, p...)
+	return nil
+}
+
+func (s *fakeSession) Resize(providers.Size) error {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	s.resizes++
+	return nil
+}
+
+func (s *fakeSession) Info() session.Info {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	return s.info
+}
+
+func (s *fakeSession) typed() string {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	return string(s.input)
+}
+
+var errFailedStart = errors.New("dial tcp 127.0.0.1:2222: connection refused")
+
+// fixedNow pins the clock shown in titles.
+func fixedNow() time.Time { return time.Date(2026, 11, 29, 12, 34, 56, 0, time.UTC) }
+
+// newTestModel builds a model of n panes at w×h and starts every pane
+// synchronously: each start command is run here, its message delivered.
+func newTestModel(t *testing.T, b *fakeBackend, n, w, h int) *Model {
+	t.Helper()
+	var specs []PaneSpec
+	for i := range n {
+		name := paneName(i)
+		specs = append(specs, PaneSpec{Name: name, Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
+		if _, ok := b.output[name]; !ok {
+			b.output[name] = "$ echo " + name + "\r\n" + name + "\r\n$ "
+		}
+	}
+	m := New(Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
+	m.now = fixedNow
+	m.width, m.height, m.started = w, h, true
+	for i := range m.panes {
+		msg := m.panes[i].start(b, m.bodySize(i), m.cfg.Scrollback)()
+		m.Update(msg)
+	}
+	m.Update(frameMsg{})
+	t.Cleanup(func() {
+		for _, p := range m.panes {
+			if p.screen != nil {
+				p.screen.Close()
+			}
+		}
+	})
+	return m
+}
+
+func paneName(i int) string { return string(rune('a'+i%26)) + "pane" }
+
+// press delivers a key press, as Bubble Tea would.
+func press(m *Model, key string) tea.Cmd {
+	_, cmd := m.Update(keyMsg(key))
+	return cmd
+}
+
+func keyMsg(key string) tea.KeyPressMsg {
+	special := map[string]tea.Key{
+		"ctrl+b": {Code: 'b', Mod: tea.ModCtrl}, "enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape},
+		"left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight}, "up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown},
+		"space": {Code: tea.KeySpace, Text: " "},
+	}
+	if k, ok := special[key]; ok {
+		return tea.KeyPressMsg(k)
+	}
+	r := []rune(key)[0]
+	return tea.KeyPressMsg(tea.Key{Code: r, Text: key})
+}

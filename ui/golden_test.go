@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares the model's view with testdata/golden/NAME.golden: the
+// exact content with its escape sequences, then the cursor. Lipgloss
+// emits full-colour sequences and Bubble Tea downsamples at output, so the
+// content does not depend on the terminal running the test. A plain-text
+// copy (NAME.txt) is kept beside it for people reading a diff.
+func golden(t *testing.T, m *Model, name string) {
+	t.Helper()
+	v := m.View()
+	cursor := "none"
+	if v.Cursor != nil {
+		cursor = fmt.Sprintf("%d,%d", v.Cursor.X, v.Cursor.Y)
+	}
+	got := fmt.Sprintf("cursor: %s\n%s\n", cursor, v.Content)
+	plain := ansi.Strip(got)
+	for i, line := range strings.Split(strings.TrimSuffix(plain, "\n"), "\n")[1:] {
+		if w := ansi.StringWidth(line); w != m.width {
+			t.Errorf("%s: line %d is %d cells wide, want %d: %q", name, i, w, m.width, line)
+		}
+	}
+	path := filepath.Join("testdata", "golden", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(strings.TrimSuffix(path, ".golden")+".txt", []byte(plain), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -run Golden -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("view %s differs from %s (run with -update after checking):\n%s", name, path, plain)
+	}
+}
+
+func TestGoldenGrids(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 9, 16} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			m := newTestModel(t, newFakeBackend(), n, 120, 40)
+			golden(t, m, fmt.Sprintf("grid-%02d", n))
+		})
+	}
+}
+
+func TestGoldenZoom(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 4, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "right")
+	press(m, "ctrl+b")
+	press(m, "z")
+	golden(t, m, "zoom")
+}
+
+func TestGoldenHelp(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 2, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "?")
+	golden(t, m, "help")
+}
+
+func TestGoldenQuitModal(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 3, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "q")
+	golden(t, m, "quit-confirm")
+	press(m, "y")
+	m.panes[1].info.Stage = "SIGHUP sent, waiting"
+	m.panes[1].phase = phaseClosing
+	golden(t, m, "quit-teardown")
+}
+
+func TestGoldenFailedPane(t *testing.T) {
+	b := newFakeBackend()
+	b.startErr["bpane"] = errFailedStart
+	m := newTestModel(t, b, 2, 120, 40)
+	golden(t, m, "failed-pane")
+}
+
+func TestGoldenBroadcastAndScrollback(t *testing.T) {
+	b := newFakeBackend()
+	var long strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&long, "line %02d\r\n", i)
+	}
+	b.output["apane"] = long.String()
+	m := newTestModel(t, b, 2, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "b")
+	press(m, "ctrl+b")
+	press(m, "right")
+	press(m, "ctrl+b")
+	press(m, "space")
+	press(m, "ctrl+b")
+	press(m, "left")
+	press(m, "ctrl+b")
+	press(m, "[")
+	press(m, "/")
+	for _, k := range "line 1" {
+		press(m, string(k))
+	}
+	press(m, "enter")
+	golden(t, m, "broadcast-scrollback")
+}

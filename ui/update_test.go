@@ -1,0 +1,258 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/session"
+)
+
+// TestUpdateNeverBlocks feeds Update every kind of message and key and
+// checks that no blocking Backend or Session method ran during Update: they
+// run only when the returned commands do.
+func TestUpdateNeverBlocks(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 4, 120, 40)
+	msgs := []tea.Msg{
+		tea.WindowSizeMsg{Width: 100, Height: 30},
+		tea.WindowSizeMsg{Width: 120, Height: 40},
+		keyMsg("a"), keyMsg("enter"), keyMsg("up"),
+		tea.PasteMsg{Content: "pasted\n"},
+		tea.MouseClickMsg{X: 70, Y: 3, Button: tea.MouseLeft},
+		tea.MouseWheelMsg{X: 2, Y: 3, Button: tea.MouseWheelUp},
+		tea.MouseReleaseMsg{X: 2, Y: 3, Button: tea.MouseLeft},
+		tea.FocusMsg{}, tea.BlurMsg{},
+		wakeMsg{kind: wakeDirty, key: 0}, frameMsg{}, wakeMsg{kind: wakeChanged}, frameMsg{},
+		infosMsg{infos: b.List()},
+		resizePTYMsg{gen: m.resizeGen},
+		attentionMsg{},
+	}
+	before := b.total()
+	for _, msg := range msgs {
+		m.Update(msg)
+		if got := b.total(); got != before {
+			t.Fatalf("Update(%T) made %d blocking call(s): %v", msg, got-before, b.calls)
+		}
+	}
+	// Every prefix command, then the modal keys.
+	for _, k := range keymap {
+		for _, key := range k.keys {
+			m.Update(keyMsg("ctrl+b"))
+			m.Update(keyMsg(key))
+			m.Update(keyMsg("esc")) // close whatever opened
+			m.modal, m.scrollMode = modalNone, false
+			if got := b.total(); got != before {
+				t.Fatalf("prefix %q made %d blocking call(s): %v", key, got-before, b.calls)
+			}
+		}
+	}
+	m.Update(QuitMsg{})
+	m.Update(QuitMsg{})
+	m.Update(keyMsg("q"))
+	if got := b.total(); got != before {
+		t.Fatalf("quit requests made %d blocking call(s) in Update: %v", got-before, b.calls)
+	}
+}
+
+// runCmd runs a command and any batch it returns, collecting the messages
+// of the commands that finish at once (watch and tick commands are left
+// out: they are never part of the assertions).
+func runCmd(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range batch {
+			out = append(out, runCmdQuick(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+// runCmdQuick runs only the commands known not to wait: it skips the watch
+// (its message type is wakeMsg) by running it in a goroutine that a rewire
+// later frees.
+func runCmdQuick(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	select {
+	case msg := <-done:
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			var out []tea.Msg
+			for _, c := range batch {
+				out = append(out, runCmdQuick(c)...)
+			}
+			return out
+		}
+		return []tea.Msg{msg}
+	default:
+	}
+	return nil
+}
+
+func TestTypedTextReachesFocusedPaneOnly(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 3, 120, 40)
+	for _, k := range []string{"h", "i", "enter"} {
+		press(m, k)
+	}
+	if got := b.sessions[0].typed(); got != "hi\r" {
+		t.Errorf("focused pane got %q, want %q", got, "hi\r")
+	}
+	for _, s := range b.sessions[1:] {
+		if got := s.typed(); got != "" {
+			t.Errorf("unfocused pane %d got %q", s.id, got)
+		}
+	}
+	// Prefix twice sends the prefix itself.
+	press(m, "ctrl+b")
+	press(m, "ctrl+b")
+	if got := b.sessions[0].typed(); !strings.HasSuffix(got, "\x02") {
+		t.Errorf("prefix twice sent %q, want a trailing ctrl+b", got)
+	}
+}
+
+func TestFocusMovesAndZoom(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 4, 120, 40) // 2×2
+	steps := []struct {
+		key  string
+		want int
+	}{{"right", 1}, {"down", 3}, {"left", 2}, {"up", 0}, {"o", 1}}
+	for _, s := range steps {
+		press(m, "ctrl+b")
+		press(m, s.key)
+		if m.focus != s.want {
+			t.Fatalf("after prefix %s focus = %d, want %d", s.key, m.focus, s.want)
+		}
+	}
+	press(m, "a")
+	if got := b.sessions[1].typed(); got != "a" {
+		t.Errorf("after moving focus the input went elsewhere: pane 1 got %q", got)
+	}
+	press(m, "ctrl+b")
+	press(m, "z")
+	if idx, rects := m.pageRects(); len(idx) != 1 || idx[0] != 1 || rects[0].w != 120 {
+		t.Errorf("zoom shows %v %v, want pane 1 alone", idx, rects)
+	}
+}
+
+func TestBroadcastReachesPickedPanes(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 4, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "b") // broadcast on: pane 0 picked
+	press(m, "ctrl+b")
+	press(m, "right")
+	press(m, "ctrl+b")
+	press(m, "right") // stays on row 0's last pane (1)
+	press(m, "ctrl+b")
+	press(m, "down") // pane 3
+	press(m, "ctrl+b")
+	press(m, "space") // pick 3
+	press(m, "x")
+	press(m, "ctrl+b")
+	press(m, "b") // broadcast off
+	press(m, "y")
+	want := []string{"x", "", "", "xy"}
+	for i, s := range b.sessions {
+		if got := s.typed(); got != want[i] {
+			t.Errorf("pane %d got %q, want %q", i, got, want[i])
+		}
+	}
+}
+
+func TestClosePaneRunsInCommand(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	press(m, "ctrl+b")
+	cmd := press(m, "x")
+	if m.modal != modalClosing {
+		t.Fatal("no closing modal")
+	}
+	press(m, "a") // input is blocked while closing
+	if got := b.sessions[0].typed(); got != "" {
+		t.Errorf("input reached a closing pane: %q", got)
+	}
+	for _, msg := range runCmd(cmd) {
+		m.Update(msg)
+	}
+	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.modal != modalNone {
+		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.modal)
+	}
+}
+
+func TestQuitAsksThenShutsDown(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "q")
+	if m.modal != modalConfirmQuit {
+		t.Fatal("quit did not ask while sessions run")
+	}
+	cmd := press(m, "y")
+	if m.modal != modalQuitting {
+		t.Fatal("y did not start quitting")
+	}
+	if kill := press(m, "q"); kill == nil {
+		t.Error("a second quit did not escalate")
+	} else {
+		runCmd(kill)
+	}
+	msgs := runCmd(cmd)
+	if len(msgs) != 1 {
+		t.Fatalf("shutdown command returned %v", msgs)
+	}
+	_, quit := m.Update(msgs[0])
+	if b.calls["Shutdown"] != 1 || b.calls["KillAll"] != 1 || quit == nil {
+		t.Errorf("calls %v, quit cmd %v", b.calls, quit != nil)
+	}
+	if r := m.Results(); len(r) != 2 || r[0].Name != "apane" || !strings.Contains(r[0].String(), "killed by") {
+		t.Errorf("results = %v", r)
+	}
+}
+
+func TestFailedPaneShowsReasonAndRestarts(t *testing.T) {
+	b := newFakeBackend()
+	b.startErr["apane"] = errFailedStart
+	m := newTestModel(t, b, 2, 120, 40)
+	if p := m.panes[0]; p.phase != phaseFailed || !strings.Contains(p.status(), "connection refused") {
+		t.Fatalf("pane 0: phase %v status %q", p.phase, p.status())
+	}
+	delete(b.startErr, "apane")
+	press(m, "ctrl+b")
+	cmd := press(m, "r")
+	for _, msg := range runCmd(cmd) {
+		if _, ok := msg.(startedMsg); ok {
+			m.Update(msg)
+		}
+	}
+	if p := m.panes[0]; p.phase != phaseRunning || p.gen != 2 {
+		t.Errorf("after restart: phase %v gen %d", p.phase, p.gen)
+	}
+}
+
+func TestKillKeepsPaneForRestart(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 1, 120, 40)
+	press(m, "ctrl+b")
+	cmd := press(m, "k")
+	for _, msg := range runCmd(cmd) {
+		m.Update(msg)
+	}
+	if b.calls["Kill"] != 1 || m.panes[0].phase != phaseKilled {
+		t.Errorf("kill: calls %v, phase %v", b.calls, m.panes[0].phase)
+	}
+	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[0].id, State: session.Closed}}})
+	if m.panes[0].status() != "killed" {
+		t.Errorf("status after kill = %q", m.panes[0].status())
+	}
+}
