@@ -3,6 +3,7 @@ package vt
 // MouseMode is the mouse tracking the child asked for.
 type MouseMode uint8
 
+// Mouse tracking modes (DECSET 9, 1000, 1002, 1003); at most one is active.
 const (
 	MouseNone   MouseMode = iota
 	MouseX10              // 9: button presses only
@@ -14,6 +15,7 @@ const (
 // MouseEncoding is how mouse reports are encoded.
 type MouseEncoding uint8
 
+// Mouse report encodings (DECSET 1005, 1006, 1015).
 const (
 	MouseEncodingX10   MouseEncoding = iota // default: bytes, coordinates up to 223
 	MouseEncodingUTF8                       // 1005
@@ -25,6 +27,7 @@ const (
 // 0 is reported as CursorBlinkingBlock).
 type CursorShape uint8
 
+// Cursor shapes, numbered as DECSCUSR numbers them.
 const (
 	CursorBlinkingBlock     CursorShape = 1
 	CursorSteadyBlock       CursorShape = 2

@@ -42,23 +42,24 @@ func (s *Screen) loadCursor() {
 	}
 	s.flush()
 	c := s.term.Cursor()
+	// State bit 2 is vt10x's unexported cursorWrapNext.
 	s.cur = cursorModel{known: true, x: c.X, y: c.Y, wrap: c.State&2 != 0}
 }
 
-// fullScreenMain reports whether lines leaving the top go to the
+// feedsScrollback reports whether lines leaving the top go to the
 // scrollback: on the main screen when the scroll region starts at the top
 // line, as in xterm and tmux (a region above a status line still feeds the
 // scrollback; one below a header does not).
-func (s *Screen) fullScreenMain() bool {
+func (s *Screen) feedsScrollback() bool {
 	return !s.f.st.modes.AltScreen && s.f.top == 0
 }
 
 // lineFeed moves the model down a line, capturing the top row first when
-// this line feed scrolls the whole main screen.
+// this line feed scrolls it off the main screen.
 func (s *Screen) lineFeed() {
 	s.loadCursor()
 	if s.cur.y == s.f.bot {
-		if s.fullScreenMain() {
+		if s.feedsScrollback() {
 			s.capture(1)
 		}
 	} else if s.cur.y < s.rows-1 {
@@ -231,7 +232,7 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 			s.cur.x = 0
 		}
 	case opScrollUp:
-		if s.fullScreenMain() {
+		if s.feedsScrollback() {
 			s.flush()
 			s.capture(min(n, s.rows))
 		}
