@@ -216,7 +216,8 @@ func runTmux(t *testing.T, tmux string, c diffCase) screenState {
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
-		cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+		// A private server, even when the tests run inside tmux.
+		cmd.Env = append(withoutTMUX(os.Environ()), "LC_ALL=C.UTF-8")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -255,6 +256,16 @@ func runTmux(t *testing.T, tmux string, c diffCase) screenState {
 	title = strings.TrimSuffix(run("display", "-p", "-t", "t", "#{pane_title}"), "\n")
 	st.title = title
 	return st
+}
+
+func withoutTMUX(env []string) []string {
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, "TMUX=") && !strings.HasPrefix(e, "TMUX_PANE=") {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // trimLines splits text into rows and drops trailing empty rows.
