@@ -1,0 +1,283 @@
+package ssh
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/sandmux/sandmux/providers"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// open opens spec on s (options from s unless spec has them) and registers
+// a cleanup that kills, waits for and closes the handle.
+func open(t *testing.T, s *server, spec providers.Spec) providers.PTY {
+	t.Helper()
+	if spec.Options == nil {
+		spec.Options = s.options(t, "")
+	}
+	if spec.Size == (providers.Size{}) {
+		spec.Size = providers.Size{Cols: 80, Rows: 24}
+	}
+	p, err := New(nil).Open(t.Context(), spec)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", spec.Command, err)
+	}
+	t.Cleanup(func() {
+		_ = p.Signal(syscall.SIGKILL)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = p.Wait(ctx) // The result was checked by the test, if it matters.
+		_ = p.Close()
+	})
+	return p
+}
+
+// term reads a PTY on its own goroutine and lets a test wait for output.
+type term struct {
+	p       providers.PTY
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+	done    chan struct{}
+	err     error
+}
+
+func watch(t *testing.T, p providers.PTY) *term {
+	t.Helper()
+	tm := &term{p: p, changed: make(chan struct{}, 1), done: make(chan struct{})}
+	go func() {
+		defer close(tm.done)
+		b := make([]byte, 4096)
+		for {
+			n, err := p.Read(b)
+			tm.mu.Lock()
+			tm.buf.Write(b[:n])
+			if err != nil {
+				tm.err = err
+			}
+			tm.mu.Unlock()
+			select {
+			case tm.changed <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { _ = p.Close(); <-tm.done })
+	return tm
+}
+
+func (tm *term) output() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.buf.String()
+}
+
+// waitFor waits until the output contains s.
+func (tm *term) waitFor(t *testing.T, s string) {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for !strings.Contains(tm.output(), s) {
+		select {
+		case <-tm.changed:
+		case <-tm.done:
+			if !strings.Contains(tm.output(), s) {
+				t.Fatalf("output ended (%v) without %q: %q", tm.err, s, tm.output())
+			}
+		case <-timeout:
+			t.Fatalf("no %q in the output after 20s: %q", s, tm.output())
+		}
+	}
+}
+
+// end waits for the end of output and returns it with the Read error.
+func (tm *term) end(t *testing.T) (string, error) {
+	t.Helper()
+	select {
+	case <-tm.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("output still open after 20s: %q", tm.output())
+	}
+	return tm.output(), tm.err
+}
+
+func wait(t *testing.T, p providers.PTY) (providers.ExitStatus, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	return p.Wait(ctx)
+}
+
+func TestInteractiveShell(t *testing.T) {
+	s := startServer(t)
+	p := open(t, s, providers.Spec{Name: "shell"})
+	tm := watch(t, p)
+	if _, err := p.Write([]byte("echo hi-$((6*7)) $TERM\r")); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor(t, "hi-42 xterm-256color")
+	if _, err := p.Write([]byte("exit 3\r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.end(t); !errors.Is(err, io.EOF) {
+		t.Errorf("Read at the end = %v, want io.EOF", err)
+	}
+	if st, err := wait(t, p); err != nil || st.Code != 3 {
+		t.Errorf("Wait = %+v, %v; want code 3", st, err)
+	}
+	if alive, err := p.GroupAlive(); alive || err != nil {
+		t.Errorf("GroupAlive after exit = %v, %v", alive, err)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	s := startServer(t)
+	for _, c := range []struct {
+		cmd  string
+		want providers.ExitStatus
+	}{
+		{"exit 0", providers.ExitStatus{Code: 0}},
+		{"exit 3", providers.ExitStatus{Code: 3}},
+		{"kill -TERM $$", providers.ExitStatus{Code: -1, Signal: syscall.SIGTERM}},
+	} {
+		p := open(t, s, providers.Spec{Command: []string{"sh", "-c", c.cmd}})
+		tm := watch(t, p)
+		if _, err := tm.end(t); !errors.Is(err, io.EOF) {
+			t.Errorf("%s: Read at the end = %v, want io.EOF", c.cmd, err)
+		}
+		if st, err := wait(t, p); err != nil || st != c.want {
+			t.Errorf("%s: Wait = %+v, %v; want %+v", c.cmd, st, err, c.want)
+		}
+	}
+}
+
+func TestTermSizeDirEnv(t *testing.T) {
+	s := startServer(t)
+	dir := filepath.Join(t.TempDir(), "work space")
+	p := open(t, s, providers.Spec{
+		Command: []string{"sh", "-c", `echo "$TERM|$(stty size)|$(pwd)|$SANDMUX_ACCEPTED|$OTHER"`},
+		Dir:     dir, Term: "screen", Size: providers.Size{Cols: 100, Rows: 30},
+		Env: []string{"SANDMUX_ACCEPTED=by setenv", "OTHER=it's exported"},
+	})
+	out, _ := watch(t, p).end(t)
+	want := "screen|30 100|" + dir + "|by setenv|it's exported\r\n"
+	if out != want {
+		t.Errorf("output = %q, want %q", out, want)
+	}
+}
+
+func TestResize(t *testing.T) {
+	s := startServer(t)
+	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "stty size; read x; stty size"}})
+	tm := watch(t, p)
+	tm.waitFor(t, "24 80\r\n")
+	if err := p.Resize(providers.Size{Cols: 132, Rows: 43}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write([]byte("go\r")); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := tm.end(t); !strings.HasSuffix(out, "43 132\r\n") {
+		t.Errorf("output = %q, want it to end with the new size", out)
+	}
+}
+
+func TestSignalInterrupt(t *testing.T) {
+	s := startServer(t)
+	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready; sleep 1000"}})
+	tm := watch(t, p)
+	tm.waitFor(t, "ready")
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := wait(t, p); err != nil || st.Signal != syscall.SIGINT {
+		t.Errorf("Wait = %+v, %v; want death by SIGINT", st, err)
+	}
+}
+
+// TestContract_C12_KillVerified: after Signal(SIGKILL) and Wait, the group
+// is reported gone and the remote processes, a background one included,
+// really are.
+func TestContract_C12_KillVerified(t *testing.T) {
+	s := startServer(t)
+	pids := filepath.Join(t.TempDir(), "pids")
+	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "sleep 1000 & echo $$ $! > " + pids + "; echo ready; wait"}})
+	tm := watch(t, p)
+	tm.waitFor(t, "ready")
+	if alive, _ := p.GroupAlive(); !alive {
+		t.Fatal("group reported gone while running")
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// sshd refuses signals to root logins (no privilege separation), and
+	// then the provider hangs up, which kills by SIGHUP through the PTY.
+	st, err := wait(t, p)
+	if err != nil || (st.Signal != syscall.SIGKILL && st.Signal != syscall.SIGHUP) {
+		t.Errorf("Wait = %+v, %v; want death by SIGKILL, or SIGHUP after a hang-up", st, err)
+	}
+	if alive, err := p.GroupAlive(); alive || err != nil {
+		t.Errorf("GroupAlive after kill = %v, %v", alive, err)
+	}
+	for _, pid := range strings.Fields(readFile(t, pids)) {
+		n, _ := strconv.Atoi(pid)
+		if processRunning(n) {
+			t.Errorf("remote process %d still runs after SIGKILL and Wait", n)
+		}
+	}
+}
+
+// processRunning reports whether pid exists and is not a zombie: the
+// orphaned background sleep is reparented to PID 1, which this test does
+// not own and which may be slow to reap it.
+func processRunning(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}
+
+// waitProcessGone polls: a remote hang-up reaches the process through sshd
+// and the kernel, with no event the test can wait on.
+func waitProcessGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for processRunning(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("remote process %d still runs 20s later", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // a poll interval: no event to wait on
+	}
+}
+
+func TestCloseInterruptsRead(t *testing.T) {
+	s := startServer(t)
+	p := open(t, s, providers.Spec{Command: []string{"sleep", "1000"}})
+	tm := watch(t, p)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.end(t); !errors.Is(err, io.EOF) {
+		t.Errorf("Read after Close = %v, want io.EOF", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
