@@ -275,6 +275,9 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 		s.cur.known = false
 	}
 	s.pending = append(s.pending, raw...)
+	if len(s.pending) > maxPending {
+		s.flush()
+	}
 }
 
 // reply queues an answer after everything before it was parsed, so that it
