@@ -21,9 +21,13 @@ type entry struct {
 	Devmajor int64
 }
 
-func file(name, body string) entry  { return entry{Name: name, Type: tar.TypeReg, Body: body, Mode: 0o644} }
-func dir(name string) entry         { return entry{Name: name, Type: tar.TypeDir, Mode: 0o755} }
-func symlink(name, to string) entry { return entry{Name: name, Type: tar.TypeSymlink, Link: to, Mode: 0o777} }
+func file(name, body string) entry {
+	return entry{Name: name, Type: tar.TypeReg, Body: body, Mode: 0o644}
+}
+func dir(name string) entry { return entry{Name: name, Type: tar.TypeDir, Mode: 0o755} }
+func symlink(name, to string) entry {
+	return entry{Name: name, Type: tar.TypeSymlink, Link: to, Mode: 0o777}
+}
 
 // tarBytes writes entries as a PAX tar. Declared sizes larger than the body
 // produce a header whose content is missing (as in a lying archive).

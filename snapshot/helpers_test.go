@@ -1,12 +1,15 @@
 package snapshot
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,4 +113,19 @@ func writeTree(t testing.TB, root string) {
 		mt := base.Add(time.Duration(i) * time.Hour)
 		must(lchtimes(paths[i], mt))
 	}
+}
+
+// tarOf is a TarSource the way a provider builds one: GNU tar writing the
+// workspace to the save's stream, stopped by the context.
+func tarOf(dir string) Source {
+	return TarSource(func(ctx context.Context, w io.Writer) error {
+		cmd := exec.CommandContext(ctx, "tar", "--format=posix", "--hard-dereference", "-c", "-C", dir, ".")
+		cmd.Stdout = w
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("tar: %w: %s", err, stderr.String())
+		}
+		return nil
+	})
 }

@@ -158,7 +158,7 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 	if err == nil {
 		err = s.finish()
 	}
-	if err == nil {
+	if err == nil && syncToDisk {
 		// One syncfs instead of an fsync per file: the restored content is
 		// on disk before the swap makes it the workspace, so a crash
 		// afterwards cannot leave empty files behind the new name.
@@ -178,7 +178,7 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 		return nil, err
 	}
 	swapped = true
-	if err := syncDir(parent); err != nil {
+	if err := syncDir(parent); syncToDisk && err != nil {
 		return nil, err
 	}
 	if old != "" {

@@ -1,8 +1,11 @@
 package snapshot
 
 import (
+	"strings"
+
 	"context"
 	"errors"
+	"golang.org/x/sys/unix"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,5 +71,53 @@ func TestRestoreRefusesNonEmptyWithoutReplace(t *testing.T) {
 	}
 	if treeHash(t, dst) != before {
 		t.Fatal("refused restore changed the workspace")
+	}
+}
+
+// TestRoundTripFromTarStream saves what GNU tar exports (as a provider
+// would) and restores the same tree.
+func TestRoundTripFromTarStream(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	writeTree(t, ws)
+	archive := filepath.Join(t.TempDir(), "snap.tar.zst")
+	if _, err := Save(context.Background(), tarOf(ws), archive, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "out")
+	if _, err := Restore(context.Background(), archive, dst, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if treeHash(t, dst) != treeHash(t, ws) {
+		t.Errorf("restored tree differs\nwant:\n%s\ngot:\n%s", treeListing(t, ws), treeListing(t, dst))
+	}
+}
+
+// TestSaveLeavesOutWhatRestoreWouldRefuse: a snapshot is always
+// restorable; what it left out is in the manifest's notes.
+func TestSaveLeavesOutWhatRestoreWouldRefuse(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	writeTree(t, ws)
+	for name, target := range map[string]string{"abs": "/etc/passwd", "up": "../outside"} {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := unix.Mkfifo(filepath.Join(ws, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), "snap.tar.zst")
+	m, err := Save(context.Background(), DirSource(ws), archive, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var noted []string
+	for _, n := range m.Notes {
+		noted = append(noted, n.Path)
+	}
+	if got := strings.Join(noted, " "); got != "abs fifo up" {
+		t.Errorf("notes %+v", m.Notes)
+	}
+	if _, err := Restore(context.Background(), archive, filepath.Join(t.TempDir(), "out"), RestoreOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -193,6 +193,11 @@ func (tarSource) String() string { return "workspace stream" }
 func (t tarSource) emit(ctx context.Context, w *archiveWriter) (err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	pr, pw := io.Pipe()
+	// Stop reading as soon as the save is cancelled, even while the
+	// exporter is busy elsewhere and writes nothing.
+	stopRead := context.AfterFunc(ctx, func() {
+		pr.CloseWithError(fmt.Errorf("%w: %w", errStoppedReading, context.Cause(ctx)))
+	})
 	done := make(chan error, 1)
 	go func() {
 		err := t(ctx, pw)
@@ -205,12 +210,14 @@ func (t tarSource) emit(ctx context.Context, w *archiveWriter) (err error) {
 		}
 		// Unblock an exporter stuck writing to us, then wait for it: we
 		// return only once it stopped touching the workspace (W2).
+		stopRead()
 		pr.CloseWithError(errStoppedReading)
 		xerr := <-done
 		cancel(nil)
 		switch {
 		case xerr == nil || errors.Is(xerr, errStoppedReading):
-		case err == nil:
+		case err == nil || errors.Is(err, xerr):
+			// Our read failed with the exporter's own error: say it once.
 			err = fmt.Errorf("export workspace: %w", xerr)
 		default:
 			// The exporter failed because we stopped: secondary (W3).
