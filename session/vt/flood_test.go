@@ -23,7 +23,7 @@ func TestFloodingQueriesNeverBlock(t *testing.T) {
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
 	ptmx := startPTY(t, cmd, 80, 24)
 	scr := vt.New(80, 24, vt.WithReplies(ptmx), vt.WithReplyQueue(16))
-	col := session.NewCollector(64)
+	col := session.NewCollector(64 << 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -140,7 +140,7 @@ func runPTY(t *testing.T, c diffCase) screenState {
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "LC_ALL=C.UTF-8")
 	ptmx := startPTY(t, cmd, c.cols, c.rows)
 	scr := vt.New(c.cols, c.rows, vt.WithReplies(ptmx))
-	col := session.NewCollector(64)
+	col := session.NewCollector(64 << 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var fed atomic.Int64
