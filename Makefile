@@ -28,7 +28,8 @@ bench:
 FUZZ_TARGETS = \
 	FuzzCollector:./session \
 	FuzzPreparser:./session/vt \
-	FuzzConfig:.
+	FuzzConfig:. \
+	FuzzExtract:./snapshot
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

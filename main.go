@@ -56,6 +56,7 @@ func commands() []command {
 	return []command{
 		{"record", recordUsage, runRecord},
 		{"check", checkUsage, runCheck},
+		{"snapshot", "sandmux snapshot save|restore|ls|verify ...", runSnapshot},
 		{"help", "sandmux help: this list", runHelp},
 		{"", tuiUsage, runTUI},
 	}

@@ -35,7 +35,7 @@ type MemberError struct {
 }
 
 func (e *MemberError) Error() string {
-	if e.Err == nil || errors.Is(e.Err, ErrUnsafe) || errors.Is(e.Err, ErrLimit) {
+	if e.Err == nil || e.Err == ErrCorrupt || errors.Is(e.Err, ErrUnsafe) || errors.Is(e.Err, ErrLimit) {
 		return fmt.Sprintf("member %q: %s", e.Member, e.Reason)
 	}
 	return fmt.Sprintf("member %q: %s: %v", e.Member, e.Reason, e.Err)

@@ -260,3 +260,27 @@ func (s *Store) removeOrphanManifests(dir string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ErrNoSnapshot is returned by RestoreNewest when a sandbox has none.
+var ErrNoSnapshot = errors.New("no snapshot")
+
+// RestoreNewest restores sandbox's newest snapshot into dir: the start-up
+// restore of the lifecycle. Without opts.Replace (restore = true) it
+// restores only into a missing or empty dir and otherwise returns an error
+// wrapping ErrNotEmpty that names the snapshot it did not restore; with it
+// (restore = "replace") it swaps the workspace. A sandbox without
+// snapshots gives ErrNoSnapshot.
+func (s *Store) RestoreNewest(ctx context.Context, sandbox, dir string, opts RestoreOptions) (Entry, *Report, error) {
+	e, ok, err := s.Newest(sandbox)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	if !ok {
+		return Entry{}, nil, fmt.Errorf("%w of sandbox %s in %s", ErrNoSnapshot, sandbox, s.Dir(sandbox))
+	}
+	r, err := Restore(ctx, e.Path, dir, opts)
+	if errors.Is(err, ErrNotEmpty) {
+		return e, nil, fmt.Errorf("sandbox %s: not restoring snapshot %s: %w", sandbox, e.Path, err)
+	}
+	return e, r, err
+}

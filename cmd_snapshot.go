@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sandmux/sandmux/snapshot"
+)
+
+const snapshotHelp = `usage:
+  sandmux snapshot save DIR -o FILE [--exclude PATTERN]...
+  sandmux snapshot save DIR --sandbox NAME [--store DIR] [--keep N] [--exclude PATTERN]...
+  sandmux snapshot restore FILE DIR [--replace] [--max-bytes N] [--max-members N]
+  sandmux snapshot ls [--store DIR] [SANDBOX]
+  sandmux snapshot verify FILE [--max-bytes N] [--max-members N]
+
+save writes DIR as a zstd-compressed tar with a manifest beside it (FILE.json),
+atomically: FILE appears only complete. restore unpacks into a missing or empty
+DIR (or, with --replace, swaps out DIR's contents), only if every member passes
+the safety rules. verify reads the whole archive and checks it without writing.
+The store is $XDG_STATE_HOME/sandmux/snapshots unless --store says otherwise.
+`
+
+// runSnapshot is `sandmux snapshot`: save, restore, list and verify
+// workspace archives by hand, with the rules the TUI's snapshots follow.
+func runSnapshot(ctx context.Context, args []string, s stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.err, snapshotHelp)
+		return exitUsage
+	}
+	sub := map[string]func(context.Context, []string, stdio) int{
+		"save": snapshotSave, "restore": snapshotRestore, "ls": snapshotList, "verify": snapshotVerify,
+	}[args[0]]
+	switch {
+	case sub != nil:
+		ctx, _, stop := signalContext(ctx)
+		defer stop()
+		return sub(ctx, args[1:], s)
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
+		fmt.Fprint(s.out, snapshotHelp)
+		return exitOK
+	}
+	fmt.Fprintf(s.err, "sandmux snapshot: unknown command %q\n%s", args[0], snapshotHelp)
+	return exitUsage
+}
+
+// snapshotFlags parses flags placed anywhere among the arguments (save DIR
+// -o FILE) and checks that there are between least and most positional
+// arguments, named by want. A code of -1 means go on.
+func snapshotFlags(fs *flag.FlagSet, args []string, s stdio, want string, least, most int) ([]string, int) {
+	fs.SetOutput(s.err)
+	fs.Usage = func() { fmt.Fprint(s.err, snapshotHelp) }
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK
+			}
+			return nil, exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(pos) < least || len(pos) > most {
+		fmt.Fprintf(s.err, "sandmux snapshot %s: want %s, got %d argument(s)\n%s", fs.Name(), want, len(pos), snapshotHelp)
+		return nil, exitUsage
+	}
+	return pos, -1
+}
+
+type patterns []string
+
+func (p *patterns) String() string     { return strings.Join(*p, ",") }
+func (p *patterns) Set(v string) error { *p = append(*p, v); return nil }
+
+func snapshotSave(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("save", flag.ContinueOnError)
+	out := fs.String("o", "", "write the archive to `FILE`")
+	sandbox := fs.String("sandbox", "", "save into the store as a snapshot of sandbox `NAME`")
+	store := fs.String("store", "", "the store's root `DIR`")
+	keep := fs.Int("keep", snapshot.DefaultKeep, "snapshots to keep per sandbox in the store")
+	var exclude patterns
+	fs.Var(&exclude, "exclude", "leave out paths matching `PATTERN` (gitignore style; repeatable)")
+	pos, code := snapshotFlags(fs, args, s, "DIR", 1, 1)
+	if code >= 0 {
+		return code
+	}
+	if (*out == "") == (*sandbox == "") {
+		fmt.Fprintf(s.err, "sandmux snapshot save: give -o FILE or --sandbox NAME (one of them)\n%s", snapshotHelp)
+		return exitUsage
+	}
+	opts := snapshot.SaveOptions{Exclude: exclude, Provider: "local", OnProgress: progressPrinter(s.err)}
+	var m *snapshot.Manifest
+	path := *out
+	var err error
+	if *sandbox != "" {
+		st, serr := openStore(*store)
+		if serr != nil {
+			fmt.Fprintln(s.err, "sandmux snapshot save:", serr)
+			return exitFailure
+		}
+		st.Keep = *keep
+		var e snapshot.Entry
+		e, err = st.Save(ctx, *sandbox, snapshot.DirSource(pos[0]), opts)
+		m, path = e.Manifest, e.Path
+	} else {
+		m, err = snapshot.Save(ctx, snapshot.DirSource(pos[0]), path, opts)
+	}
+	if err != nil {
+		fmt.Fprintf(s.err, "sandmux snapshot save: %v\n", err)
+		if ctx.Err() != nil {
+			fmt.Fprintln(s.err, "nothing was written: an earlier archive of that name is unchanged")
+		}
+		return exitFailure
+	}
+	fmt.Fprintf(s.out, "saved %s to %s: %d files, %s -> %s, sha256 %s\n",
+		pos[0], path, m.Files, size(m.Bytes), size(m.ArchiveSize), m.SHA256)
+	for i, n := range m.Notes {
+		if i == 10 {
+			fmt.Fprintf(s.out, "  ... %d more in %s\n", m.NoteCount-i, snapshot.ManifestPath(path))
+			break
+		}
+		fmt.Fprintf(s.out, "  left out %s: %s\n", n.Path, n.Reason)
+	}
+	return exitOK
+}
+
+func limitFlags(fs *flag.FlagSet) func() (snapshot.Limits, error) {
+	maxBytes := fs.String("max-bytes", "4GiB", "refuse archives with more file content than `N` (bytes, or with KiB, MiB, GiB)")
+	maxMembers := fs.Int("max-members", snapshot.DefaultMaxMembers, "refuse archives with more than `N` members")
+	return func() (snapshot.Limits, error) {
+		b, err := parseSize(*maxBytes)
+		if err != nil {
+			return snapshot.Limits{}, fmt.Errorf("--max-bytes: %w", err)
+		}
+		return snapshot.Limits{MaxBytes: b, MaxMembers: *maxMembers}, nil
+	}
+}
+
+func snapshotRestore(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	replace := fs.Bool("replace", false, "replace the contents of a non-empty DIR")
+	limits := limitFlags(fs)
+	pos, code := snapshotFlags(fs, args, s, "FILE DIR", 2, 2)
+	if code >= 0 {
+		return code
+	}
+	lim, err := limits()
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux snapshot restore:", err)
+		return exitUsage
+	}
+	r, err := snapshot.Restore(ctx, pos[0], pos[1], snapshot.RestoreOptions{Replace: *replace, Limits: lim, OnProgress: progressPrinter(s.err)})
+	if err != nil {
+		fmt.Fprintf(s.err, "sandmux snapshot restore: %v\n%s", err, nextStep(err, pos[1]))
+		return exitFailure
+	}
+	fmt.Fprintf(s.out, "restored %s into %s: %d files, %d directories, %d symlinks, %s\n",
+		pos[0], pos[1], r.Files, r.Dirs, r.Symlinks, size(r.Bytes))
+	for _, w := range r.Warnings {
+		fmt.Fprintln(s.err, "warning:", w)
+	}
+	return exitOK
+}
+
+func snapshotVerify(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	limits := limitFlags(fs)
+	pos, code := snapshotFlags(fs, args, s, "FILE", 1, 1)
+	if code >= 0 {
+		return code
+	}
+	lim, err := limits()
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux snapshot verify:", err)
+		return exitUsage
+	}
+	r, err := snapshot.Verify(ctx, pos[0], snapshot.VerifyOptions{Limits: lim, OnProgress: progressPrinter(s.err)})
+	if err != nil {
+		fmt.Fprintf(s.err, "sandmux snapshot verify: %v\n%s", err, nextStep(err, ""))
+		return exitFailure
+	}
+	fmt.Fprintf(s.out, "ok: %s: %s, %d files, %d directories, %d symlinks, %s\n",
+		pos[0], r.Format, r.Files, r.Dirs, r.Symlinks, size(r.Bytes))
+	if r.Manifest != nil {
+		fmt.Fprintf(s.out, "matches its manifest (sha256 %s, sandbox %q, created %s)\n",
+			r.SHA256, r.Manifest.Sandbox, r.Manifest.Created.Local().Format(time.DateTime))
+	} else {
+		fmt.Fprintf(s.out, "no manifest beside it (%s): every member was checked, the checksum could not be\n", snapshot.ManifestPath(pos[0]))
+	}
+	return exitOK
+}
+
+// nextStep tells the user what to do about a failed restore or verify.
+func nextStep(err error, dir string) string {
+	switch {
+	case errors.Is(err, snapshot.ErrNotEmpty):
+		return "pass --replace to swap out its contents, or restore into a new directory\n"
+	case errors.Is(err, snapshot.ErrUnsafe):
+		return "the archive is unsafe and was not unpacked; check where it came from\n"
+	case errors.Is(err, snapshot.ErrLimit):
+		return "if you trust the archive, raise --max-bytes or --max-members\n"
+	case errors.Is(err, snapshot.ErrCorrupt), errors.Is(err, snapshot.ErrChecksum):
+		return "the archive is damaged; use an older snapshot (sandmux snapshot ls)\n"
+	case dir != "":
+		return fmt.Sprintf("%s is unchanged\n", dir)
+	}
+	return ""
+}
+
+func snapshotList(_ context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+	storeDir := fs.String("store", "", "the store's root `DIR`")
+	pos, code := snapshotFlags(fs, args, s, "at most one SANDBOX", 0, 1)
+	if code >= 0 {
+		return code
+	}
+	st, err := openStore(*storeDir)
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux snapshot ls:", err)
+		return exitFailure
+	}
+	sandbox := ""
+	if len(pos) == 1 {
+		sandbox = pos[0]
+	}
+	entries, err := st.List(sandbox)
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux snapshot ls:", err)
+		return exitFailure
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(s.err, "no snapshots in %s\n", st.Root)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SANDBOX\tTIME\tSIZE\tFILES\tPATH")
+	for _, e := range entries {
+		files := "?"
+		if e.Manifest != nil {
+			files = strconv.FormatInt(e.Manifest.Files, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Sandbox, e.Time.Local().Format("2006-01-02 15:04:05.000"), size(e.Size), files, e.Path)
+	}
+	if err := tw.Flush(); err != nil {
+		return exitFailure
+	}
+	return exitOK
+}
+
+func openStore(root string) (*snapshot.Store, error) {
+	if root == "" {
+		var err error
+		if root, err = snapshot.DefaultRoot(); err != nil {
+			return nil, err
+		}
+	}
+	return &snapshot.Store{Root: root}, nil
+}
+
+// progressPrinter shows progress on one rewritten line when w is a
+// terminal, and nothing otherwise (logs and pipes get the summary only).
+func progressPrinter(w io.Writer) func(snapshot.Progress) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(p snapshot.Progress) {
+		path := p.Path
+		if len(path) > 50 {
+			path = "..." + path[len(path)-47:]
+		}
+		fmt.Fprintf(f, "\r\x1b[K%d files, %s  %s", p.Files, size(p.Bytes), path)
+		if p.Done {
+			fmt.Fprint(f, "\r\x1b[K")
+		}
+	}
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// parseSize reads a byte count: a number, optionally with KiB, MiB or GiB.
+func parseSize(v string) (int64, error) {
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if s, ok := strings.CutSuffix(v, suffix); ok {
+			v, mult = s, m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size: write e.g. 4GiB or 1048576", v)
+	}
+	return n * mult, nil
+}
