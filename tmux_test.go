@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxTerm is a private tmux server playing the user's terminal: sandmux runs
+// inside it, send-keys types, capture-pane reads the screen.
+type tmuxTerm struct {
+	t    *testing.T
+	sock string
+	dir  string
+}
+
+// startTerm runs cmd in a new tmux of w×h. The command runs as
+// `sh -c 'CMD; echo EXIT=$?; touch DIR/done; sleep 600'` so the screen can
+// still be read after it exits, and `stty -a` is saved before and after so a
+// test can check the terminal was restored.
+func startTerm(t *testing.T, w, h int, cmd string) *tmuxTerm {
+	t.Helper()
+	need(t, "tmux")
+	dir := t.TempDir()
+	tt := &tmuxTerm{t: t, sock: fmt.Sprintf("sandmux-test-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
+	script := fmt.Sprintf("stty -a > %[1]s/stty.before; %[2]s; echo EXIT=$?; stty -a > %[1]s/stty.after; touch %[1]s/done; sleep 600", dir, cmd)
+	c := exec.Command("tmux", "-L", tt.sock, "-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)
+	c.Env = isolatedEnv(dir)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("start tmux: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() })
+	return tt
+}
+
+// isolatedEnv keeps the user's config and data out of the test.
+func isolatedEnv(dir string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "TMUX") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "XDG_CONFIG_HOME="+dir+"/config", "XDG_DATA_HOME="+dir+"/data", "XDG_STATE_HOME="+dir+"/state", "TERM=xterm-256color")
+}
+
+func (tt *tmuxTerm) tmux(args ...string) string {
+	tt.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", tt.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		tt.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys sends tmux key names (C-b, Enter, Right…).
+func (tt *tmuxTerm) keys(keys ...string) { tt.tmux(append([]string{"send-keys"}, keys...)...) }
+
+// typeText sends literal text.
+func (tt *tmuxTerm) typeText(s string) { tt.tmux("send-keys", "-l", s) }
+
+func (tt *tmuxTerm) screen() string { return tt.tmux("capture-pane", "-p") }
+
+func (tt *tmuxTerm) format(f string) string { return strings.TrimSpace(tt.tmux("display-message", "-p", f)) }
+
+// waitFor polls the screen until ok accepts it. There is no event for "the
+// screen now shows X", so this polls with a generous deadline; it never
+// asserts on time.
+func (tt *tmuxTerm) waitFor(what string, ok func(string) bool) string {
+	tt.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tt.screen()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (tt *tmuxTerm) waitText(text string) string {
+	tt.t.Helper()
+	return tt.waitFor(fmt.Sprintf("%q on screen", text), func(s string) bool { return strings.Contains(s, text) })
+}
+
+// waitExit waits until the command running in the terminal has exited.
+func (tt *tmuxTerm) waitExit() string {
+	tt.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(tt.dir, "done")); err == nil {
+			return tt.screen()
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("sandmux did not exit; screen:\n%s", tt.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkRestored checks the outer terminal is as it was: the same stty
+// settings, the main screen, no mouse reporting, a visible cursor.
+func (tt *tmuxTerm) checkRestored() {
+	tt.t.Helper()
+	before, _ := os.ReadFile(filepath.Join(tt.dir, "stty.before"))
+	after, _ := os.ReadFile(filepath.Join(tt.dir, "stty.after"))
+	if len(before) == 0 || string(before) != string(after) {
+		tt.t.Errorf("terminal settings not restored:\nbefore: %s\nafter:  %s", before, after)
+	}
+	for f, want := range map[string]string{"#{alternate_on}": "0", "#{mouse_any_flag}": "0", "#{cursor_flag}": "1", "#{keypad_flag}": "0"} {
+		if got := tt.format(f); got != want {
+			tt.t.Errorf("%s = %q after exit, want %q", f, got, want)
+		}
+	}
+}
+
+// region returns the text of the pane whose title line is at (x, y), w
+// wide and h tall, from a captured screen.
+func region(screen string, x, y, w, h int) string {
+	lines := strings.Split(screen, "\n")
+	var out []string
+	for i := y; i < y+h && i < len(lines); i++ {
+		r := []rune(lines[i])
+		if x < len(r) {
+			out = append(out, strings.TrimRight(string(r[x:min(len(r), x+w)]), " "))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// processesInGroup lists the live and zombie processes of group pgid.
+func processesInGroup(pgid int) []string { return groupMembers(pgid) }
