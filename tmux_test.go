@@ -66,7 +66,9 @@ func (tt *tmuxTerm) typeText(s string) { tt.tmux("send-keys", "-l", s) }
 
 func (tt *tmuxTerm) screen() string { return tt.tmux("capture-pane", "-p") }
 
-func (tt *tmuxTerm) format(f string) string { return strings.TrimSpace(tt.tmux("display-message", "-p", f)) }
+func (tt *tmuxTerm) format(f string) string {
+	return strings.TrimSpace(tt.tmux("display-message", "-p", f))
+}
 
 // waitFor polls the screen until ok accepts it. There is no event for "the
 // screen now shows X", so this polls with a generous deadline; it never
