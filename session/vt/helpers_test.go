@@ -21,7 +21,6 @@ func newScreen(t testing.TB, cols, rows int, opts ...Option) (*Screen, *syncBuff
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
-	ch chan struct{}
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {

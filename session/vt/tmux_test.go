@@ -63,12 +63,11 @@ type diffCase struct {
 
 // screenState is what is compared.
 type screenState struct {
-	text      []string
-	styles    []string
-	history   []string
-	cx, cy    int
-	title     string
-	modesNote string
+	text    []string
+	styles  []string
+	history []string
+	cx, cy  int
+	title   string
 }
 
 func requireTmux(t *testing.T) string {
