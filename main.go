@@ -55,6 +55,7 @@ const (
 func commands() []command {
 	return []command{
 		{"record", recordUsage, runRecord},
+		{"screen", screenUsage, runScreen},
 		{"check", checkUsage, runCheck},
 		{"snapshot", "sandmux snapshot save|restore|ls|verify ...", runSnapshot},
 		{"help", "sandmux help: this list", runHelp},
