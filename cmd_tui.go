@@ -45,7 +45,10 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
 	}, ui.FromManager(mgr), specs)
 
-	p := tea.NewProgram(model, tea.WithContext(ctx), tea.WithoutSignalHandler(),
+	// Bubble Tea writes the latest view on its own ticker; at its maximum
+	// rate (120) a frame waits at most about 8 ms to reach the terminal.
+	// How often panes are redrawn is sandmux's own ui.fps.
+	p := tea.NewProgram(model, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(120),
 		tea.WithInput(s.in), tea.WithOutput(s.outFile()))
 	stopSignals := forwardQuitSignals(p)
 	_, runErr := p.Run()

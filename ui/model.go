@@ -72,6 +72,7 @@ type Model struct {
 	watching       bool
 	changedPending bool
 	frameArmed     bool
+	lastFrame      time.Time
 	attnArmed      time.Time
 	rewire         chan struct{}
 	resizeGen      int

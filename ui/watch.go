@@ -89,12 +89,20 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 		return nil
 	}
 	m.frameArmed = true
-	return tea.Tick(time.Second/time.Duration(m.cfg.FPS), func(time.Time) tea.Msg { return frameMsg{} })
+	// Leading edge: after a quiet spell the frame comes at once (a typed
+	// key's echo is not held back); within a frame interval of the last
+	// one it waits out the rest, so frames stay at most FPS a second.
+	wait := m.lastFrame.Add(time.Second / time.Duration(m.cfg.FPS)).Sub(m.now())
+	if wait <= 0 {
+		return func() tea.Msg { return frameMsg{} }
+	}
+	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
 // handleFrame drains every signal and redraws the panes that changed.
 func (m *Model) handleFrame() tea.Cmd {
 	m.frameArmed = false
+	m.lastFrame = m.now()
 	var cmds []tea.Cmd
 	select {
 	case <-m.rewire:
