@@ -59,15 +59,28 @@ func Verify(ctx context.Context, archive string, opts VerifyOptions) (*Report, e
 
 // read scans archive into s and checks it against its manifest.
 func read(ctx context.Context, archive string, lim Limits, s sink, rep *reporter) (*Report, error) {
+	man, f, err := openArchive(archive)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readFrom(ctx, f, archive, man, lim, s, rep)
+}
+
+// openArchive opens archive and reads its manifest, if it has one.
+func openArchive(archive string) (*Manifest, *os.File, error) {
 	man, err := ReadManifest(archive)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := os.Open(archive)
 	if err != nil {
-		return nil, fmt.Errorf("open archive: %w", err)
+		return nil, nil, fmt.Errorf("open archive: %w", err)
 	}
-	defer f.Close()
+	return man, f, nil
+}
+
+func readFrom(ctx context.Context, f io.Reader, archive string, man *Manifest, lim Limits, s sink, rep *reporter) (*Report, error) {
 	sc, err := scan(ctx, f, lim, s, rep)
 	if err != nil {
 		return nil, err
