@@ -110,4 +110,3 @@ func (s *tarSink) file(m member, h *tar.Header, r io.Reader) error {
 	_, err := io.Copy(s.tw, r)
 	return err
 }
-
