@@ -256,9 +256,3 @@ func (p *pane) restartable() bool {
 func (p *pane) live() bool {
 	return p.sess != nil && (p.phase == phaseRunning || p.phase == phaseClosing || p.phase == phaseExited)
 }
-
-// takeAttention reports (and clears) a bell or notification from the child.
-func (p *pane) takeAttention() bool {
-	a, ok := any(p.screen).(interface{ TakeAttention() bool })
-	return ok && a.TakeAttention()
-}

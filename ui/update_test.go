@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -254,5 +255,42 @@ func TestKillKeepsPaneForRestart(t *testing.T) {
 	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[0].id, State: session.Closed}}})
 	if m.panes[0].status() != "killed" {
 		t.Errorf("status after kill = %q", m.panes[0].status())
+	}
+}
+
+// A bell or notification from an unfocused pane marks it; focusing it
+// clears the mark. Output that stops after activity marks it too, once
+// ui.attention_after has passed.
+func TestAttentionMarker(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	m.panes[1].screen.Write("done\a")
+	m.Update(frameMsg{})
+	if !m.panes[1].attention || m.panes[0].attention {
+		t.Fatalf("attention: %v %v, want only pane 1 marked", m.panes[0].attention, m.panes[1].attention)
+	}
+	if !strings.Contains(m.title(1, m.panes[1], 60), "●") {
+		t.Error("title of a pane needing attention has no marker")
+	}
+	press(m, "ctrl+b")
+	press(m, "right")
+	if m.panes[1].attention {
+		t.Error("focusing the pane did not clear its marker")
+	}
+
+	now := fixedNow()
+	m.now = func() time.Time { return now }
+	m.cfg.AttentionAfter = 30 * time.Second
+	m.panes[0].screen.Write("working…")
+	m.Update(frameMsg{})
+	now = now.Add(29 * time.Second)
+	m.Update(attentionMsg{})
+	if m.panes[0].attention {
+		t.Fatal("marked before attention_after passed")
+	}
+	now = now.Add(2 * time.Second)
+	m.Update(attentionMsg{})
+	if !m.panes[0].attention {
+		t.Error("quiet pane not marked after attention_after")
 	}
 }

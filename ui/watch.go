@@ -132,7 +132,7 @@ func (m *Model) handleFrame() tea.Cmd {
 		}
 		p.dirtyPending = false
 		p.lastOutput, p.quietWatch = now, true
-		if p.takeAttention() && i != m.focus {
+		if p.screen.TakeAttention() && i != m.focus {
 			p.attention = true
 		}
 		if m.visible(i) {

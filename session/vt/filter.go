@@ -79,6 +79,10 @@ type filter struct {
 	rows     int
 	top, bot int // scroll region, 0-based inclusive
 
+	// attention is set by BEL and by OSC 9 and OSC 777 notifications, and
+	// cleared by whoever shows it (Screen.TakeAttention).
+	attention bool
+
 	st termState
 }
 
@@ -257,10 +261,12 @@ func (f *filter) execute(c byte) {
 	case ansi.SI:
 		f.st.shift = 0
 		f.syncCharset()
+	case ansi.BEL:
+		f.attention = true
 	}
 	// Everything else is dropped: vt10x prints unknown controls as
-	// characters while line drawing is on, and BEL, ENQ, NUL, DEL, CAN,
-	// SUB have nothing to show.
+	// characters while line drawing is on, and ENQ, NUL, DEL, CAN, SUB
+	// have nothing to show; BEL only asks for attention.
 }
 
 // syncCharset tells vt10x, which knows only "line drawing on or off" for

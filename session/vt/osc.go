@@ -16,9 +16,9 @@ var (
 	defaultBG = [3]uint8{0, 0, 0}
 )
 
-// osc handles a complete OSC string: titles and colour queries. Everything
-// else (hyperlinks, clipboard, cwd, colour changes, notifications) is
-// dropped; vt10x would log it or, for colour changes, bake new colours into
+// osc handles a complete OSC string: titles, colour queries and
+// notifications (which ask for attention). Everything else (hyperlinks,
+// clipboard, cwd, colour changes) is dropped; vt10x would log it or, for colour changes, bake new colours into
 // cells.
 func (f *filter) osc(data []byte) {
 	cmd, rest, _ := bytes.Cut(data, []byte{';'})
@@ -29,6 +29,15 @@ func (f *filter) osc(data []byte) {
 	switch n {
 	case 0, 2:
 		f.setTitle(rest)
+	case 9:
+		// iTerm2's notification; "9;4;…" is ConEmu's progress report.
+		if !bytes.HasPrefix(rest, []byte("4;")) {
+			f.attention = true
+		}
+	case 777:
+		if bytes.HasPrefix(rest, []byte("notify;")) {
+			f.attention = true
+		}
 	case 4:
 		for len(rest) > 0 {
 			var idx, spec []byte

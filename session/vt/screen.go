@@ -126,6 +126,16 @@ func (s *Screen) Write(text string) {
 	s.markDirty()
 }
 
+// TakeAttention reports whether the child asked for attention (BEL, or an
+// OSC 9 or OSC 777 notification) since the last call, and clears it.
+func (s *Screen) TakeAttention() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.f.attention
+	s.f.attention = false
+	return a
+}
+
 // Dirty returns a channel that receives (one slot, never blocking the
 // Screen) after the screen, title or modes changed, except while the child
 // holds a synchronized update (mode 2026) that has not timed out.

@@ -78,3 +78,26 @@ func TestHangulJamoCompose(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestAttention(t *testing.T) {
+	cases := map[string]bool{
+		"plain text":                   false,
+		"ding\a":                       true,
+		"\x1b]2;title\a":               false, // BEL ends the OSC: not a bell
+		"\x1b]9;build done\a":          true,
+		"\x1b]9;4;1;50\a":              false, // ConEmu progress, not a notification
+		"\x1b]777;notify;T;body\x1b\\": true,
+		"\x1b]777;other\a":             false,
+	}
+	for in, want := range cases {
+		s := New(20, 3)
+		s.Write(in)
+		if got := s.TakeAttention(); got != want {
+			t.Errorf("%q: attention %v, want %v", in, got, want)
+		}
+		if s.TakeAttention() {
+			t.Errorf("%q: attention not cleared", in)
+		}
+		s.Close()
+	}
+}
