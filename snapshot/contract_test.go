@@ -330,3 +330,34 @@ loop:
 	}
 	t.Logf("loop handled %d key messages and %d progress reports during the save", keys, reports)
 }
+
+// TestContract_W5_KilledRestoreLeftoverIsCleaned: the temp directory a
+// killed restore left beside the workspace (unlocked) is removed by the
+// next restore; one a live restore holds is not.
+func TestContract_W5_KilledRestoreLeftoverIsCleaned(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	writeTree(t, src)
+	archive := filepath.Join(t.TempDir(), "a.tar.zst")
+	if _, err := Save(context.Background(), DirSource(src), archive, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	dead := filepath.Join(parent, ".ws"+restoreMarker+"dead")
+	live := filepath.Join(parent, ".ws"+restoreMarker+"live")
+	for _, d := range []string{dead, live} {
+		if err := os.MkdirAll(filepath.Join(d, "half/done"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := newFSSink(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.close()
+	if _, err := Restore(context.Background(), archive, filepath.Join(parent, "ws"), RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, parent); got != "."+"ws"+restoreMarker+"live\nws\n" {
+		t.Errorf("beside the workspace: %q", got)
+	}
+}

@@ -43,6 +43,12 @@ func newFSSink(rootPath string) (*fsSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", rootPath, err)
 	}
+	// Held until close, so removeStaleRestores can tell this live
+	// directory from one a killed restore left behind.
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		_ = unix.Close(fd) // Best effort: unusable anyway.
+		return nil, fmt.Errorf("lock %s: %w", rootPath, err)
+	}
 	return &fsSink{root: fd, rootPath: rootPath, dirs: map[string]int{}, buf: make([]byte, copyBuffer)}, nil
 }
 
@@ -214,4 +220,28 @@ func (discardSink) symlink(member, *tar.Header) error { return nil }
 func (s discardSink) file(_ member, _ *tar.Header, r io.Reader) error {
 	_, err := io.CopyBuffer(writerOnly{io.Discard}, r, s.buf)
 	return err
+}
+
+// removeStaleRestores removes the temp directories of killed restores of
+// the workspace base in parent: those whose lock no live restore holds.
+func removeStaleRestores(parent, base string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return // The restore that follows reports on parent itself.
+	}
+	prefix := "." + base + restoreMarker
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		p := path.Join(parent, e.Name())
+		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // Gone already.
+		}
+		if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
+			_ = removeTree(p) // Best effort: a hidden leftover, tried again next time.
+		}
+		_ = unix.Close(fd) // Best effort: read-only; closing drops the lock.
+	}
 }

@@ -129,6 +129,9 @@ func Restore(ctx context.Context, archive, dir string, opts RestoreOptions) (*Re
 	return r, nil
 }
 
+// restoreMarker names the temp directory of a restore beside its workspace.
+const restoreMarker = ".restore" + tempMarker
+
 type workspaceState int
 
 const (
@@ -153,7 +156,8 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", parent, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".restore"+tempMarker+"*")
+	removeStaleRestores(parent, filepath.Base(dir))
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+restoreMarker+"*")
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary directory beside the workspace: %w; check that %s is writable", err, parent)
 	}
@@ -167,6 +171,7 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 	if err != nil {
 		return nil, err
 	}
+	defer s.close() // After the swap: the lock guards tmp until it is the workspace.
 	r, err := read(ctx, archive, opts.Limits, s, rep)
 	if err == nil {
 		err = s.finish()
@@ -179,7 +184,6 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 			err = fmt.Errorf("sync the restored tree to disk: %w", serr)
 		}
 	}
-	s.close()
 	if err != nil {
 		return nil, err
 	}
