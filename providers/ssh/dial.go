@@ -27,7 +27,8 @@ var (
 // testHook, when a test sets it, runs at named steps of connecting and
 // starting: "handshake" (inside the host key check, mid-handshake),
 // "session" (the session channel is open) and "started" (the remote command
-// runs). It is a gate at which a test cancels the start (contract S1).
+// runs): gates at which a test cancels the start (contract S1). It also
+// runs at "keepalive", after each answered keepalive.
 var testHook func(step string)
 
 func hook(step string) {

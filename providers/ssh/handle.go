@@ -118,6 +118,7 @@ func (h *handle) keepalive(interval time.Duration) {
 				h.disconnect(err)
 				return
 			}
+			hook("keepalive")
 		case now := <-t.C:
 			if sent.IsZero() {
 				sent = now

@@ -158,7 +158,7 @@ func (o *Options) setHost(spec string) error {
 			return fmt.Errorf("port %q is not a number from 1 to 65535", p)
 		}
 		host, o.Port = h, n
-	} else if strings.Count(spec, ":") == 1 || strings.HasPrefix(spec, "[") {
+	} else if net.ParseIP(spec) == nil && strings.ContainsAny(spec, ":[]") {
 		return fmt.Errorf("%q is not host, host:port or user@host:port (bracket IPv6 addresses: [::1]:22)", spec)
 	}
 	if host == "" || strings.ContainsAny(host, " \t/@") {
