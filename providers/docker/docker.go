@@ -1,0 +1,298 @@
+// Package docker opens sandboxes in Docker containers through the Docker
+// Engine API (github.com/moby/moby/client), on the engine named by the host
+// option, $DOCKER_HOST or the local socket.
+//
+// It owns one exec with a TTY per PTY: attaching to a running container, or
+// creating one from an image with the workspace bind-mounted (labelled
+// sandmux=1, removed on close when configured); the hijacked connection
+// that carries the terminal; resizing it; signalling and verifying the
+// exec's session inside the container; learning its exit code; and reading
+// and writing the workspace as a tar stream through the archive API. It
+// keeps no registry: the session package owns the handles it returns.
+//
+//	Open:   ping ─► [create + start container] ─► exec create ─► exec start (hijack) ─► pid, resize, session lookup ─► watcher
+//	PTY:    Read/Write ◄─► hijacked conn     Resize ─► exec resize     Wait ◄─ watcher ◄─ exec_die events, EOF, inspect
+//	        Signal ─► helper exec (sessionScript) | container kill     GroupAlive ─► container top
+//	Close:  [SIGHUP the session] ─► close conn ─► join watcher ─► [remove container] ─► close client
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/sandmux/sandmux/providers"
+)
+
+// Provider opens PTYs in Docker containers. Its zero value is ready to use;
+// every setting comes from the spec's options (see ParseOptions).
+type Provider struct{}
+
+// New returns a docker provider.
+func New() *Provider { return &Provider{} }
+
+// Label marks the containers sandmux creates: `docker ps -af label=sandmux=1`
+// lists them, for example after a crash.
+const Label = "sandmux"
+
+// idleCommand keeps a created container running between execs; busybox and
+// coreutils both have sleep, and 2^31-1 seconds is what both accept.
+var idleCommand = []string{"sleep", "2147483647"}
+
+// stepTimeout bounds each step of Open that creates something on the
+// engine. Those steps run to completion even when Open is cancelled, so
+// that whatever they created is known and can be released (contract S1).
+const stepTimeout = 60 * time.Second
+
+// testHookStep, when set by a test, runs before each step of Open named in
+// the step constants: a gate to cancel the start at that step.
+var testHookStep func(step string)
+
+// Steps of Open, for testHookStep.
+const (
+	stepCreate     = "container-create"
+	stepStart      = "container-start"
+	stepExecCreate = "exec-create"
+	stepExecStart  = "exec-start"
+	stepStarted    = "exec-started"
+)
+
+// Open starts spec's command (or the shell option) with a TTY in the
+// container the options name, or in a new container from the image they
+// name. If it fails or ctx is cancelled at any step, everything it created
+// is released before it returns (contract S1): the connection, the exec's
+// processes, and a container it created.
+func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY, error) {
+	opts, err := ParseOptions(spec.Options)
+	if err != nil {
+		return nil, fmt.Errorf("open docker pty for %q: %w", spec.Name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open docker pty for %q: %w", spec.Name, context.Cause(ctx))
+	}
+	s := &starter{spec: spec, opts: opts}
+	h, err := s.start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open docker pty for %q: %w", spec.Name, err)
+	}
+	return h, nil
+}
+
+// starter records what Open has created so far, so that a failure at any
+// step releases exactly that.
+type starter struct {
+	spec providers.Spec
+	opts Options
+
+	e           *engine
+	name        string // of the container to create, set before creating it
+	created     bool   // a create request was sent
+	cid         string
+	token       string // SANDMUX_EXEC of the exec
+	execID      string
+	execStarted bool // an exec start was sent: a process may run
+	h           *handle
+}
+
+func (s *starter) start(ctx context.Context) (h *handle, err error) {
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		// Also on panic: the caller must own nothing (S1).
+		if rerr := s.release(); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("clean up after the failed start: %w", rerr))
+		}
+	}()
+	if s.e, err = connect(ctx, engineHost(s.opts.Host)); err != nil {
+		return nil, err
+	}
+	if err := s.container(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.exec(ctx); err != nil {
+		return nil, err
+	}
+	done = true
+	return s.h, nil
+}
+
+// gate runs the test hook for step and reports a cancellation.
+func gate(ctx context.Context, step string) error {
+	if hook := testHookStep; hook != nil {
+		hook(step)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+// detached returns a context for a step that must finish once begun.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), stepTimeout)
+}
+
+// container finds the running container to attach to, or creates and
+// starts one from the image.
+func (s *starter) container(ctx context.Context) error {
+	if s.opts.Container != "" {
+		in, err := s.e.ContainerInspect(ctx, s.opts.Container, client.ContainerInspectOptions{})
+		if err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return fmt.Errorf("find container %q: %w (check the container option; docker ps lists running containers)", s.opts.Container, err)
+		}
+		if in.Container.State == nil || !in.Container.State.Running {
+			return fmt.Errorf("container %q is not running (start it with: docker start %s)", s.opts.Container, s.opts.Container)
+		}
+		s.cid = in.Container.ID
+		return nil
+	}
+	if strings.Contains(s.spec.Dir, ":") {
+		return fmt.Errorf("workspace %q contains a colon, which a bind mount cannot name; choose another workspace", s.spec.Dir)
+	}
+	s.name = containerName(s.spec.Name)
+	if err := gate(ctx, stepCreate); err != nil {
+		return err
+	}
+	cfg, hostCfg := s.containerConfig()
+	s.created = true
+	dctx, cancel := detached(ctx)
+	res, err := s.e.ContainerCreate(dctx, client.ContainerCreateOptions{Name: s.name, Config: cfg, HostConfig: hostCfg})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("create a container from image %q: %w (docker images lists local images; pull or build it first)", s.opts.Image, err)
+	}
+	s.cid = res.ID
+	if err := gate(ctx, stepStart); err != nil {
+		return err
+	}
+	dctx, cancel = detached(ctx)
+	_, err = s.e.ContainerStart(dctx, res.ID, client.ContainerStartOptions{})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("start container from image %q: %w (the image needs a sleep program to stay up)", s.opts.Image, err)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+func (s *starter) containerConfig() (*container.Config, *container.HostConfig) {
+	cfg := &container.Config{
+		Image:      s.opts.Image,
+		Entrypoint: idleCommand,
+		WorkingDir: s.opts.Workdir,
+		Labels:     map[string]string{Label: "1", Label + ".name": s.spec.Name},
+	}
+	initProc := true // docker's init reaps the orphans of finished execs
+	hostCfg := &container.HostConfig{Init: &initProc}
+	if s.spec.Dir != "" {
+		// Binds, unlike Mounts, create a missing workspace on the engine's
+		// host, and work with every engine version the client speaks.
+		hostCfg.Binds = []string{s.spec.Dir + ":" + s.opts.Workdir}
+	}
+	return cfg, hostCfg
+}
+
+// exec creates and starts the spec's command with a TTY, then waits for its
+// pid and gives it the spec's size.
+func (s *starter) exec(ctx context.Context) error {
+	argv := s.spec.Command
+	if len(argv) == 0 {
+		argv = []string{s.opts.Shell}
+	}
+	s.token = newToken()
+	env := append([]string{"TERM=" + s.spec.TermOrDefault()}, s.spec.Env...)
+	env = append(env, "SANDMUX_EXEC="+s.token)
+	size := client.ConsoleSize{Height: uint(s.spec.Size.Rows), Width: uint(s.spec.Size.Cols)}
+	if err := gate(ctx, stepExecCreate); err != nil {
+		return err
+	}
+	dctx, cancel := detached(ctx)
+	ex, err := s.e.ExecCreate(dctx, s.cid, client.ExecCreateOptions{
+		User: s.opts.User, TTY: true, ConsoleSize: size, AttachStdin: true, AttachStdout: true, AttachStderr: true,
+		Env: env, WorkingDir: s.opts.Workdir, Cmd: argv,
+	})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("create exec of %q: %w (check the command, user and workdir options)", argv[0], err)
+	}
+	s.execID = ex.ID
+	if err := gate(ctx, stepExecStart); err != nil {
+		return err
+	}
+	s.execStarted = true
+	dctx, cancel = detached(ctx)
+	att, err := s.e.ExecAttach(dctx, ex.ID, client.ExecAttachOptions{TTY: true, ConsoleSize: size})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("start exec of %q: %w", argv[0], err)
+	}
+	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.h = &handle{
+		e: s.e, cid: s.cid, created: s.created, remove: s.created && s.opts.RemoveOnClose,
+		execID: ex.ID, token: s.token, user: s.opts.User, conn: att.Conn, out: att.Reader,
+		ctx: hctx, cancel: hcancel, sent: map[syscall.Signal]bool{},
+		eof: make(chan struct{}), exited: make(chan struct{}), watchDone: make(chan struct{}),
+	}
+	if err := gate(ctx, stepStarted); err != nil {
+		return err
+	}
+	return s.settle(ctx)
+}
+
+// settle records the exec's pid and session, sets its size, and starts the
+// watcher. Only the watcher is left running when it returns nil.
+func (s *starter) settle(ctx context.Context) error {
+	h := s.h
+	in, err := waitForPid(ctx, s.e, h.execID)
+	if err != nil {
+		return err
+	}
+	h.hostPid = in.PID
+	if in.Running {
+		if sz := s.spec.Size; sz.Cols > 0 && sz.Rows > 0 {
+			// The exec may not take a size until its process runs; the
+			// docker CLI retries the same way.
+			if err := retry(ctx, func() error { return h.Resize(sz) }); err != nil && ctx.Err() == nil {
+				return err
+			}
+		}
+		// Found now, while the command still has its environment; Signal
+		// looks again if this fails (the image may lack grep).
+		if sessions, err := s.e.findSessions(ctx, h.cid, h.user, h.token, nil); err == nil {
+			h.sessions = sessions
+		}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	// The stream outlives Open (it ends with h.ctx, which Close cancels),
+	// but subscribing is part of the start and ends with ctx.
+	evCtx, stopEvents := context.WithCancel(h.ctx)
+	stopOnCancel := context.AfterFunc(ctx, stopEvents)
+	ev := s.e.Events(evCtx, client.EventsListOptions{
+		Filters: make(client.Filters).Add("type", "container").Add("container", h.cid),
+	})
+	stopOnCancel()
+	if ctx.Err() != nil {
+		stopEvents()
+		for range ev.Err {
+			// Drain until the client's event goroutine has returned.
+		}
+		return context.Cause(ctx)
+	}
+	go h.watch(ev, stopEvents)
+	return nil
+}
