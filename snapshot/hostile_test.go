@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -79,6 +81,22 @@ func hostileArchives() []hostile {
 			return b
 		}, member: "./after", is: ErrCorrupt},
 		{name: "zstd bomb", data: func(t *testing.T) []byte { return zstdBomb(t, 4096) }, member: "bomb.txt", is: ErrLimit},
+		{name: "PAX header bomb", data: func(t *testing.T) []byte {
+			// Each header carries 900 KiB of PAX records and no content:
+			// the declared sizes are all zero, so only the cap on the
+			// decompressed stream stops this one.
+			var b bytes.Buffer
+			tw := tar.NewWriter(&b)
+			for i := range 8 {
+				h := &tar.Header{Name: fmt.Sprintf("pax%d", i), Typeflag: tar.TypeReg, Mode: 0o644, Format: tar.FormatPAX,
+					PAXRecords: map[string]string{"comment": strings.Repeat("x", 900<<10)}}
+				if err := tw.WriteHeader(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = tw.Close() // Writes to memory.
+			return zstdBytes(t, b.Bytes())
+		}, member: "pax", is: ErrLimit, limits: Limits{MaxBytes: 1 << 10, MaxMembers: 4}},
 		{name: "second archive appended", data: func(t *testing.T) []byte {
 			return zstdBytes(t, append(tarBytes(t, file("a", "1")), tarBytes(t, file("../hidden", "2"))...))
 		}, member: "a", is: ErrCorrupt},

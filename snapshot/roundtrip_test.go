@@ -121,3 +121,18 @@ func TestSaveLeavesOutWhatRestoreWouldRefuse(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSaveIntoItsOwnWorkspace: an archive written inside the directory it
+// saves does not contain its own temp file.
+func TestSaveIntoItsOwnWorkspace(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	writeTree(t, ws)
+	archive := filepath.Join(ws, "snap.tar.zst")
+	m, err := Save(context.Background(), DirSource(ws), archive, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Files != 5 || m.NoteCount != 0 {
+		t.Errorf("files %d, notes %+v: want the workspace without the archive", m.Files, m.Notes)
+	}
+}

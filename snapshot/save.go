@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 )
 
 // SaveOptions configure Save. The zero value saves everything.
@@ -88,8 +89,13 @@ func save(ctx context.Context, src Source, archive string, ex *Matcher, m *Manif
 	if err != nil {
 		return fmt.Errorf("start zstd: %w", err)
 	}
+	var self unix.Stat_t
+	if err := unix.Fstat(int(t.f.Fd()), &self); err != nil {
+		return fmt.Errorf("stat %s: %w", t.f.Name(), err)
+	}
 	w := &archiveWriter{
-		tw: tar.NewWriter(enc), ex: ex, man: m, rep: rep, ctx: ctx,
+		self: [2]uint64{self.Dev, self.Ino},
+		tw:   tar.NewWriter(enc), ex: ex, man: m, rep: rep, ctx: ctx,
 		chk: newChecker(Limits{MaxBytes: math.MaxInt64 / 2, MaxMembers: math.MaxInt}),
 		buf: make([]byte, copyBuffer),
 	}
@@ -133,13 +139,16 @@ const copyBuffer = 1 << 20
 // archiveWriter turns workspace entries into archive members: exclusion,
 // the member rules, the tar header, the content, progress.
 type archiveWriter struct {
-	ctx context.Context
-	tw  *tar.Writer
-	ex  *Matcher
-	chk *checker
-	man *Manifest
-	rep *reporter
-	buf []byte
+	// self is the device and inode of the archive being written, which a
+	// workspace saved into itself must not contain.
+	self [2]uint64
+	ctx  context.Context
+	tw   *tar.Writer
+	ex   *Matcher
+	chk  *checker
+	man  *Manifest
+	rep  *reporter
+	buf  []byte
 }
 
 func (w *archiveWriter) excluded(rel string, isDir bool) bool { return w.ex.Excluded(rel, isDir) }

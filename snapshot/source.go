@@ -137,6 +137,9 @@ func (d dirSource) file(w *archiveWriter, parent int, name, rel string) error {
 		w.man.note(rel, "replaced while saving: not saved")
 		return nil
 	}
+	if [2]uint64{st.Dev, st.Ino} == w.self {
+		return nil // The archive being written, saved into its own workspace.
+	}
 	h := &tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: int64(st.Mode & 0o7777), Size: st.Size, ModTime: mtime(&st)}
 	return w.add(h, f)
 }
