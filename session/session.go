@@ -61,7 +61,9 @@ type Options struct {
 	// QueueBytes bounds the output queue between reader and consumer.
 	QueueBytes int
 	// Window is the collector's window: how long output is gathered after
-	// its first byte before it is handed to the sinks.
+	// its first byte before it is handed to the sinks. It adds to the
+	// latency of every echo, so it is short; a full queue ends a window
+	// early, so throughput does not depend on it. Negative means none.
 	Window time.Duration
 	// Sinks receive the settled output.
 	Sinks []Sink
@@ -77,7 +79,7 @@ const (
 	DefaultKillGrace  = 2 * time.Second
 	DefaultDrainGrace = time.Second
 	DefaultQueueBytes = 256 << 10
-	DefaultWindow     = 2 * time.Millisecond
+	DefaultWindow     = 500 * time.Microsecond
 	inputQueueLen     = 256
 )
 
