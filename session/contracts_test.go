@@ -347,7 +347,7 @@ func TestContract_C5_TeardownStepsAreIndependent(t *testing.T) {
 		m := managerWith(f)
 		hookRan := false
 		opts := testOpts
-		opts.AfterTeardown = func(context.Context, Info) error { hookRan = true; return nil }
+		opts.AfterTeardown = func(context.Context, Info, func(string)) (string, error) { hookRan = true; return "", nil }
 		s := start(t, m, opts)
 		err := m.Close(context.Background(), s.ID())
 		if got := f.sentSignals(); !slices.Equal(got, []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM}) {
@@ -508,7 +508,7 @@ func TestContract_C11_NoSnapshotWhileTeardownPending(t *testing.T) {
 		var s *Session
 		var problems []string
 		opts := testOpts
-		opts.AfterTeardown = func(_ context.Context, info Info) error {
+		opts.AfterTeardown = func(_ context.Context, info Info, _ func(string)) (string, error) {
 			if alive, _ := f.GroupAlive(); alive {
 				problems = append(problems, "group alive")
 			}
@@ -521,7 +521,7 @@ func TestContract_C11_NoSnapshotWhileTeardownPending(t *testing.T) {
 			if !info.Killed {
 				problems = append(problems, "not verified killed")
 			}
-			return nil
+			return "snap.tar.zst", nil
 		}
 		s = start(t, m, opts)
 		if err := m.Close(context.Background(), s.ID()); err != nil {
@@ -529,6 +529,9 @@ func TestContract_C11_NoSnapshotWhileTeardownPending(t *testing.T) {
 		}
 		if len(problems) > 0 {
 			t.Errorf("hook ran while teardown was pending: %v", problems)
+		}
+		if info := s.Info(); info.Saved != "snap.tar.zst" || info.Reason != ReasonClose {
+			t.Errorf("info = %+v, want the hook's result kept and the close reason", info)
 		}
 		m.Wait()
 	})
@@ -582,4 +585,42 @@ func TestContract_C12_UnkillableIsNotKilled(t *testing.T) {
 			t.Errorf("teardown error = %v, want it to say the group survived", s.Info().Err)
 		}
 	})
+}
+
+// The first teardown request's reason is kept, and the hook's progress
+// shows as the session's stage.
+func TestTeardownReasonAndHookStage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(m *Manager, id ID)
+		want Reason
+	}{
+		{"close", func(m *Manager, id ID) { _ = m.Close(context.Background(), id) }, ReasonClose},
+		{"kill", func(m *Manager, id ID) { _ = m.Kill(context.Background(), id) }, ReasonKill},
+		{"shutdown", func(m *Manager, id ID) { _ = m.Shutdown(context.Background()) }, ReasonShutdown},
+		{"killall", func(m *Manager, id ID) { m.KillAll(); m.Wait() }, ReasonShutdown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				m := managerWith(newFakePTY())
+				var stages []string
+				var s *Session
+				opts := testOpts
+				opts.AfterTeardown = func(_ context.Context, info Info, stage func(string)) (string, error) {
+					stage("snapshot: 3 files")
+					stages = append(stages, s.Info().Stage)
+					return "", nil
+				}
+				s = start(t, m, opts)
+				tc.do(m, s.ID())
+				m.Wait()
+				if got := s.Info().Reason; got != tc.want {
+					t.Errorf("reason = %v, want %v", got, tc.want)
+				}
+				if len(stages) != 1 || stages[0] != "snapshot: 3 files" {
+					t.Errorf("stage seen by the hook = %v", stages)
+				}
+			})
+		})
+	}
 }

@@ -157,7 +157,7 @@ func (m *Manager) Close(ctx context.Context, id ID) error {
 	if !ok {
 		return fmt.Errorf("close session %d: %w", id, ErrNotFound)
 	}
-	m.beginTeardown(s, false)
+	m.beginTeardown(s, ReasonClose)
 	return s.await(ctx)
 }
 
@@ -168,7 +168,7 @@ func (m *Manager) Kill(ctx context.Context, id ID) error {
 	if !ok {
 		return fmt.Errorf("kill session %d: %w", id, ErrNotFound)
 	}
-	m.beginTeardown(s, true)
+	m.beginTeardown(s, ReasonKill)
 	return s.await(ctx)
 }
 
@@ -177,15 +177,20 @@ func (m *Manager) Kill(ctx context.Context, id ID) error {
 // already waiting (Close, Shutdown) see the result.
 func (m *Manager) KillAll() {
 	for _, s := range m.snapshot() {
-		m.beginTeardown(s, true)
+		m.beginTeardown(s, ReasonShutdown)
+		s.killOnce.Do(func() { close(s.killNow) })
 	}
 }
 
-func (m *Manager) beginTeardown(s *Session, kill bool) {
-	if kill {
+// beginTeardown starts the session's one teardown unless it has begun; the
+// first request's reason is the session's. A kill also escalates a
+// teardown already waiting out a grace.
+func (m *Manager) beginTeardown(s *Session, why Reason) {
+	if why == ReasonKill {
 		s.killOnce.Do(func() { close(s.killNow) })
 	}
 	s.teardownOnce.Do(func() {
+		s.update(func() { s.reason = why })
 		m.teardowns.Go(func() { s.teardown(func() { m.remove(s.id) }) })
 	})
 }
@@ -206,7 +211,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Unlock()
 	ss := m.snapshot()
 	for _, s := range ss {
-		m.beginTeardown(s, false)
+		m.beginTeardown(s, ReasonShutdown)
 	}
 	errs := make([]error, len(ss))
 	var wg sync.WaitGroup

@@ -69,8 +69,11 @@ type Options struct {
 	Sinks []Sink
 	// AfterTeardown runs once the session's processes are verified gone and
 	// its goroutines joined (contract C11): the place for a workspace
-	// snapshot. Its error is reported by Close and Shutdown.
-	AfterTeardown func(ctx context.Context, info Info) error
+	// snapshot. info.Reason says why the session was torn down; stage
+	// shows progress in the session's Stage. What it returns is kept in
+	// Info.Saved (say, the snapshot's path); its error is reported by Close
+	// and Shutdown.
+	AfterTeardown func(ctx context.Context, info Info, stage func(string)) (saved string, err error)
 }
 
 // Default values for zero Options fields.
@@ -107,6 +110,20 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Reason is why a session was torn down.
+type Reason int
+
+const (
+	// ReasonNone: no teardown has begun.
+	ReasonNone Reason = iota
+	// ReasonClose: Manager.Close (a pane closed).
+	ReasonClose
+	// ReasonKill: Manager.Kill (kill now).
+	ReasonKill
+	// ReasonShutdown: Manager.Shutdown or KillAll (quitting).
+	ReasonShutdown
+)
+
 // Info is a copy of a session's public state.
 type Info struct {
 	ID       ID
@@ -122,6 +139,10 @@ type Info struct {
 	Killed bool
 	// Err is the teardown's error, once Closed.
 	Err error
+	// Reason is why teardown began.
+	Reason Reason
+	// Saved is what the after-teardown hook returned (a snapshot's path).
+	Saved string
 	// LastOutput is when output last arrived.
 	LastOutput time.Time
 	Started    time.Time
@@ -171,6 +192,8 @@ type Session struct {
 	exitKnown bool
 	killed    bool
 	err       error
+	reason    Reason
+	saved     string
 }
 
 func newSession(id ID, name, provider string, p providers.PTY, opts Options, notify func()) *Session {
@@ -220,7 +243,7 @@ func (s *Session) Info() Info {
 	}
 	info := Info{
 		ID: s.id, Name: s.name, Provider: s.provider, State: s.state, Stage: s.stage,
-		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Err: s.err,
+		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Err: s.err, Reason: s.reason, Saved: s.saved,
 		LastOutput: last, Started: s.started,
 	}
 	if info.State == Running {

@@ -52,12 +52,13 @@ func (s *Session) teardown(remove func()) {
 	close(s.tornDown)
 
 	if hook := s.opts.AfterTeardown; hook != nil {
-		s.setStage("snapshot")
 		// The hook (a snapshot) has bounds of its own and must finish
 		// durably even when the processes took the whole bound.
-		if err := hook(context.WithoutCancel(ctx), s.Info()); err != nil {
+		saved, err := hook(context.WithoutCancel(ctx), s.Info(), s.setStage)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		s.update(func() { s.saved = saved })
 	}
 	var err error
 	if len(errs) > 0 {
