@@ -50,8 +50,8 @@ var idleCommand = []string{"sleep", "2147483647"}
 // that whatever they created is known and can be released (contract S1).
 const stepTimeout = 60 * time.Second
 
-// testHookStep, when set by a test, runs before each step of Open named in
-// the step constants: a gate to cancel the start at that step.
+// testHookStep, when set by a test, runs in each step of Open named in the
+// step constants: a gate to cancel the start while that step runs.
 var testHookStep func(step string)
 
 // Steps of Open, for testHookStep.
@@ -124,15 +124,30 @@ func (s *starter) start(ctx context.Context) (h *handle, err error) {
 	return s.h, nil
 }
 
-// gate runs the test hook for step and reports a cancellation.
-func gate(ctx context.Context, step string) error {
-	if hook := testHookStep; hook != nil {
-		hook(step)
-	}
+// step runs one step that creates something on the engine. It begins only
+// while ctx is live, then runs to completion on a detached, bounded
+// context, so that whatever it created is known and can be released (S1);
+// a cancellation that arrived meanwhile is reported once it is done.
+func step(ctx context.Context, name string, f func(ctx context.Context) error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	return nil
+	during(name)
+	dctx, cancel := detached(ctx)
+	err := f(dctx)
+	cancel()
+	if ctx.Err() != nil {
+		return errors.Join(context.Cause(ctx), err)
+	}
+	return err
+}
+
+// during runs the test hook for a step, in the step: a gate standing for a
+// cancellation that arrives while the step's request is in flight.
+func during(name string) {
+	if hook := testHookStep; hook != nil {
+		hook(name)
+	}
 }
 
 // detached returns a context for a step that must finish once begun.
@@ -161,31 +176,25 @@ func (s *starter) container(ctx context.Context) error {
 		return fmt.Errorf("workspace %q contains a colon, which a bind mount cannot name; choose another workspace", s.spec.Dir)
 	}
 	s.name = containerName(s.spec.Name)
-	if err := gate(ctx, stepCreate); err != nil {
-		return err
-	}
 	cfg, hostCfg := s.containerConfig()
-	s.created = true
-	dctx, cancel := detached(ctx)
-	res, err := s.e.ContainerCreate(dctx, client.ContainerCreateOptions{Name: s.name, Config: cfg, HostConfig: hostCfg})
-	cancel()
+	err := step(ctx, stepCreate, func(ctx context.Context) error {
+		s.created = true
+		res, err := s.e.ContainerCreate(ctx, client.ContainerCreateOptions{Name: s.name, Config: cfg, HostConfig: hostCfg})
+		if err != nil {
+			return fmt.Errorf("create a container from image %q: %w (docker images lists local images; pull or build it first)", s.opts.Image, err)
+		}
+		s.cid = res.ID
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("create a container from image %q: %w (docker images lists local images; pull or build it first)", s.opts.Image, err)
-	}
-	s.cid = res.ID
-	if err := gate(ctx, stepStart); err != nil {
 		return err
 	}
-	dctx, cancel = detached(ctx)
-	_, err = s.e.ContainerStart(dctx, res.ID, client.ContainerStartOptions{})
-	cancel()
-	if err != nil {
-		return fmt.Errorf("start container from image %q: %w (the image needs a sleep program to stay up)", s.opts.Image, err)
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return nil
+	return step(ctx, stepStart, func(ctx context.Context) error {
+		if _, err := s.e.ContainerStart(ctx, s.cid, client.ContainerStartOptions{}); err != nil {
+			return fmt.Errorf("start container from image %q: %w (the image needs a sleep program to stay up)", s.opts.Image, err)
+		}
+		return nil
+	})
 }
 
 func (s *starter) containerConfig() (*container.Config, *container.HostConfig) {
@@ -216,39 +225,39 @@ func (s *starter) exec(ctx context.Context) error {
 	env := append([]string{"TERM=" + s.spec.TermOrDefault()}, s.spec.Env...)
 	env = append(env, "SANDMUX_EXEC="+s.token)
 	size := client.ConsoleSize{Height: uint(s.spec.Size.Rows), Width: uint(s.spec.Size.Cols)}
-	if err := gate(ctx, stepExecCreate); err != nil {
-		return err
-	}
-	dctx, cancel := detached(ctx)
-	ex, err := s.e.ExecCreate(dctx, s.cid, client.ExecCreateOptions{
-		User: s.opts.User, TTY: true, ConsoleSize: size, AttachStdin: true, AttachStdout: true, AttachStderr: true,
-		Env: env, WorkingDir: s.opts.Workdir, Cmd: argv,
+	err := step(ctx, stepExecCreate, func(ctx context.Context) error {
+		ex, err := s.e.ExecCreate(ctx, s.cid, client.ExecCreateOptions{
+			User: s.opts.User, TTY: true, ConsoleSize: size, AttachStdin: true, AttachStdout: true, AttachStderr: true,
+			Env: env, WorkingDir: s.opts.Workdir, Cmd: argv,
+		})
+		if err != nil {
+			return fmt.Errorf("create exec of %q: %w (check the command, user and workdir options)", argv[0], err)
+		}
+		s.execID = ex.ID
+		return nil
 	})
-	cancel()
 	if err != nil {
-		return fmt.Errorf("create exec of %q: %w (check the command, user and workdir options)", argv[0], err)
-	}
-	s.execID = ex.ID
-	if err := gate(ctx, stepExecStart); err != nil {
 		return err
 	}
-	s.execStarted = true
-	dctx, cancel = detached(ctx)
-	att, err := s.e.ExecAttach(dctx, ex.ID, client.ExecAttachOptions{TTY: true, ConsoleSize: size})
-	cancel()
+	err = step(ctx, stepExecStart, func(ctx context.Context) error {
+		s.execStarted = true
+		att, err := s.e.ExecAttach(ctx, s.execID, client.ExecAttachOptions{TTY: true, ConsoleSize: size})
+		if err != nil {
+			return fmt.Errorf("start exec of %q: %w", argv[0], err)
+		}
+		hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
+		s.h = &handle{
+			e: s.e, cid: s.cid, created: s.created, remove: s.created && s.opts.RemoveOnClose,
+			execID: s.execID, token: s.token, user: s.opts.User, conn: att.Conn, out: att.Reader,
+			ctx: hctx, cancel: hcancel, sent: map[syscall.Signal]bool{},
+			eof: make(chan struct{}), exited: make(chan struct{}), watchDone: make(chan struct{}),
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("start exec of %q: %w", argv[0], err)
-	}
-	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.h = &handle{
-		e: s.e, cid: s.cid, created: s.created, remove: s.created && s.opts.RemoveOnClose,
-		execID: ex.ID, token: s.token, user: s.opts.User, conn: att.Conn, out: att.Reader,
-		ctx: hctx, cancel: hcancel, sent: map[syscall.Signal]bool{},
-		eof: make(chan struct{}), exited: make(chan struct{}), watchDone: make(chan struct{}),
-	}
-	if err := gate(ctx, stepStarted); err != nil {
 		return err
 	}
+	during(stepStarted)
 	return s.settle(ctx)
 }
 

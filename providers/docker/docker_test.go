@@ -145,6 +145,16 @@ func runContainers(ctx context.Context) []container.Summary {
 	return res.Items
 }
 
+// containersOf lists the containers Open created for the sandbox name.
+func containersOf(t *testing.T, name string) []container.Summary {
+	t.Helper()
+	res, err := engineC.ContainerList(t.Context(), client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", Label+".name="+name)})
+	if err != nil {
+		t.Fatalf("list containers: %v", err)
+	}
+	return res.Items
+}
+
 // sandboxName is a spec name unique to the test and this run.
 func sandboxName(t *testing.T) string {
 	n := strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())

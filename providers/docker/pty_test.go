@@ -1,12 +1,9 @@
 package docker
 
 import (
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/moby/moby/api/types/container"
 
 	"github.com/sandmux/sandmux/providers"
 )
@@ -197,17 +194,16 @@ func TestMissingContainerAndImage(t *testing.T) {
 		{"container": "sandmux-no-such-container-" + runID},
 		{"image": "sandmux-no-such-image-" + runID},
 	} {
-		_, err := New().Open(t.Context(), providers.Spec{Name: sandboxName(t), Options: opts})
+		name := sandboxName(t)
+		_, err := New().Open(t.Context(), providers.Spec{Name: name, Options: opts})
 		if err == nil {
 			t.Fatalf("Open with %v succeeded", opts)
 		}
 		if !strings.Contains(err.Error(), "docker") {
 			t.Errorf("error %q does not say what to check", err)
 		}
-	}
-	if left := runContainers(t.Context()); slices.ContainsFunc(left, func(c container.Summary) bool {
-		return strings.Contains(strings.Join(c.Names, ","), "no-such")
-	}) {
-		t.Error("a failed Open left a container")
+		if left := containersOf(t, name); len(left) > 0 {
+			t.Errorf("a failed Open left containers %v", left)
+		}
 	}
 }
