@@ -19,7 +19,7 @@ const snapshotHelp = `usage:
   sandmux snapshot save DIR -o FILE [--exclude PATTERN]...
   sandmux snapshot save DIR --sandbox NAME [--store DIR] [--keep N] [--exclude PATTERN]...
   sandmux snapshot restore FILE DIR [--replace] [--max-bytes N] [--max-members N]
-  sandmux snapshot ls [--store DIR] [SANDBOX]
+  sandmux snapshot ls [-c FILE] [--store DIR] [SANDBOX]
   sandmux snapshot verify FILE [--max-bytes N] [--max-members N]
 
 save writes DIR as a zstd-compressed tar with a manifest beside it (FILE.json),
@@ -221,6 +221,7 @@ func nextStep(err error, dir string) string {
 func snapshotList(_ context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
 	storeDir := fs.String("store", "", "the store's root `DIR`")
+	cfgPath := fs.String("c", "", "list the snapshots of the sandboxes of config `FILE` only")
 	pos, code := snapshotFlags(fs, args, s, "at most one SANDBOX", 0, 1)
 	if code >= 0 {
 		return code
@@ -239,6 +240,14 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.err, "sandmux snapshot ls:", err)
 		return exitFailure
 	}
+	if *cfgPath != "" {
+		cfg, err := loadConfig(*cfgPath)
+		if err != nil {
+			fmt.Fprintln(s.err, "sandmux snapshot ls:", err)
+			return exitFailure
+		}
+		entries = configEntries(cfg, entries)
+	}
 	if len(entries) == 0 {
 		fmt.Fprintf(s.err, "no snapshots in %s\n", st.Root)
 		return exitOK
@@ -256,6 +265,21 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// configEntries keeps the entries of the config's sandboxes.
+func configEntries(cfg *Config, entries []snapshot.Entry) []snapshot.Entry {
+	names := map[string]bool{}
+	for _, sb := range cfg.Sandboxes {
+		names[sb.Name] = true
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if names[e.Sandbox] {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
 
 func openStore(root string) (*snapshot.Store, error) {

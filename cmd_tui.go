@@ -15,6 +15,7 @@ import (
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/ui"
 )
 
@@ -36,11 +37,17 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}
-	specs := sandboxPanes(cfg)
+	store, err := snapshot.DefaultRoot()
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux:", err)
+		return exitFailure
+	}
+	table := providerTable(cfg)
+	specs := sandboxPanes(cfg, table, store)
 	if fs.NArg() > 0 {
 		specs = adHocPanes(fs.Args())
 	}
-	mgr := session.NewManager(providerTable(cfg))
+	mgr := session.NewManager(table)
 	model := ui.New(ui.Config{
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
 	}, ui.FromManager(mgr), specs)
@@ -101,38 +108,22 @@ func providerTable(cfg *Config) providers.Table {
 	return providers.Table{"local": local.New(cfg.Providers.Local.Shell)}
 }
 
-// sandboxPanes turns the config's sandboxes into panes.
-func sandboxPanes(cfg *Config) []ui.PaneSpec {
+// sandboxPanes turns the config's sandboxes into panes, with workspace
+// restore before start and snapshots after teardown as their policies say.
+func sandboxPanes(cfg *Config, table providers.Table, store string) []ui.PaneSpec {
+	ws := workspaces{store: store, providers: table}
 	specs := make([]ui.PaneSpec, 0, len(cfg.Sandboxes))
 	for _, sb := range cfg.Sandboxes {
+		opts := session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace, AfterTeardown: ws.hook(sb)}
 		specs = append(specs, ui.PaneSpec{
 			Name:     sb.Name,
 			Provider: sb.Provider,
 			Spec:     sb.Spec(),
-			Options:  sessionOptions(sb),
-			Prepare:  prepareWorkspace(sb),
+			Options:  opts,
+			Prepare:  ws.prepare(sb),
 		})
 	}
 	return specs
-}
-
-func sessionOptions(sb Sandbox) session.Options {
-	return session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace}
-}
-
-// prepareWorkspace creates a local sandbox's workspace directory before it
-// starts (remote providers own theirs).
-func prepareWorkspace(sb Sandbox) func(context.Context) error {
-	if sb.Provider != "local" || sb.Workspace == "" {
-		return nil
-	}
-	dir := sb.Workspace
-	return func(context.Context) error {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create workspace: %w (check the workspace key of %q)", err, sb.Name)
-		}
-		return nil
-	}
 }
 
 // adHocPanes opens one local pane per command, in the current directory.

@@ -234,7 +234,7 @@ var sandboxOptions = []option[Sandbox]{
 		help: `Whether starting restores the latest snapshot: false, true (only into an empty workspace) or "replace" (replacing the workspace's contents).`,
 		kind: restoreKind(func(s *Sandbox) *RestorePolicy { return &s.Restore })},
 	{table: "sandbox", key: "snapshot_exclude", note: "[]", inherit: true,
-		help: `Patterns (path.Match syntax) of workspace paths that snapshots leave out, such as "node_modules".`,
+		help: `Gitignore-style patterns of workspace paths that snapshots leave out, such as "node_modules/" or "*.log".`,
 		kind: patternsKind(func(s *Sandbox) *[]string { return &s.SnapshotExclude })},
 	{table: "sandbox", key: "snapshot_keep", def: int64(5), inherit: true,
 		help: "How many snapshots of the sandbox to keep; older ones are deleted.",

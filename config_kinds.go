@@ -7,8 +7,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sandmux/sandmux/snapshot"
 	"maps"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -238,8 +238,10 @@ func patternsKind[T any](field func(*T) *[]string) kind[T] {
 		},
 		check: func(t *T) error {
 			for i, pat := range *field(t) {
-				if _, err := path.Match(pat, ""); pat == "" || err != nil {
-					return subKey(fmt.Sprintf("[%d]", i), fmt.Errorf("%s is not a pattern (see path.Match: *, ?, [a-z]; escape with \\)", literal(pat)))
+				// The snapshot package's own parser, so the config accepts
+				// exactly what snapshots will use.
+				if _, err := snapshot.CompileExclude([]string{pat}); pat == "" || err != nil {
+					return subKey(fmt.Sprintf("[%d]", i), fmt.Errorf("%s is not a pattern (gitignore style: *.log, node_modules/, /build, **/cache, !keep)", literal(pat)))
 				}
 			}
 			return nil

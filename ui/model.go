@@ -88,6 +88,7 @@ type Model struct {
 type Result struct {
 	Name   string
 	Status string
+	Saved  string // the snapshot written after teardown, if any
 	Err    error
 }
 
@@ -186,7 +187,7 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		p.phase, p.err = phaseFailed, msg.err
 		return nil
 	}
-	p.sess = msg.sess
+	p.sess, p.notice = msg.sess, msg.notice
 	p.setInfo(msg.sess.Info())
 	// The PTY was opened at the size known when the start began; the
 	// layout may have changed since.
@@ -234,7 +235,7 @@ func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
 }
 
 func resultOf(p *pane) Result {
-	r := Result{Name: p.spec.Name, Err: p.err}
+	r := Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved}
 	switch {
 	case p.phase == phaseFailed:
 		r.Status = "failed to start"
@@ -341,8 +342,12 @@ func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
 func (m *Model) ShutdownErr() error { return m.shutdownErr }
 
 func (r Result) String() string {
-	if r.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", r.Name, r.Status, r.Err)
+	s := fmt.Sprintf("%s: %s", r.Name, r.Status)
+	if r.Saved != "" {
+		s += ", snapshot " + r.Saved
 	}
-	return fmt.Sprintf("%s: %s", r.Name, r.Status)
+	if r.Err != nil {
+		s += ": " + r.Err.Error()
+	}
+	return s
 }

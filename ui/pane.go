@@ -24,8 +24,9 @@ type PaneSpec struct {
 	// Options are the session's options; the UI adds its screen as a sink.
 	Options session.Options
 	// Prepare, when set, runs in a command before each start (create the
-	// workspace, restore a snapshot). Its error fails the pane.
-	Prepare func(ctx context.Context) error
+	// workspace, restore a snapshot). Its error fails the pane; its notice
+	// (say, a refused restore) is shown in the pane's title.
+	Prepare func(ctx context.Context) (notice string, err error)
 }
 
 // phase is where a pane is, as the UI sees it.
@@ -52,7 +53,8 @@ type pane struct {
 	frame  vt.Frame
 	phase  phase
 	info   session.Info
-	err    error // why it failed, or how teardown failed
+	err    error  // why it failed, or how teardown failed
+	notice string // from Prepare, e.g. a refused restore
 
 	// body holds the rendered rows of the last frame, and rowEnd where
 	// each row ends in it.
@@ -92,6 +94,7 @@ type (
 	startedMsg struct {
 		key, gen int
 		sess     Session
+		notice   string
 		err      error
 	}
 	closedMsg struct {
@@ -108,7 +111,7 @@ type (
 // the command that prepares and starts its session.
 func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 	p.gen++
-	p.phase, p.err, p.sess, p.info = phaseStarting, nil, nil, session.Info{}
+	p.phase, p.err, p.sess, p.info, p.notice = phaseStarting, nil, nil, session.Info{}, ""
 	p.scroll, p.search, p.attention = 0, nil, false
 	old := p.screen
 	replies := &replyWriter{}
@@ -128,8 +131,10 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 			old.Close() // the old session is closed: nothing writes to it any more
 		}
 		ctx := context.Background()
+		var notice string
 		if spec.Prepare != nil {
-			if err := spec.Prepare(ctx); err != nil {
+			var err error
+			if notice, err = spec.Prepare(ctx); err != nil {
 				return startedMsg{key: key, gen: gen, err: err}
 			}
 		}
@@ -137,7 +142,7 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 		if err == nil {
 			replies.s.Store(&s)
 		}
-		return startedMsg{key: key, gen: gen, sess: s, err: err}
+		return startedMsg{key: key, gen: gen, sess: s, notice: notice, err: err}
 	}
 }
 

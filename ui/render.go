@@ -166,6 +166,9 @@ func (m *Model) title(i int, p *pane, w int) string {
 	if p.scroll > 0 {
 		fmt.Fprintf(&b, " · scrolled %d/%d", p.scroll, p.frame.Scrollback)
 	}
+	if p.notice != "" {
+		b.WriteString(" · " + p.notice)
+	}
 	text := ansi.Truncate(" "+b.String(), w, "…")
 	text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
 	style := titleStyle

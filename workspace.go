@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/snapshot"
+)
+
+// workspaces wires a sandbox's workspace to the snapshot store: restore
+// before start, snapshot after teardown, each as its policies say.
+type workspaces struct {
+	store     string // the store's root
+	providers providers.Table
+}
+
+func (w workspaces) storeFor(sb Sandbox) *snapshot.Store {
+	return &snapshot.Store{Root: w.store, Keep: sb.SnapshotKeep}
+}
+
+// exporter returns the provider's workspace access, if it has one; a local
+// sandbox's workspace is a directory here.
+func (w workspaces) exporter(sb Sandbox) providers.Workspace {
+	p, err := w.providers.Lookup(sb.Provider)
+	if err != nil {
+		return nil
+	}
+	ws, _ := p.(providers.Workspace)
+	return ws
+}
+
+// source is where a snapshot of sb reads the workspace from.
+func (w workspaces) source(sb Sandbox) (snapshot.Source, error) {
+	if sb.Provider == "local" {
+		if _, err := os.Stat(sb.Workspace); err != nil {
+			return nil, fmt.Errorf("no workspace to snapshot: %w", err)
+		}
+		return snapshot.DirSource(sb.Workspace), nil
+	}
+	ws := w.exporter(sb)
+	if ws == nil {
+		return nil, fmt.Errorf("provider %q cannot read workspaces: set snapshot = \"never\" for %q", sb.Provider, sb.Name)
+	}
+	spec := sb.Spec()
+	return snapshot.TarSource(func(ctx context.Context, out io.Writer) error { return ws.ExportWorkspace(ctx, spec, out) }), nil
+}
+
+// hook is the after-teardown hook that snapshots sb when its policy asks
+// for the reason of this teardown. It runs only once the session's
+// processes are gone (contract C11).
+func (w workspaces) hook(sb Sandbox) func(context.Context, session.Info, func(string)) (string, error) {
+	if sb.Snapshot == SnapshotNever {
+		return nil
+	}
+	return func(ctx context.Context, info session.Info, stage func(string)) (string, error) {
+		wanted := sb.Snapshot.OnClose()
+		if info.Reason == session.ReasonShutdown {
+			wanted = sb.Snapshot.OnQuit()
+		}
+		if !wanted {
+			return "", nil
+		}
+		src, err := w.source(sb)
+		if err != nil {
+			return "", fmt.Errorf("snapshot %q: %w", sb.Name, err)
+		}
+		stage("snapshot: starting")
+		e, err := w.storeFor(sb).Save(ctx, sb.Name, src, snapshot.SaveOptions{
+			Provider: sb.Provider, Exclude: sb.SnapshotExclude,
+			OnProgress: func(p snapshot.Progress) {
+				stage(fmt.Sprintf("snapshot: %d files, %s", p.Files, size(p.Bytes)))
+			},
+		})
+		if err != nil {
+			return "", fmt.Errorf("snapshot %q: %w", sb.Name, err)
+		}
+		return e.Path, nil
+	}
+}
+
+// prepare creates a local sandbox's workspace and restores its newest
+// snapshot as the restore policy says. A refusal (a non-empty workspace
+// under restore = true) is a notice for the pane, not a failure.
+func (w workspaces) prepare(sb Sandbox) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		local := sb.Provider == "local"
+		if local && sb.Restore == RestoreOff {
+			if err := os.MkdirAll(sb.Workspace, 0o755); err != nil {
+				return "", fmt.Errorf("create workspace: %w (check the workspace key of %q)", err, sb.Name)
+			}
+			return "", nil
+		}
+		if sb.Restore == RestoreOff {
+			return "", nil
+		}
+		opts := snapshot.RestoreOptions{Replace: sb.Restore == RestoreReplace}
+		if local {
+			// Restore unpacks beside the workspace, then swaps it in.
+			if err := os.MkdirAll(filepath.Dir(sb.Workspace), 0o755); err != nil {
+				return "", fmt.Errorf("create workspace's parent: %w", err)
+			}
+		}
+		var err error
+		var e snapshot.Entry
+		if local {
+			e, _, err = w.storeFor(sb).RestoreNewest(ctx, sb.Name, sb.Workspace, opts)
+		} else {
+			err = w.restoreRemote(ctx, sb, opts)
+		}
+		switch {
+		case errors.Is(err, snapshot.ErrNoSnapshot):
+			err = nil
+		case errors.Is(err, snapshot.ErrNotEmpty):
+			return "restore refused: " + err.Error(), nil
+		case err == nil && e.Path != "":
+			return "restored " + e.Time.Local().Format("2006-01-02 15:04"), mkdirAll(local, sb.Workspace)
+		}
+		if err != nil {
+			return "", fmt.Errorf("restore %q: %w", sb.Name, err)
+		}
+		return "", mkdirAll(local, sb.Workspace)
+	}
+}
+
+func mkdirAll(local bool, dir string) error {
+	if !local {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	return nil
+}
+
+// restoreRemote streams the newest snapshot into a remote workspace.
+func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot.RestoreOptions) error {
+	ws := w.exporter(sb)
+	if ws == nil {
+		return fmt.Errorf("provider %q cannot write workspaces: set restore = false", sb.Provider)
+	}
+	e, ok, err := w.storeFor(sb).Newest(sb.Name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return snapshot.ErrNoSnapshot
+	}
+	spec := sb.Spec()
+	_, err = snapshot.RestoreStream(ctx, e.Path, func(ctx context.Context, r io.Reader) error {
+		return ws.ImportWorkspace(ctx, spec, r)
+	}, opts)
+	return err
+}
