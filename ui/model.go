@@ -324,6 +324,7 @@ func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
 		m.quitResults = append(m.quitResults, resultOf(p))
 	}
 	m.done = true
+	m.signalRewire() // the waiting watch returns, and is not re-armed
 	var screens []interface{ Close() }
 	for _, p := range m.panes {
 		if p.screen != nil {

@@ -184,7 +184,8 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 		t.Errorf("input reached a closing pane: %q", got)
 	}
 	for _, msg := range runCmd(cmd) {
-		m.Update(msg)
+		_, after := m.Update(msg)
+		runCmd(after) // closes the removed pane's screen
 	}
 	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.modal != modalNone {
 		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.modal)
