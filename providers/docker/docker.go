@@ -278,11 +278,20 @@ func (s *starter) settle(ctx context.Context) error {
 				return err
 			}
 		}
-		// Found now, while the command still has its environment; Signal
-		// looks again if this fails (the image may lack grep).
-		if sessions, err := s.e.findSessions(ctx, h.cid, h.user, h.token, nil); err == nil {
+		// Found now, while the command still has its environment. The
+		// runtime's init may not have become the command yet, so look a few
+		// times; Signal looks again if this fails (the image may lack grep).
+		_ = retry(ctx, func() error { // Best effort, as said.
+			sessions, err := s.e.findSessions(ctx, h.cid, h.user, h.token, nil)
 			h.sessions = sessions
-		}
+			if err != nil || len(sessions) > 0 {
+				return err
+			}
+			if in, err := s.e.ExecInspect(ctx, h.execID, client.ExecInspectOptions{}); err == nil && ended(in) {
+				return nil // a short command, already done
+			}
+			return errNoSession
+		})
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)

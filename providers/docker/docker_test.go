@@ -44,16 +44,15 @@ var applets = []string{
 	"echo", "printf", "id", "mkdir", "rm", "mv", "rmdir", "env", "true", "false", "ln", "wc", "head",
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	teardownEngine()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutines leaked:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+// TestMain checks for leaked goroutines after the run's containers and
+// image are removed and the test client is closed.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(runThenTeardown{m}) }
+
+type runThenTeardown struct{ m *testing.M }
+
+func (r runThenTeardown) Run() int {
+	defer teardownEngine()
+	return r.m.Run()
 }
 
 // needDocker skips the test, loudly, when the engine or busybox is missing,
@@ -241,10 +240,15 @@ func processes(t *testing.T, ref string) []string {
 // offers no event for (a process gone from a container).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	within(t, 30*time.Second, what, cond)
+}
+
+func within(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for delay := 5 * time.Millisecond; !cond(); delay = min(2*delay, 200*time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 30s: %s", what)
+			t.Fatalf("after %v: %s", d, what)
 		}
 		time.Sleep(delay) // a poll interval: the engine has no event for this
 	}

@@ -29,6 +29,9 @@ const (
 // exit was seen, and by control methods called after Close.
 var errClosed = errors.New("docker pty is closed")
 
+// errNoSession says the helper found no process of a running exec.
+var errNoSession = errors.New("no process in the container carries the exec's SANDMUX_EXEC token (the image needs /bin/sh and grep, and the command must keep its environment)")
+
 // handle is one exec with a TTY in a container, over a hijacked connection.
 type handle struct {
 	e       *engine
@@ -136,6 +139,13 @@ func (h *handle) Signal(sig syscall.Signal) error {
 		// Not found at the start: look again (see sessionScript).
 		if known, err = h.e.findSessions(ctx, h.cid, h.user, h.token, nil); err != nil && !gone(err) {
 			return fmt.Errorf("find the docker exec's session to send %v: %w", sig, err)
+		}
+		select {
+		case <-h.exited:
+		default:
+			if len(known) == 0 {
+				return fmt.Errorf("send %v to docker exec: %w", sig, errNoSession)
+			}
 		}
 	}
 	sessions, _, err := h.e.signalSessions(ctx, h.cid, sig, h.token, known)
