@@ -8,7 +8,8 @@
 // that carries the terminal; resizing it; signalling and verifying the
 // exec's session inside the container; learning its exit code; and reading
 // and writing the workspace as a tar stream through the archive API. It
-// keeps no registry: the session package owns the handles it returns.
+// keeps no registry (the session package owns the handles it returns), and
+// does not pull or build images: the image must already be on the engine.
 //
 //	Open:   ping ─► [create + start container] ─► exec create ─► exec start (hijack) ─► pid, resize, session lookup ─► watcher
 //	PTY:    Read/Write ◄─► hijacked conn     Resize ─► exec resize     Wait ◄─ watcher ◄─ exec_die events, EOF, inspect

@@ -207,3 +207,28 @@ func TestMissingContainerAndImage(t *testing.T) {
 		}
 	}
 }
+
+// The session's teardown, step by step: SIGHUP to an interactive shell
+// with a background job (in a process group of its own, as job control
+// puts it, but in the exec's session), the shell's exit seen by Wait, the
+// job found and verified gone by GroupAlive, then Close.
+func TestTeardownLikeSession(t *testing.T) {
+	needDocker(t)
+	name := runningContainer(t)
+	tm := open(t, containerSpec(t, name))
+	tm.send("sleep 1006 & echo \"job$((1+1))\"\r")
+	tm.expect("job2")
+	if err := tm.pty.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if st := tm.wait(); st.Signal != syscall.SIGHUP {
+		t.Errorf("Wait = %+v, want death by SIGHUP", st)
+	}
+	tm.waitGroupGone()
+	if n := count(processes(t, name), "sleep 1006"); n != 0 {
+		t.Errorf("the background job survived (%d left) though GroupAlive said gone", n)
+	}
+	if err := tm.pty.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
