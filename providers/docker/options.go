@@ -55,7 +55,7 @@ var OptionKeys = []Key{
 	{Name: "container", Kind: "string", Default: "",
 		Help: "Name or id of a running container to open the shell in; set this or image, not both."},
 	{Name: "image", Kind: "string", Default: "",
-		Help: "Image to create a container from (labelled sandmux=1, the workspace bind-mounted at workdir); set this or container, not both. The image needs sleep, and sh for kill and workspace restore."},
+		Help: "Image to create a container from (labelled sandmux=1, the workspace bind-mounted at workdir); set this or container, not both. The image must be on the engine and have sleep; signals other than SIGKILL need sh and grep in it, a workspace restore sh, rm and mv."},
 	{Name: "workdir", Kind: "string", Default: "",
 		Help: `Absolute path of the workspace inside the container; "" means "/workspace" with image, the container's own working directory with container.`},
 	{Name: "remove_on_close", Kind: "bool", Default: true,
