@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -63,9 +64,9 @@ func (p *Provider) dial(ctx context.Context, o Options) (*ssh.Client, error) {
 	// The deadline bounds the handshake; closing the connection is the only
 	// way to stop ssh.NewClientConn early, so a cancelled ctx does that.
 	_ = conn.SetDeadline(time.Now().Add(o.ConnectTimeout)) // Best effort: a TCP conn always accepts it.
-	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	disarm := closeOnCancel(ctx, func() { _ = conn.Close() })
 	c, chans, reqs, err := ssh.NewClientConn(conn, o.Addr(), cfg)
-	cancelled := !stop()
+	cancelled := disarm()
 	if err != nil {
 		// NewClientConn closed conn.
 		if cancelled {
@@ -80,6 +81,31 @@ func (p *Provider) dial(ctx context.Context, o Options) (*ssh.Client, error) {
 	}
 	_ = conn.SetDeadline(time.Time{}) // Best effort: a stale deadline would later read as a dropped connection.
 	return client, nil
+}
+
+// closeOnCancel runs closer when ctx is done, to unblock I/O that takes no
+// context. The returned disarm stops that and reports whether closer ran;
+// if it did, disarm returns only once closer has returned. That matters:
+// of two concurrent Closes of a net.Conn only the first waits until the
+// descriptor is really closed, so without the wait a cancelled Open could
+// return while its socket is still open.
+func closeOnCancel(ctx context.Context, closer func()) (disarm func() bool) {
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(done)
+		closer()
+	})
+	var once sync.Once
+	var fired bool
+	return func() bool {
+		once.Do(func() {
+			if !stop() {
+				<-done
+				fired = true
+			}
+		})
+		return fired
+	}
 }
 
 // closeClient closes the connection and waits until its reader has stopped,

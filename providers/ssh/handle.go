@@ -6,18 +6,12 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/sandmux/sandmux/providers"
 )
-
-// killSettle is how long Signal(SIGKILL) waits, after sshd accepted it, for
-// the session to end before it hangs up: a process outside the killed group
-// may still hold the PTY open.
-const killSettle = 2 * time.Second
 
 // handle is one remote command on a PTY, and the connection it owns.
 type handle struct {
@@ -26,6 +20,7 @@ type handle struct {
 	stdin  io.WriteCloser
 	stdout io.Reader
 	target string
+	marker string // the value of markerVar in the pane's processes
 
 	wg       sync.WaitGroup // the reaper and the keepalive loop
 	closing  chan struct{}  // closed by Close
@@ -36,13 +31,14 @@ type handle struct {
 	mu           sync.Mutex
 	disconnected error // wraps ErrDisconnected once the connection dropped
 	hungUp       bool  // we closed the channel or the connection on purpose
+	gone         bool  // a sweep found none of the pane's processes left
 
 	closeOnce sync.Once
 }
 
-func newHandle(client *ssh.Client, sess *ssh.Session, stdin io.WriteCloser, stdout io.Reader, o Options) *handle {
+func newHandle(client *ssh.Client, sess *ssh.Session, stdin io.WriteCloser, stdout io.Reader, o Options, marker string) *handle {
 	h := &handle{
-		client: client, sess: sess, stdin: stdin, stdout: stdout, target: o.Target(),
+		client: client, sess: sess, stdin: stdin, stdout: stdout, target: o.Target(), marker: marker,
 		closing: make(chan struct{}), waitDone: make(chan struct{}),
 	}
 	// Both end once the connection is closed, which Close always does.
@@ -191,69 +187,6 @@ func (h *handle) Resize(sz providers.Size) error {
 	return nil
 }
 
-// Signal asks sshd to send sig to the command's process group (OpenSSH
-// 7.9+ does, with killpg on the session's leader, except for root logins,
-// which run without privilege separation and are refused). When the server
-// refuses:
-//   - SIGHUP, SIGTERM and SIGKILL hang up: closing the channel makes sshd
-//     close the PTY, and the kernel sends SIGHUP to the remote session;
-//   - SIGINT and SIGQUIT are typed as the terminal's ^C and ^\, which reach
-//     the foreground group while the remote terminal has ISIG on (the
-//     default; a program in raw mode reads them as input instead);
-//   - the others are reported as refused.
-//
-// An accepted SIGKILL that does not end the session within killSettle also
-// hangs up. A remote process that ignores SIGHUP survives a hang-up; the
-// provider cannot see it once the channel is closed.
-func (h *handle) Signal(sig syscall.Signal) error {
-	select {
-	case <-h.waitDone:
-		return nil // Already ended: the goal of every signal we send.
-	default:
-	}
-	name, known := signalNames[sig]
-	var ok bool
-	var err error
-	if known {
-		ok, err = h.sess.SendRequest("signal", true, ssh.Marshal(struct{ Signal string }{string(name)}))
-	}
-	accepted := known && ok && err == nil
-	switch {
-	case accepted && sig == syscall.SIGKILL:
-		t := time.NewTimer(killSettle)
-		defer t.Stop()
-		select {
-		case <-h.waitDone:
-		case <-h.closing:
-		case <-t.C:
-			h.hangUp()
-		}
-	case accepted:
-	case sig == syscall.SIGHUP || sig == syscall.SIGTERM || sig == syscall.SIGKILL:
-		h.hangUp()
-	case sig == syscall.SIGINT || sig == syscall.SIGQUIT:
-		key := map[syscall.Signal]string{syscall.SIGINT: "\x03", syscall.SIGQUIT: "\x1c"}[sig]
-		if _, err := h.Write([]byte(key)); err != nil {
-			return fmt.Errorf("send %v to %s through the terminal: %w", sig, h.target, err)
-		}
-	case !known:
-		return fmt.Errorf("send %v to %s: SSH can carry only the signals RFC 4254 names", sig, h.target)
-	default:
-		return fmt.Errorf("send %v to %s: the server refused it (OpenSSH forwards signals from 7.9 on, and not to root logins): %w", sig, h.target, errors.Join(err, errRefused))
-	}
-	return nil
-}
-
-var errRefused = errors.New("request refused")
-
-// hangUp closes the session's channel on purpose.
-func (h *handle) hangUp() {
-	h.mu.Lock()
-	h.hungUp = true
-	h.mu.Unlock()
-	_ = h.sess.Close() // Best effort: a closed channel is the goal.
-}
-
 // Wait returns how the command ended. When the connection dropped first,
 // the status is unknown and the error wraps ErrDisconnected.
 func (h *handle) Wait(ctx context.Context) (providers.ExitStatus, error) {
@@ -262,19 +195,6 @@ func (h *handle) Wait(ctx context.Context) (providers.ExitStatus, error) {
 		return h.status, h.waitErr
 	case <-ctx.Done():
 		return providers.ExitStatus{}, context.Cause(ctx)
-	}
-}
-
-// GroupAlive reports true until the session's channel has closed and its
-// end was recorded. The remote group itself is out of sight: sshd reaches it
-// (killpg for signals, SIGHUP through the PTY on hang-up), and a remote
-// process that survives both is not seen here.
-func (h *handle) GroupAlive() (bool, error) {
-	select {
-	case <-h.waitDone:
-		return false, nil
-	default:
-		return true, nil
 	}
 }
 
@@ -293,20 +213,3 @@ func (h *handle) Close() error {
 	})
 	return nil
 }
-
-// signalNames are the signals RFC 4254 lets a client send.
-var signalNames = map[syscall.Signal]ssh.Signal{
-	syscall.SIGABRT: ssh.SIGABRT, syscall.SIGALRM: ssh.SIGALRM, syscall.SIGFPE: ssh.SIGFPE,
-	syscall.SIGHUP: ssh.SIGHUP, syscall.SIGILL: ssh.SIGILL, syscall.SIGINT: ssh.SIGINT,
-	syscall.SIGKILL: ssh.SIGKILL, syscall.SIGPIPE: ssh.SIGPIPE, syscall.SIGQUIT: ssh.SIGQUIT,
-	syscall.SIGSEGV: ssh.SIGSEGV, syscall.SIGTERM: ssh.SIGTERM, syscall.SIGUSR1: ssh.SIGUSR1,
-	syscall.SIGUSR2: ssh.SIGUSR2,
-}
-
-var signalNumbers = func() map[ssh.Signal]syscall.Signal {
-	m := make(map[ssh.Signal]syscall.Signal, len(signalNames))
-	for n, s := range signalNames {
-		m[s] = n
-	}
-	return m
-}()

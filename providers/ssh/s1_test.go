@@ -25,11 +25,22 @@ func openFDs(t *testing.T) int {
 	return len(ents)
 }
 
+// fdList names the open descriptors, for a failure message.
+func fdList() string {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	var b strings.Builder
+	for _, e := range ents {
+		target, _ := os.Readlink("/proc/self/fd/" + e.Name())
+		b.WriteString(e.Name() + "->" + target + " ")
+	}
+	return b.String()
+}
+
 // checkNothingLeft fails if descriptors or goroutines outlive Open.
 func checkNothingLeft(t *testing.T, fds int, goroutines goleak.Option) {
 	t.Helper()
 	if now := openFDs(t); now != fds {
-		t.Errorf("open descriptors: %d before, %d after", fds, now)
+		t.Errorf("open descriptors: %d before, %d after: %s", fds, now, fdList())
 	}
 	if err := goleak.Find(goroutines); err != nil {
 		t.Errorf("goroutines left behind: %v", err)

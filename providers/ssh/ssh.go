@@ -12,6 +12,9 @@
 //	PTY:   Read ◄─ channel stdout (the PTY merges stderr)    Write ─► channel stdin
 //	       reaper: session.Wait ─► exit status, or disconnected
 //	       keepalive: keepalive@openssh.com every interval ─► disconnected after 3 unanswered
+//	       Signal: "signal" request; sweep (second session: kill the groups of
+//	       processes carrying the pane's marker); hang-up as the last resort
+//	       GroupAlive: channel open, else a sweep that only counts
 //
 // The remote login shell must be POSIX-like (sh, bash, dash, zsh, ksh): the
 // command, workspace and refused environment variables are passed to it as
@@ -24,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
@@ -82,12 +86,12 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 // A cancelled ctx closes the client, which unblocks whatever request is in
 // flight; the caller closes the client on error.
 func start(ctx context.Context, client *ssh.Client, spec providers.Spec, o Options) (*handle, error) {
-	stop := context.AfterFunc(ctx, func() { _ = client.Close() })
+	disarm := closeOnCancel(ctx, func() { _ = client.Close() })
 	cancelled := func() error {
-		if stop() {
-			return nil
+		if disarm() {
+			return context.Cause(ctx)
 		}
-		return context.Cause(ctx)
+		return nil
 	}
 	sess, err := client.NewSession()
 	if err != nil {
@@ -106,8 +110,9 @@ func start(ctx context.Context, client *ssh.Client, spec providers.Spec, o Optio
 	if err := sess.RequestPty(spec.TermOrDefault(), int(spec.Size.Rows), int(spec.Size.Cols), modes); err != nil {
 		return nil, errors.Join(cancelled(), fmt.Errorf("request a terminal: %w (the server may forbid PTYs: check PermitTTY in its sshd_config)", err))
 	}
+	marker := newMarker()
 	var refused []string
-	for _, kv := range spec.Env {
+	for _, kv := range append(slices.Clip(spec.Env), markerVar+"="+marker) {
 		k, v, _ := strings.Cut(kv, "=")
 		// sshd accepts only the names its AcceptEnv lists; the others are
 		// exported by the command line instead.
@@ -127,7 +132,7 @@ func start(ctx context.Context, client *ssh.Client, spec providers.Spec, o Optio
 	if err := cancelled(); err != nil {
 		return nil, err
 	}
-	return newHandle(client, sess, stdin, stdout, o), nil
+	return newHandle(client, sess, stdin, stdout, o, marker), nil
 }
 
 // remoteCommand is the command line for the remote login shell, or "" to

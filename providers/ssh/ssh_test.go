@@ -197,22 +197,30 @@ func TestResize(t *testing.T) {
 	}
 }
 
-func TestSignalInterrupt(t *testing.T) {
+// Signals reach the pane's processes even where sshd refuses signal
+// requests (root logins, as here): the sweep delivers them.
+func TestSignalDelivered(t *testing.T) {
 	s := startServer(t)
-	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready; sleep 1000"}})
-	tm := watch(t, p)
-	tm.waitFor(t, "ready")
-	if err := p.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
+	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT} {
+		p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready; sleep 1000"}})
+		tm := watch(t, p)
+		tm.waitFor(t, "ready")
+		if err := p.Signal(sig); err != nil {
+			t.Fatalf("Signal(%v): %v", sig, err)
+		}
+		if st, err := wait(t, p); err != nil || st.Signal != sig {
+			t.Errorf("after Signal(%v): Wait = %+v, %v", sig, st, err)
+		}
 	}
-	if st, err := wait(t, p); err != nil || st.Signal != syscall.SIGINT {
-		t.Errorf("Wait = %+v, %v; want death by SIGINT", st, err)
+	p := open(t, s, providers.Spec{Command: []string{"sleep", "1000"}})
+	if err := p.Signal(syscall.Signal(40)); err == nil || !strings.Contains(err.Error(), "RFC 4254") {
+		t.Errorf("Signal(40) = %v; SSH has no name for it", err)
 	}
 }
 
-// TestContract_C12_KillVerified: after Signal(SIGKILL) and Wait, the group
-// is reported gone and the remote processes, a background one included,
-// really are.
+// TestContract_C12_KillVerified: after Signal(SIGKILL) and Wait, GroupAlive
+// turns false only once the remote processes, a background one included,
+// are really gone.
 func TestContract_C12_KillVerified(t *testing.T) {
 	s := startServer(t)
 	pids := filepath.Join(t.TempDir(), "pids")
@@ -225,20 +233,69 @@ func TestContract_C12_KillVerified(t *testing.T) {
 	if err := p.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	// sshd refuses signals to root logins (no privilege separation), and
-	// then the provider hangs up, which kills by SIGHUP through the PTY.
-	st, err := wait(t, p)
-	if err != nil || (st.Signal != syscall.SIGKILL && st.Signal != syscall.SIGHUP) {
-		t.Errorf("Wait = %+v, %v; want death by SIGKILL, or SIGHUP after a hang-up", st, err)
+	if st, err := wait(t, p); err != nil || st.Signal != syscall.SIGKILL {
+		t.Errorf("Wait = %+v, %v; want death by SIGKILL", st, err)
 	}
-	if alive, err := p.GroupAlive(); alive || err != nil {
-		t.Errorf("GroupAlive after kill = %v, %v", alive, err)
-	}
+	waitGroupGone(t, p)
 	for _, pid := range strings.Fields(readFile(t, pids)) {
 		n, _ := strconv.Atoi(pid)
 		if processRunning(n) {
-			t.Errorf("remote process %d still runs after SIGKILL and Wait", n)
+			t.Errorf("remote process %d still runs after GroupAlive reported the group gone", n)
 		}
+	}
+}
+
+// A process that left the session and ignores SIGHUP outlives the
+// session's end; GroupAlive sees it, and SIGKILL after the end still
+// reaches it: the session layer's escalation works on SSH hosts too.
+func TestContract_C12_EscapedProcess(t *testing.T) {
+	s := startServer(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "escape.sh")
+	writeFile(t, script, `setsid sh -c 'trap "" HUP; echo $$ > `+dir+`/pid; exec sleep 1000' </dev/null >/dev/null 2>&1 &
+while [ ! -s `+dir+`/pid ]; do sleep 0.01; done
+echo ready
+sleep 1000
+`)
+	p := open(t, s, providers.Spec{Command: []string{"sh", script}})
+	tm := watch(t, p)
+	tm.waitFor(t, "ready")
+	if err := p.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := wait(t, p); err != nil || st.Signal != syscall.SIGHUP {
+		t.Errorf("Wait = %+v, %v; want death by SIGHUP", st, err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(t, dir+"/pid")))
+	if alive, err := p.GroupAlive(); !alive || err != nil || !processRunning(pid) {
+		t.Fatalf("GroupAlive = %v, %v with the escaped process %d running: %v", alive, err, pid, processRunning(pid))
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGroupGone(t, p)
+	if processRunning(pid) {
+		t.Errorf("escaped process %d still runs after GroupAlive reported none", pid)
+	}
+}
+
+// waitGroupGone polls GroupAlive: a killed process leaves the host's
+// process table asynchronously, with no event to wait on.
+func waitGroupGone(t *testing.T, p providers.PTY) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		alive, err := p.GroupAlive()
+		if err != nil {
+			t.Fatalf("GroupAlive: %v", err)
+		}
+		if !alive {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("GroupAlive still true 20s after SIGKILL")
+		}
+		time.Sleep(10 * time.Millisecond) // a poll interval: no event to wait on
 	}
 }
 

@@ -19,14 +19,17 @@ var _ providers.Workspace = (*Provider)(nil)
 // ExportWorkspace writes the spec's remote workspace to w as a tar stream
 // rooted at ".", by running tar on the host over a new connection. GNU tar
 // dereferences hard links (snapshots cannot rebuild them from a stream);
-// another tar sends them as links. It returns only after it stopped writing
+// another tar sends them as links. The remote login shell must be POSIX. It returns only after it stopped writing
 // to w: a cancelled ctx or a failed write closes the connection.
 func (p *Provider) ExportWorkspace(ctx context.Context, spec providers.Spec, w io.Writer) error {
 	dir, err := remoteDir(spec)
 	if err != nil {
 		return err
 	}
-	cmd := fmt.Sprintf("cd -- %s && if tar --version 2>/dev/null | grep -q GNU; then exec tar --hard-dereference -cf - .; else exec tar -cf - .; fi", quote(dir))
+	// GNU tar exits 1 when a file changed while it was read; the stream is
+	// still whole, and a workspace in use must still get a snapshot.
+	cmd := fmt.Sprintf("cd -- %s && if tar --version 2>/dev/null | grep -q GNU; then "+
+		"tar --hard-dereference -cf - .; s=$?; [ $s -eq 1 ] && s=0; exit $s; else exec tar -cf - .; fi", quote(dir))
 	return p.runTar(ctx, spec, "export workspace", cmd, nil, w)
 }
 
@@ -88,8 +91,8 @@ func (p *Provider) runTar(ctx context.Context, spec providers.Spec, what, cmd st
 // connection, so the remote side cannot keep it waiting.
 func run(ctx context.Context, client *ssh.Client, cmd string, in io.Reader, out io.Writer) error {
 	abort := func() { _ = client.Close() } // Best effort: closing twice is harmless.
-	stop := context.AfterFunc(ctx, abort)
-	defer stop()
+	disarm := closeOnCancel(ctx, abort)
+	defer disarm()
 	cause := func() error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
