@@ -131,3 +131,46 @@ func TestAuthFailures(t *testing.T) {
 		}
 	}
 }
+
+// Keys in ssh-agent log in, including an encrypted one that sandmux cannot
+// read itself; the agent's connection does not outlive Open.
+func TestAgentAuth(t *testing.T) {
+	s := startServer(t)
+	dir := t.TempDir()
+	locked := filepath.Join(dir, "locked")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "secret", "-f", locked).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	writeFile(t, filepath.Join(s.dir, "authorized_keys"), readFile(t, locked+".pub"))
+	sock := filepath.Join(dir, "agent.sock")
+	agent := exec.Command("ssh-agent", "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agent.Process.Kill(); _ = agent.Wait() })
+	// ssh-agent offers no readiness signal: wait for its socket.
+	waitForFile(t, sock)
+	// ssh-add reads the passphrase from SSH_ASKPASS when it has no terminal.
+	askpass := filepath.Join(dir, "askpass")
+	writeFile(t, askpass, "#!/bin/sh\necho secret\n")
+	if err := os.Chmod(askpass, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	add := exec.Command("ssh-add", locked)
+	add.Env = append(os.Environ(), "SSH_AUTH_SOCK="+sock, "SSH_ASKPASS="+askpass, "SSH_ASKPASS_REQUIRE=force", "DISPLAY=none")
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("ssh-add: %v\n%s", err, out)
+	}
+	opts := s.options(t, "")
+	opts["identity_files"] = []any{locked} // Encrypted: left to the agent.
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	fds := openFDs(t)
+	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "exit 5"}, Options: opts})
+	if st, err := wait(t, p); err != nil || st.Code != 5 {
+		t.Errorf("Wait = %+v, %v; want code 5", st, err)
+	}
+	_ = p.Close()
+	if now := openFDs(t); now != fds {
+		t.Errorf("open descriptors: %d before, %d after Open and Close: %s", fds, now, fdList())
+	}
+}
