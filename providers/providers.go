@@ -152,6 +152,26 @@ type Workspace interface {
 	ImportWorkspace(ctx context.Context, spec Spec, r io.Reader) error
 }
 
+// OptionKey describes one key of a provider's options, for the config
+// file's documentation and checks.
+type OptionKey struct {
+	Name string
+	// Kind is the value's type as the config docs name it.
+	Kind string
+	// Default is the default as TOML decodes it (string, int64, bool,
+	// []any), or nil when the key is required or its default is computed;
+	// Note then says which.
+	Default any
+	Note    string
+	// Help is one sentence.
+	Help string
+}
+
+// ErrDisconnected is returned by a remote PTY's Read, Write and Wait once
+// the connection to its sandbox dropped: the output ended, but how the
+// command ended is unknown.
+var ErrDisconnected = errors.New("disconnected")
+
 // Table maps provider names, as written in the config, to providers.
 type Table map[string]Provider
 

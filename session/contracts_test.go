@@ -624,3 +624,44 @@ func TestTeardownReasonAndHookStage(t *testing.T) {
 		})
 	}
 }
+
+// disconnectPTY is a fake whose connection drops: Read and Wait fail with
+// providers.ErrDisconnected and nothing can be signalled or verified.
+type disconnectPTY struct{ *fakePTY }
+
+func (d disconnectPTY) Wait(ctx context.Context) (providers.ExitStatus, error) {
+	select {
+	case <-d.exited:
+		return providers.ExitStatus{Unknown: true}, providers.ErrDisconnected
+	case <-ctx.Done():
+		return providers.ExitStatus{}, context.Cause(ctx)
+	}
+}
+
+func (d disconnectPTY) GroupAlive() (bool, error) { return false, providers.ErrDisconnected }
+
+// A dropped connection ends the session as exited and disconnected; its
+// teardown neither hangs on signals nor claims a verified kill.
+func TestDisconnectedSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakePTY()
+		m := NewManager(providers.Table{"fake": fakeProvider{open: func(context.Context, providers.Spec) (providers.PTY, error) {
+			return disconnectPTY{f}, nil
+		}}})
+		s := start(t, m, testOpts)
+		close(f.output)
+		f.exit(providers.ExitStatus{})
+		<-s.Exited()
+		if info := s.Info(); !info.Disconnected || info.State != Exited || !info.Exit.Unknown {
+			t.Fatalf("info = %+v, want exited, disconnected, status unknown", info)
+		}
+		t0 := time.Now()
+		if err := m.Close(context.Background(), s.ID()); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+		if d := time.Since(t0); d != 0 || len(f.sentSignals()) != 0 || s.Info().Killed {
+			t.Errorf("teardown took %v, signals %v, killed %v; want immediate, none, not killed", d, f.sentSignals(), s.Info().Killed)
+		}
+		m.Wait()
+	})
+}

@@ -143,6 +143,9 @@ type Info struct {
 	Reason Reason
 	// Saved is what the after-teardown hook returned (a snapshot's path).
 	Saved string
+	// Disconnected is set when the connection to a remote sandbox dropped:
+	// output ended, and how the command ended is unknown.
+	Disconnected bool
 	// LastOutput is when output last arrived.
 	LastOutput time.Time
 	Started    time.Time
@@ -194,6 +197,8 @@ type Session struct {
 	err       error
 	reason    Reason
 	saved     string
+	// disconnected: the provider lost its connection (see Info).
+	disconnected bool
 }
 
 func newSession(id ID, name, provider string, p providers.PTY, opts Options, notify func()) *Session {
@@ -243,7 +248,7 @@ func (s *Session) Info() Info {
 	}
 	info := Info{
 		ID: s.id, Name: s.name, Provider: s.provider, State: s.state, Stage: s.stage,
-		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Err: s.err, Reason: s.reason, Saved: s.saved,
+		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Err: s.err, Reason: s.reason, Saved: s.saved, Disconnected: s.disconnected,
 		LastOutput: last, Started: s.started,
 	}
 	if info.State == Running {
@@ -344,8 +349,17 @@ func (s *Session) consumeLoop() {
 // marks the session exited only when both facts hold (contract O7).
 func (s *Session) waitLoop() {
 	st, err := s.pty.Wait(s.runCtx)
-	if err == nil {
+	switch {
+	case err == nil:
 		s.update(func() { s.exit, s.exitKnown = st, true })
+	case errors.Is(err, providers.ErrDisconnected):
+		// Nothing more will come from the sandbox; show it as ended, and
+		// how, rather than as running forever.
+		s.update(func() {
+			s.disconnected = true
+			s.exit, s.exitKnown = providers.ExitStatus{Code: -1, Unknown: true}, true
+		})
+		err = nil
 	}
 	close(s.reaped)
 	if err != nil {

@@ -241,6 +241,8 @@ func resultOf(p *pane) Result {
 		r.Status = "failed to start"
 	case p.sess == nil:
 		r.Status = "not started"
+	case p.info.Disconnected:
+		r.Status = "disconnected"
 	case p.info.ExitKnown:
 		r.Status = p.info.Exit.String()
 	case p.info.Killed:

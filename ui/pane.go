@@ -232,6 +232,9 @@ func (p *pane) status() string {
 	case phaseRunning:
 		return "running"
 	case phaseExited:
+		if p.info.Disconnected {
+			return "disconnected — prefix r reconnects"
+		}
 		return p.info.Exit.String()
 	case phaseClosing:
 		if p.info.Stage != "" {

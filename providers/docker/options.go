@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/moby/moby/client"
+
+	"github.com/sandmux/sandmux/providers"
 )
 
 // Options are the docker provider's settings for one sandbox, from
@@ -39,16 +41,7 @@ type Options struct {
 const DefaultWorkdir = "/workspace"
 
 // Key describes one option for the config's documentation and checks.
-type Key struct {
-	Name string
-	// Kind is the value's type as the config docs name it.
-	Kind string
-	// Default is the value used when the key is absent, as TOML decodes it
-	// (string, bool). An empty string means "unset".
-	Default any
-	// Help is one sentence for the docs.
-	Help string
-}
+type Key = providers.OptionKey
 
 // OptionKeys are the keys ParseOptions accepts, in documentation order.
 var OptionKeys = []Key{

@@ -37,17 +37,7 @@ type Options struct {
 }
 
 // Key describes one option key, for the config file's docs and checks.
-type Key struct {
-	Name string
-	// Kind is the value's type as the config docs name it.
-	Kind string
-	// Default is the default as TOML decodes it, or nil when the key is
-	// required or its default is computed; Note then says which.
-	Default any
-	Note    string
-	// Help is one sentence.
-	Help string
-}
+type Key = providers.OptionKey
 
 // OptionKeys lists every key ParseOptions accepts.
 var OptionKeys = []Key{

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sandmux/sandmux/providers"
 )
 
 // Options are the ssh provider's settings for one sandbox, parsed from the
@@ -45,18 +47,7 @@ func (o Options) Addr() string { return net.JoinHostPort(o.Host, strconv.Itoa(o.
 func (o Options) Target() string { return o.User + "@" + o.Addr() }
 
 // Key describes one option key, for the config file's docs and checks.
-type Key struct {
-	Name string
-	// Kind is the value's type as the config docs name it.
-	Kind string
-	// Default is the default as TOML decodes it (string, int64, bool,
-	// []any), or nil when the key is required or its default is computed;
-	// Note then says which.
-	Default any
-	Note    string
-	// Help is one sentence.
-	Help string
-}
+type Key = providers.OptionKey
 
 // OptionKeys lists every key ParseOptions accepts.
 var OptionKeys = []Key{

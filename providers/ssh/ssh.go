@@ -55,7 +55,7 @@ func (p *Provider) warn(msg string) {
 // the connection to the host dropped (keepalives unanswered, or the TCP
 // connection closed) while the command was still running. How the command
 // ended is then unknown.
-var ErrDisconnected = errors.New("disconnected")
+var ErrDisconnected = providers.ErrDisconnected
 
 // Open connects to the spec's host and starts its command on a PTY there.
 // ctx cancels every step; whatever Open created is released before it
