@@ -13,7 +13,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/docker"
+	"github.com/sandmux/sandmux/providers/exec"
 	"github.com/sandmux/sandmux/providers/local"
+	"github.com/sandmux/sandmux/providers/ssh"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/ui"
@@ -42,7 +45,8 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}
-	table := providerTable(cfg)
+	var warned warnings
+	table := providerTable(cfg, warned.add)
 	specs := sandboxPanes(cfg, table, store)
 	if fs.NArg() > 0 {
 		specs = adHocPanes(fs.Args())
@@ -67,6 +71,9 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 
 	for _, r := range model.Results() {
 		fmt.Fprintln(s.out, r)
+	}
+	for _, w := range warned.list {
+		fmt.Fprintln(s.err, "sandmux: warning:", w)
 	}
 	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
 		fmt.Fprintln(s.err, "sandmux:", runErr)
@@ -103,9 +110,35 @@ func forwardQuitSignals(p *tea.Program) (stop func()) {
 	}
 }
 
-// providerTable is every provider sandmux can open panes with.
-func providerTable(cfg *Config) providers.Table {
-	return providers.Table{"local": local.New(cfg.Providers.Local.Shell)}
+// providerTable is every provider sandmux can open panes with. Warnings
+// (an SSH host key not being checked) go to warn.
+func providerTable(cfg *Config, warn func(string)) providers.Table {
+	return providers.Table{
+		"local":  local.New(cfg.Providers.Local.Shell),
+		"ssh":    ssh.New(warn),
+		"docker": docker.New(),
+		"exec":   exec.New(),
+	}
+}
+
+// warnings collects provider warnings while the TUI owns the terminal,
+// to be printed once it has exited.
+type warnings struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	list []string
+}
+
+func (w *warnings) add(msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.seen[msg] {
+		if w.seen == nil {
+			w.seen = map[string]bool{}
+		}
+		w.seen[msg] = true
+		w.list = append(w.list, msg)
+	}
 }
 
 // sandboxPanes turns the config's sandboxes into panes, with workspace

@@ -73,6 +73,9 @@ type UIConfig struct {
 // table. Later providers add their tables here and rows to providerOptions.
 type ProvidersConfig struct {
 	Local LocalConfig
+	// Remote holds the [providers.NAME] tables of the remote providers,
+	// whose keys their own packages check (config_providers.go).
+	Remote map[string]map[string]any
 }
 
 // LocalConfig is the [providers.local] table.
@@ -360,9 +363,17 @@ func (p *problems) decode(doc map[string]any) *Config {
 	if t := p.table(doc, "", "providers"); t != nil {
 		for name := range t {
 			at := joinKey("providers", name)
-			if !slices.Contains(providerNames, name) {
+			_, remote := remoteProviderNamed(name)
+			switch pt := p.table(t, "providers", name); {
+			case !slices.Contains(providerNames, name):
 				p.add(at, fmt.Errorf("unknown provider (use one of %s)", quoteAll(providerNames)))
-			} else if pt := p.table(t, "providers", name); pt != nil {
+			case pt == nil:
+			case remote:
+				if c.Providers.Remote == nil {
+					c.Providers.Remote = map[string]map[string]any{}
+				}
+				c.Providers.Remote[name] = pt
+			default:
 				applyOptions(p, providerOptions, name, at, pt, &c.Providers)
 			}
 		}
@@ -371,6 +382,7 @@ func (p *problems) decode(doc map[string]any) *Config {
 		s := base
 		s.Env = maps.Clone(base.Env)
 		at := fmt.Sprintf("sandbox[%d]", i)
+		t, own := p.takeProviderTables(t, at)
 		applyOptions(p, sandboxOptions, "sandbox", at, t, &s)
 		if _, ok := t["workspace"]; !ok {
 			dir := xdgDir("XDG_DATA_HOME", filepath.Join(".local", "share"))
@@ -380,6 +392,7 @@ func (p *problems) decode(doc map[string]any) *Config {
 			s.Workspace = filepath.Join(dir, "sandmux", "workspaces", s.Name)
 		}
 		s.Options = c.Providers.options(s.Provider)
+		p.remoteOptions(c, &s, at, own)
 		c.Sandboxes = append(c.Sandboxes, s)
 	}
 	return c
@@ -542,6 +555,7 @@ func (c *Config) validate() error {
 		if err := c.normalizeWorkspace(s); err != nil {
 			p.add(at+".workspace", err)
 		}
+		c.checkRemoteSandbox(p, s, at)
 		if j, dup := first[s.Name]; dup {
 			p.add(at+".name", fmt.Errorf("%q already names sandbox[%d] (give each sandbox its own name)", s.Name, j))
 		} else if s.Name != "" {
@@ -554,6 +568,7 @@ func (c *Config) validate() error {
 	for _, o := range providerOptions {
 		checkOption(p, "providers."+o.table+"."+o.key, o, &c.Providers)
 	}
+	c.checkRemoteTables(p)
 	return p.err()
 }
 

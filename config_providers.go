@@ -1,0 +1,125 @@
+package main
+
+// The remote providers' options. Each provider package owns its keys
+// (names, defaults, checks); the config only gathers them: a
+// [providers.NAME] table of defaults, and a table of the same name inside
+// a [[sandbox]] for that sandbox's own keys, merged over them.
+//
+//	[providers.ssh]          # defaults for every ssh sandbox
+//	known_hosts = ["~/.ssh/known_hosts"]
+//
+//	[[sandbox]]
+//	name = "build-host"
+//	provider = "ssh"
+//	ssh = { host = "dev@build.example" }
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/docker"
+	"github.com/sandmux/sandmux/providers/exec"
+	"github.com/sandmux/sandmux/providers/ssh"
+)
+
+// remoteProvider is a provider whose options its own package parses.
+type remoteProvider struct {
+	name  string
+	keys  []providers.OptionKey
+	check func(map[string]any) error
+}
+
+var remoteProviders = []remoteProvider{
+	{"ssh", ssh.OptionKeys, func(m map[string]any) error { _, err := ssh.ParseOptions(m); return err }},
+	{"docker", docker.OptionKeys, func(m map[string]any) error { _, err := docker.ParseOptions(m); return err }},
+	{"exec", exec.OptionKeys, func(m map[string]any) error { _, err := exec.ParseOptions(m); return err }},
+}
+
+func remoteProviderNamed(name string) (remoteProvider, bool) {
+	for _, r := range remoteProviders {
+		if r.name == name {
+			return r, true
+		}
+	}
+	return remoteProvider{}, false
+}
+
+// takeProviderTables removes the per-provider tables from a [[sandbox]]
+// table (so the sandbox's own keys can be checked as usual) and returns
+// them by provider name.
+func (p *problems) takeProviderTables(t map[string]any, at string) (map[string]any, map[string]map[string]any) {
+	rest := maps.Clone(t)
+	tables := map[string]map[string]any{}
+	for _, r := range remoteProviders {
+		if _, ok := t[r.name]; !ok {
+			continue
+		}
+		delete(rest, r.name)
+		if pt := p.table(t, at, r.name); pt != nil {
+			tables[r.name] = pt
+		}
+	}
+	return rest, tables
+}
+
+// remoteOptions merges a sandbox's provider table over the provider-wide
+// one, and reports a table meant for another provider.
+func (p *problems) remoteOptions(c *Config, s *Sandbox, at string, own map[string]map[string]any) {
+	for name := range own {
+		if name != s.Provider {
+			p.add(joinKey(at, name), fmt.Errorf("this sandbox's provider is %q (set provider = %q, or remove this table)", s.Provider, name))
+		}
+	}
+	if _, ok := remoteProviderNamed(s.Provider); !ok {
+		return
+	}
+	opts := maps.Clone(c.Providers.Remote[s.Provider])
+	if opts == nil {
+		opts = map[string]any{}
+	}
+	maps.Copy(opts, own[s.Provider])
+	s.Options = opts
+}
+
+// checkRemoteTables reports unknown keys in the [providers.NAME] tables
+// (their values are checked with each sandbox that uses them).
+func (c *Config) checkRemoteTables(p *problems) {
+	for _, r := range remoteProviders {
+		for key := range c.Providers.Remote[r.name] {
+			if !slices.ContainsFunc(r.keys, func(k providers.OptionKey) bool { return k.Name == key }) {
+				p.add(joinKey(joinKey("providers", r.name), key), fmt.Errorf("unknown key (the %s provider takes %s)", r.name, quoteAll(optionKeyNames(r.keys))))
+			}
+		}
+	}
+}
+
+// checkRemoteSandbox has the provider check a sandbox's merged options,
+// blaming the sandbox's provider table, else [providers.NAME], else the
+// provider key.
+func (c *Config) checkRemoteSandbox(p *problems, s *Sandbox, at string) {
+	r, ok := remoteProviderNamed(s.Provider)
+	if !ok {
+		return
+	}
+	if err := r.check(s.Options); err != nil {
+		key := joinKey(at, r.name)
+		switch {
+		case c.lines.has(key):
+		case c.lines.has(joinKey("providers", r.name)):
+			key = joinKey("providers", r.name)
+		default:
+			key = joinKey(at, "provider")
+		}
+		p.add(key, fmt.Errorf("%w (write the %s keys in a table %s = { … } in the sandbox)", err, r.name, r.name))
+	}
+}
+
+func optionKeyNames(keys []providers.OptionKey) []string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Name
+	}
+	return names
+}
