@@ -111,7 +111,7 @@ func (w workspaces) prepare(sb Sandbox) func(context.Context) (string, error) {
 		if local {
 			e, _, err = w.storeFor(sb).RestoreNewest(ctx, sb.Name, sb.Workspace, opts)
 		} else {
-			err = w.restoreRemote(ctx, sb, opts)
+			e, err = w.restoreRemote(ctx, sb, opts)
 		}
 		switch {
 		case errors.Is(err, snapshot.ErrNoSnapshot):
@@ -139,21 +139,21 @@ func mkdirAll(local bool, dir string) error {
 }
 
 // restoreRemote streams the newest snapshot into a remote workspace.
-func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot.RestoreOptions) error {
+func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot.RestoreOptions) (snapshot.Entry, error) {
 	ws := w.exporter(sb)
 	if ws == nil {
-		return fmt.Errorf("provider %q cannot write workspaces: set restore = false", sb.Provider)
+		return snapshot.Entry{}, fmt.Errorf("provider %q cannot write workspaces: set restore = false", sb.Provider)
 	}
 	e, ok, err := w.storeFor(sb).Newest(sb.Name)
 	if err != nil {
-		return err
+		return e, err
 	}
 	if !ok {
-		return snapshot.ErrNoSnapshot
+		return e, snapshot.ErrNoSnapshot
 	}
 	spec := sb.Spec()
 	_, err = snapshot.RestoreStream(ctx, e.Path, func(ctx context.Context, r io.Reader) error {
 		return ws.ImportWorkspace(ctx, spec, r)
 	}, opts)
-	return err
+	return e, err
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/docker"
+	"github.com/sandmux/sandmux/providers/ssh"
+	"github.com/sandmux/sandmux/session"
+)
+
+// remoteSandbox runs one remote sandbox through a real Manager until its
+// command wrote a file into the workspace, then closes it: with snapshot =
+// "on-close" that archives the workspace through the provider's tar stream.
+func snapshotThroughProvider(t *testing.T, sb Sandbox, ws workspaces) session.Info {
+	t.Helper()
+	m := session.NewManager(ws.providers)
+	defer m.Wait()
+	s, err := m.Start(t.Context(), sb.Provider, sb.Spec(), session.Options{StopGrace: time.Second, KillGrace: time.Second, AfterTeardown: ws.hook(sb)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Exited():
+	case <-time.After(60 * time.Second):
+		t.Fatal("the sandbox's command never finished")
+	}
+	if err := m.Close(context.Background(), s.ID()); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	return s.Info()
+}
+
+// The workspace of an SSH and of a Docker sandbox round-trips through a
+// snapshot: saved from the provider's tar stream on close, restored through
+// it (replacing what changed since) on the next start.
+func TestRemoteWorkspaceSnapshotRoundTrip(t *testing.T) {
+	t.Run("ssh", func(t *testing.T) {
+		host := startSSHHost(t)
+		remoteDir := t.TempDir() // the "remote" host is this machine
+		sb, ws := remoteCase(t, "ssh", remoteDir, map[string]any{
+			"host": fmt.Sprintf("root@127.0.0.1:%d", host.port), "identity_files": []any{host.userKey},
+			"known_hosts": []any{host.knownHostFile},
+		})
+		ws.providers["ssh"] = ssh.New(nil)
+		roundTrip(t, sb, ws, func() string { return readTree(t, remoteDir) }, func() {
+			os.WriteFile(filepath.Join(remoteDir, "notes.txt"), []byte("changed later"), 0o644)
+		})
+	})
+	t.Run("docker", func(t *testing.T) {
+		image := busyboxImage(t)
+		dir := t.TempDir()
+		sb, ws := remoteCase(t, "docker", dir, map[string]any{"image": image})
+		ws.providers["docker"] = docker.New()
+		roundTrip(t, sb, ws, func() string { return readTree(t, dir) }, func() {
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("changed later"), 0o644)
+		})
+	})
+}
+
+func remoteCase(t *testing.T, provider, dir string, opts map[string]any) (Sandbox, workspaces) {
+	t.Helper()
+	sb := Sandbox{
+		Name: "remote-" + provider, Provider: provider, Workspace: dir,
+		Command: []string{"sh", "-c", "mkdir -p sub && echo 'from the sandbox' > notes.txt && echo nested > sub/deep.txt"},
+		Size:    providers.Size{Cols: 80, Rows: 24}, StopGrace: time.Second, KillGrace: time.Second, DrainGrace: time.Second,
+		Snapshot: SnapshotOnClose, Restore: RestoreReplace, SnapshotKeep: 5, Options: opts,
+	}
+	return sb, workspaces{store: filepath.Join(t.TempDir(), "store"), providers: providers.Table{}}
+}
+
+func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, change func()) {
+	t.Helper()
+	info := snapshotThroughProvider(t, sb, ws)
+	if info.Saved == "" || info.Err != nil {
+		t.Fatalf("no snapshot on close: saved %q, err %v", info.Saved, info.Err)
+	}
+	before := tree()
+	if !strings.Contains(before, "notes.txt=from the sandbox") || !strings.Contains(before, "sub/deep.txt=nested") {
+		t.Fatalf("the sandbox did not write its files: %s", before)
+	}
+	change()
+	notice, err := ws.prepare(sb)(t.Context())
+	if err != nil || !strings.HasPrefix(notice, "restored") {
+		t.Fatalf("restore: %q, %v", notice, err)
+	}
+	if after := tree(); after != before {
+		t.Errorf("workspace after restore:\n%s\nwant:\n%s", after, before)
+	}
+}
+
+// readTree lists a directory's files and contents, sorted, for comparing.
+func readTree(t *testing.T, dir string) string {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", `cd "$1" && find . -type f | sort | while read f; do printf '%s=%s\n' "${f#./}" "$(cat "$f")"; done`, "sh", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
