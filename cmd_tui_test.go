@@ -69,7 +69,7 @@ func TestTUITypingFocusZoomBroadcast(t *testing.T) {
 	only(t, s, "beta-2", 1)
 
 	tt.keys("C-b", "z")
-	s = tt.waitFor("pane B zoomed", func(s string) bool {
+	tt.waitFor("pane B zoomed", func(s string) bool {
 		return strings.Contains(s, "READY-B") && !strings.Contains(s, "READY-A") && strings.Contains(s, "ZOOM")
 	})
 	tt.keys("C-b", "z")

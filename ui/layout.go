@@ -11,13 +11,6 @@ const (
 	minPaneH = 4
 )
 
-// grid is the layout of one page: how many panes a page holds, and where
-// each pane of the page goes.
-type grid struct {
-	perPage int
-	rects   []rect
-}
-
 // layoutPage tiles k panes (the panes of one page) into a width×height
 // area in a balanced grid: columns ≈ √k, rows filled evenly, the last row's
 // panes widened to fill it. Columns are separated by one blank column.

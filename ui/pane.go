@@ -259,8 +259,3 @@ func (p *pane) restartable() bool {
 	}
 	return false
 }
-
-// live reports whether the pane's session still runs a process.
-func (p *pane) live() bool {
-	return p.sess != nil && (p.phase == phaseRunning || p.phase == phaseClosing || p.phase == phaseExited)
-}

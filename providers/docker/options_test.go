@@ -78,7 +78,7 @@ func TestContainerName(t *testing.T) {
 	if !strings.HasPrefix(n, "sandmux-my-box-") || len(n) > 60 || invalidNameChars.MatchString(n) {
 		t.Errorf("containerName = %q", n)
 	}
-	if containerName("a") == containerName("a") {
+	if first, second := containerName("a"), containerName("a"); first == second {
 		t.Error("two containers for one sandbox get the same name")
 	}
 }
