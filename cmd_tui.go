@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/docker"
@@ -56,14 +57,27 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
 	}, ui.FromManager(mgr), specs)
 
-	// Bubble Tea writes the latest view on its own ticker; at its maximum
-	// rate (120) a frame waits at most about 8 ms to reach the terminal.
-	// How often panes are redrawn is sandmux's own ui.fps.
-	p := tea.NewProgram(model, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(120),
-		tea.WithInput(s.in), tea.WithOutput(s.outFile()))
-	stopSignals := forwardQuitSignals(p)
+	// sandmux draws through its own Terminal (see ui.Terminal for why);
+	// Bubble Tea reads and decodes the input. Its renderer's ticker still
+	// runs, at the lowest rate, with nothing to draw.
+	tty, err := ui.OpenTerminal(s.in, s.outFile())
+	if err != nil {
+		fmt.Fprintln(s.err, "sandmux:", err)
+		return exitFailure
+	}
+	model.UseTerminal(tty)
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1),
+		tea.WithInput(s.in), tea.WithOutput(s.outFile())}
+	if w, h, ok := terminalSize(s); ok {
+		opts = append(opts, tea.WithWindowSize(w, h))
+	}
+	p := tea.NewProgram(model, opts...)
+	stopSignals := forwardSignals(p, s)
 	_, runErr := p.Run()
 	stopSignals()
+	if err := tty.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("restore the terminal: %w", err)
+	}
 	// Whatever ended the program (quit, error, panic), no session outlives
 	// it: Shutdown is idempotent after a normal quit.
 	shutErr := mgr.Shutdown(context.WithoutCancel(ctx))
@@ -86,18 +100,33 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	return exitOK
 }
 
-// forwardQuitSignals turns SIGTERM, SIGHUP and SIGINT into quit requests:
-// the first is a confirmed quit, the next escalate to killing everything.
-func forwardQuitSignals(p *tea.Program) (stop func()) {
+// terminalSize is the size of the terminal sandmux draws on.
+func terminalSize(s stdio) (w, h int, ok bool) {
+	f, isFile := s.outFile().(*os.File)
+	if !isFile || !term.IsTerminal(f.Fd()) {
+		return 0, 0, false
+	}
+	w, h, err := term.GetSize(f.Fd())
+	return w, h, err == nil && w > 0 && h > 0
+}
+
+// forwardSignals turns SIGTERM, SIGHUP and SIGINT into quit requests (the
+// first is a confirmed quit, the next escalate to killing everything) and
+// SIGWINCH into the new size: Bubble Tea, not drawing, does not watch it.
+func forwardSignals(p *tea.Program, s stdio) (stop func()) {
 	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGWINCH)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
 			select {
-			case <-ch:
-				p.Send(ui.QuitMsg{})
+			case sig := <-ch:
+				if sig != syscall.SIGWINCH {
+					p.Send(ui.QuitMsg{})
+				} else if w, h, ok := terminalSize(s); ok {
+					p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+				}
 			case <-done:
 				return
 			}

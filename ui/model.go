@@ -80,8 +80,9 @@ type Model struct {
 	shutdownErr    error
 	done           bool
 
-	out []byte // the view, reused between frames
-	now func() time.Time
+	out  []byte // the view, reused between frames
+	now  func() time.Time
+	term *Terminal // draws frames when set; else Bubble Tea does
 }
 
 // Result is how one session ended, for the summary printed after exit.
@@ -118,39 +119,55 @@ func (m *Model) startAll() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update dispatches each message to the code that owns it.
+// UseTerminal makes the model draw its frames through t, after every
+// Update, instead of through Bubble Tea's renderer (see Terminal).
+func (m *Model) UseTerminal(t *Terminal) { m.term = t }
+
+// Update handles a message, then hands the new frame to the Terminal when
+// there is one: composing is CPU work on cached rows; the Terminal's own
+// goroutine writes it.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.term != nil && !m.done && m.width > 0 && m.height > 0 {
+		lines, cursor := m.frame()
+		m.term.Show(lines, cursor, m.width)
+	}
+	return m, cmd
+}
+
+// update dispatches each message to the code that owns it.
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		return m, m.setSize(msg.Width, msg.Height)
+		return m.setSize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
-		return m, m.handleKey(msg)
+		return m.handleKey(msg)
 	case tea.PasteMsg:
-		return m, m.handlePaste(msg.Content)
+		return m.handlePaste(msg.Content)
 	case tea.MouseMsg:
-		return m, m.handleMouse(msg)
+		return m.handleMouse(msg)
 	case tea.FocusMsg, tea.BlurMsg:
-		return m, m.handleFocusReport(msg)
+		return m.handleFocusReport(msg)
 	case wakeMsg:
-		return m, m.handleWake(msg)
+		return m.handleWake(msg)
 	case frameMsg:
-		return m, m.handleFrame()
+		return m.handleFrame()
 	case infosMsg:
-		return m, m.handleInfos(msg)
+		return m.handleInfos(msg)
 	case startedMsg:
-		return m, m.handleStarted(msg)
+		return m.handleStarted(msg)
 	case closedMsg:
-		return m, m.handleClosed(msg)
+		return m.handleClosed(msg)
 	case resizedMsg, resizePTYMsg:
-		return m, m.handleResize(msg)
+		return m.handleResize(msg)
 	case attentionMsg:
-		return m, m.handleAttention()
+		return m.handleAttention()
 	case shutdownMsg:
-		return m, m.handleShutdown(msg)
+		return m.handleShutdown(msg)
 	case QuitMsg:
-		return m, m.startQuit()
+		return m.startQuit()
 	}
-	return m, nil
+	return nil
 }
 
 // QuitMsg asks for a confirmed quit, as SIGTERM and SIGHUP do; a second
@@ -257,6 +274,9 @@ func resultOf(p *pane) Result {
 }
 
 func (m *Model) setSize(w, h int) tea.Cmd {
+	if w <= 0 || h <= 1 {
+		return nil // no room for a pane and the status line: wait for a real size
+	}
 	m.width, m.height = w, h
 	if !m.started {
 		return m.startAll()

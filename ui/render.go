@@ -50,7 +50,11 @@ func (m *Model) pageRects() ([]int, []rect) {
 	for i := first; i < last; i++ {
 		idx = append(idx, i)
 	}
-	return idx, layoutPage(len(idx), w, h)
+	rects := layoutPage(len(idx), w, h)
+	if len(rects) != len(idx) {
+		return nil, nil // no room to lay anything out
+	}
+	return idx, rects
 }
 
 func (m *Model) visible(i int) bool {
@@ -81,8 +85,23 @@ func (m *Model) bodySize(i int) providers.Size {
 
 // View composes the frame: pane titles and bodies, the status line, and
 // an overlay when one is open.
+//
+// When the program draws through a Terminal (UseTerminal), Update hands
+// every frame to it and View returns nothing for Bubble Tea to draw.
 func (m *Model) View() tea.View {
+	if m.term != nil {
+		return tea.View{}
+	}
 	v := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion, ReportFocus: true, WindowTitle: "sandmux"}
+	lines, cursor := m.frame()
+	v.SetContent(strings.Join(lines, "\n"))
+	v.Cursor = cursor
+	return v
+}
+
+// frame composes the screen's lines, the overlay if one is open, and where
+// the real cursor goes (nil: hidden).
+func (m *Model) frame() ([]string, *tea.Cursor) {
 	lines := m.composeLines()
 	switch m.modal {
 	case modalHelp:
@@ -92,11 +111,10 @@ func (m *Model) View() tea.View {
 	case modalClosing, modalQuitting:
 		lines = overlay(lines, m.width, m.teardownText())
 	}
-	v.SetContent(strings.Join(lines, "\n"))
 	if m.modal == modalNone && !m.scrollMode {
-		v.Cursor = m.cursor()
+		return lines, m.cursor()
 	}
-	return v
+	return lines, nil
 }
 
 // composeLines renders every screen line. Bodies come from each pane's

@@ -1,0 +1,197 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+)
+
+// Terminal owns the user's terminal while the UI runs: raw mode, the
+// alternate screen, the reporting modes sandmux needs (mouse, focus,
+// bracketed paste), and a goroutine that draws each frame as soon as
+// Update hands it over, writing only the lines that changed.
+//
+// sandmux draws its own frames instead of using Bubble Tea's renderer
+// because that renderer writes on a fixed-rate ticker: every frame waited
+// for the next tick (a typed key's echo with it), and an idle sandmux
+// woke up at that rate forever. Bubble Tea still reads and decodes input.
+type Terminal struct {
+	in    *os.File
+	out   io.Writer
+	state *term.State // the input's settings before raw mode
+
+	mu      sync.Mutex
+	pending *frame        // the newest frame not yet drawn
+	wake    chan struct{} // one slot: a frame is pending
+	quit    chan struct{}
+	wg      sync.WaitGroup
+
+	// Owned by the drawing goroutine.
+	prev          []string
+	width, height int
+	buf           []byte
+}
+
+// frame is what one draw shows.
+type frame struct {
+	lines  []string
+	cursor *tea.Cursor // nil hides it
+	width  int
+}
+
+// Modes sandmux sets on the outer terminal, and the sequences that undo
+// them, in reverse.
+const (
+	enterModes = "\x1b[?1049h" + // alternate screen
+		"\x1b[?1002h\x1b[?1006h" + // mouse: clicks, drags, wheel; SGR coordinates
+		"\x1b[?1004h" + // focus reports
+		"\x1b[?2004h" + // bracketed paste
+		"\x1b[?25l" + // no cursor until a frame places it
+		"\x1b]2;sandmux\x07"
+	leaveModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b[?1049l"
+)
+
+// OpenTerminal puts in (when it is a terminal) into raw mode, sets up out
+// and starts drawing. Close undoes all of it; call it on every exit path.
+func OpenTerminal(in *os.File, out io.Writer) (*Terminal, error) {
+	t := &Terminal{in: in, out: out, wake: make(chan struct{}, 1), quit: make(chan struct{})}
+	if in != nil && term.IsTerminal(in.Fd()) {
+		st, err := term.MakeRaw(in.Fd())
+		if err != nil {
+			return nil, fmt.Errorf("put the terminal in raw mode: %w", err)
+		}
+		t.state = st
+	}
+	if _, err := io.WriteString(out, enterModes); err != nil {
+		t.restore()
+		return nil, fmt.Errorf("set up the terminal: %w", err)
+	}
+	t.wg.Go(t.draw)
+	return t, nil
+}
+
+// Show hands a frame to the drawing goroutine without waiting: a frame not
+// yet drawn is replaced by the newer one.
+func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
+	t.mu.Lock()
+	t.pending = &frame{lines: lines, cursor: cursor, width: width}
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close draws the last frame, stops drawing, and restores the terminal:
+// the modes, the main screen, the cursor and the input's settings.
+func (t *Terminal) Close() error {
+	close(t.quit)
+	t.wg.Wait()
+	_, err := io.WriteString(t.out, leaveModes)
+	return joinErr(err, t.restore())
+}
+
+func (t *Terminal) restore() error {
+	if t.state == nil {
+		return nil
+	}
+	return term.Restore(t.in.Fd(), t.state)
+}
+
+func joinErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func (t *Terminal) draw() {
+	for {
+		select {
+		case <-t.wake:
+			t.drawPending()
+		case <-t.quit:
+			t.drawPending()
+			return
+		}
+	}
+}
+
+func (t *Terminal) drawPending() {
+	t.mu.Lock()
+	f := t.pending
+	t.pending = nil
+	t.mu.Unlock()
+	if f == nil {
+		return
+	}
+	b := t.render(f)
+	if len(b) > 0 {
+		_, _ = t.out.Write(b) // Best effort: a terminal that went away is noticed by the input side.
+	}
+}
+
+// render returns the bytes that turn the previous frame into f: each
+// changed line rewritten whole at its row, inside a synchronized update
+// (terminals without it ignore the mode), the cursor hidden meanwhile.
+func (t *Terminal) render(f *frame) []byte {
+	b := t.buf[:0]
+	full := f.width != t.width || len(f.lines) != t.height
+	if full {
+		t.prev = t.prev[:0]
+		t.width, t.height = f.width, len(f.lines)
+	}
+	b = append(b, "\x1b[?2026h\x1b[?25l"...)
+	if full {
+		b = append(b, "\x1b[m\x1b[2J"...)
+	}
+	changed := false
+	for y, line := range f.lines {
+		if y < len(t.prev) && t.prev[y] == line {
+			continue
+		}
+		changed = true
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(y+1), 10)
+		b = append(b, ";1H"...)
+		b = append(b, line...)
+		b = append(b, "\x1b[m"...)
+	}
+	t.prev = append(t.prev[:0], f.lines...)
+	if c := f.cursor; c != nil {
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(c.Y+1), 10)
+		b = append(b, ';')
+		b = strconv.AppendInt(b, int64(c.X+1), 10)
+		b = append(b, 'H')
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(decscusr(c)), 10)
+		b = append(b, " q\x1b[?25h"...)
+	} else if !changed && !full {
+		// Nothing moved and no cursor to show: nothing to write at all.
+		return nil
+	}
+	b = append(b, "\x1b[?2026l"...)
+	t.buf = b
+	return b
+}
+
+// decscusr is the DECSCUSR number of a cursor's shape and blink.
+func decscusr(c *tea.Cursor) int {
+	n := 1 // blinking block
+	switch c.Shape {
+	case tea.CursorUnderline:
+		n = 3
+	case tea.CursorBar:
+		n = 5
+	}
+	if !c.Blink {
+		n++
+	}
+	return n
+}

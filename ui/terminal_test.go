@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+func TestTerminalRenderWritesOnlyChangedLines(t *testing.T) {
+	var tm Terminal
+	first := string(tm.render(&frame{lines: []string{"aaa", "bbb", "ccc"}, width: 3}))
+	for _, want := range []string{"\x1b[2J", "\x1b[1;1Haaa", "\x1b[2;1Hbbb", "\x1b[3;1Hccc", "\x1b[?25l"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first frame %q lacks %q", first, want)
+		}
+	}
+	second := string(tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3}))
+	if strings.Contains(second, "aaa") || strings.Contains(second, "ccc") || !strings.Contains(second, "\x1b[2;1HBBB") || strings.Contains(second, "\x1b[2J") {
+		t.Errorf("second frame %q, want only line 2 rewritten", second)
+	}
+	if b := tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3}); b != nil {
+		t.Errorf("an unchanged frame without a cursor wrote %q", b)
+	}
+	cur := tea.NewCursor(1, 2)
+	cur.Shape, cur.Blink = tea.CursorBar, false
+	if got := string(tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: cur})); !strings.HasSuffix(got, "\x1b[3;2H\x1b[6 q\x1b[?25h\x1b[?2026l") {
+		t.Errorf("cursor frame = %q, want the cursor placed, shaped and shown last", got)
+	}
+	if resized := string(tm.render(&frame{lines: []string{"aaaa", "bbbb"}, width: 4})); !strings.Contains(resized, "\x1b[2J") || !strings.Contains(resized, "\x1b[2;1Hbbbb") {
+		t.Errorf("a resize must redraw everything: %q", resized)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the drawing goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Opening sets the modes up; the newest frame is drawn; closing draws what
+// is pending and undoes the modes, main screen last.
+func TestTerminalOpenShowClose(t *testing.T) {
+	var out lockedBuffer
+	tm, err := OpenTerminal(nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm.Show([]string{"old"}, nil, 3)
+	tm.Show([]string{"new"}, nil, 3)
+	if err := tm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.HasPrefix(s, enterModes) || !strings.HasSuffix(s, leaveModes) || !strings.Contains(s, "new") {
+		t.Errorf("output = %q", s)
+	}
+}
