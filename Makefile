@@ -29,6 +29,7 @@ FUZZ_TARGETS = \
 	FuzzCollector:./session \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
+	FuzzBulk:./session/vt \
 	FuzzConfig:. \
 	FuzzExtract:./snapshot
 

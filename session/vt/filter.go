@@ -133,6 +133,12 @@ func (f *filter) resize(cols, rows int) {
 	f.top, f.bot = 0, rows-1
 }
 
+// groundState reports whether the filter is between sequences and
+// strings: the next byte starts afresh.
+func (f *filter) groundState() bool {
+	return f.str == strNone && len(f.seq) == 0 && f.p.State() == parser.GroundState
+}
+
 // write filters one piece of settled text.
 func (f *filter) write(text string) {
 	for i := 0; i < len(text); {

@@ -59,6 +59,14 @@ type Screen struct {
 	nfcBuf  [2][]byte
 	closed  bool
 
+	// Bulk scrolling (bulk.go).
+	noBulk   bool // tests compare against the ordinary path
+	suppress int  // captures to skip: rows a bulk already stored
+	lfBuf    []int
+	bulkRow  []vt10x.Glyph
+	bulks    int // how many bulk layouts ran, for tests
+	penCache map[penKey]vt10x.Glyph
+
 	syncTimeout  time.Duration
 	syncDeadline time.Time // zero when no update holds the dirty signal
 	syncExpired  bool
@@ -121,7 +129,7 @@ func (s *Screen) Write(text string) {
 	if s.closed {
 		return
 	}
-	s.f.write(text)
+	s.writeText(text)
 	s.flush()
 	s.markDirty()
 }

@@ -108,27 +108,42 @@ func (l *sbLine) cells(dst []Cell) {
 }
 
 // capture copies the top n rows of the screen into the scrollback, just
-// before vt10x scrolls them away. It runs once per scrolled line, so it
-// converts only the cells before the trailing blanks.
+// before vt10x scrolls them away. Rows a bulk layout already put there are
+// skipped (see bulk.go).
 func (s *Screen) capture(n int) {
 	s.flush()
 	for y := 0; y < n && y < s.rows; y++ {
-		end := s.cols
-		for end > 0 {
-			g := s.term.Cell(end-1, y)
-			if g.Char != ' ' || g.Mode&^vtWrap != 0 || g.BG != vt10x.DefaultBG {
-				break
-			}
-			end--
+		if s.suppress > 0 {
+			s.suppress--
+			continue
 		}
-		if cap(s.rowBuf) < s.cols {
-			s.rowBuf = make([]Cell, s.cols)
-		}
-		row := s.rowBuf[:end]
-		s.readRowInto(y, row)
-		wrapped := s.term.Cell(s.cols-1, y).Mode&vtWrap != 0
-		s.sb.push(row, wrapped)
+		s.pushLine(s.cols, func(x int) vt10x.Glyph { return s.term.Cell(x, y) })
 	}
+}
+
+// pushLine appends a screen row, given cell by cell, to the scrollback;
+// the cells from used on are known blank (default spaces). It runs once
+// per scrolled line, so it converts only the cells before the trailing
+// blanks.
+func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
+	end := used
+	for end > 0 {
+		g := cell(end - 1)
+		if g.Char != ' ' || g.Mode&^vtWrap != 0 || g.BG != vt10x.DefaultBG {
+			break
+		}
+		end--
+	}
+	if cap(s.rowBuf) < s.cols {
+		s.rowBuf = make([]Cell, s.cols)
+	}
+	row := s.rowBuf[:end]
+	for x := range row {
+		row[x] = cellFromGlyph(cell(x))
+	}
+	fixWide(row)
+	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
+	s.sb.push(row, wrapped)
 }
 
 // readRowInto converts the first len(row) cells of screen row y.

@@ -1,0 +1,329 @@
+package vt
+
+import (
+	"unicode/utf8"
+
+	"github.com/hinshun/vt10x"
+)
+
+// Bulk scrolling. vt10x allocates for every character it parses, so a
+// child printing much faster than anyone can read (a build log, cat of a
+// big file) was bound by vt10x. Yet most of those lines only pass through
+// the screen on their way into the scrollback. When the text ahead is
+// simple (printable characters, CR, LF, plain SGR) and holds more lines
+// than the screen, the lines that will have scrolled off before the text
+// ends are laid out here, straight into scrollback rows, exactly as vt10x
+// would have stored them; vt10x parses only their SGR sequences (to keep
+// the pen) and the last screenful of text.
+//
+// Exactness rests on three facts of simple text: a row the cursor leaves
+// (by LF or autowrap on the bottom line) never changes again; a scroll
+// blanks the new bottom row in default colours; and the rows still on
+// vt10x's screen after the bulk are scrolled away by the screenful that
+// follows, so their captures are skipped (s.suppress) rather than taken.
+// TestBulkMatchesSlowPath checks the result against the ordinary path.
+
+// bulkMinLines is how many lines beyond a screenful make a bulk worth its
+// setup (one pass over the screen's rows).
+const bulkMinLines = 32
+
+// writeText feeds settled text, laying out bulk stretches here and the
+// rest through the filter. Each byte is scanned at most twice.
+func (s *Screen) writeText(text string) {
+	for len(text) > 0 {
+		if !s.bulkReady() {
+			n := lineEnd(text, 0)
+			s.f.write(text[:n])
+			text = text[n:]
+			continue
+		}
+		end, simple := s.bulkPrefix(text)
+		if end > 0 {
+			s.bulkScroll(text[:end])
+			text = text[end:]
+			continue
+		}
+		n := lineEnd(text, simple)
+		s.f.write(text[:n])
+		text = text[n:]
+	}
+	s.suppress = 0 // always spent by the screenful after a bulk; never carried over
+}
+
+// lineEnd returns the index just after the first LF at or after i, or the
+// end of text.
+func lineEnd(text string, i int) int {
+	for ; i < len(text); i++ {
+		if text[i] == '\n' {
+			return i + 1
+		}
+	}
+	return len(text)
+}
+
+// bulkReady reports whether the screen is in the state bulk layout
+// assumes: the filter between sequences, the main screen scrolling as a
+// whole into the scrollback, plain characters with autowrap, and the
+// cursor on the bottom row.
+func (s *Screen) bulkReady() bool {
+	f := s.f
+	if s.noBulk || s.cols < 2 || !f.groundState() {
+		return false
+	}
+	st := &f.st
+	if st.modes.AltScreen || st.modes.Insert || !st.autowrap || st.origin || st.lnm || st.gfx ||
+		f.top != 0 || f.bot != s.rows-1 {
+		return false
+	}
+	s.loadCursor()
+	return s.cur.y == s.rows-1
+}
+
+// bulkPrefix finds the simple prefix of text and returns where the bulk
+// part of it ends (just after the LF that leaves a screenful of LFs in the
+// prefix; 0 when the prefix is too short) and where the prefix ends.
+func (s *Screen) bulkPrefix(text string) (bulkEnd, simpleEnd int) {
+	lfs := s.lfBuf[:0]
+	i := 0
+scan:
+	for i < len(text) {
+		switch c := text[i]; {
+		case c >= 0x20 && c < 0x7f:
+			i++
+		case c == '\n':
+			i++
+			lfs = append(lfs, i)
+		case c == '\r':
+			i++
+		case c == 0x1b:
+			n := plainSGRLen(text[i:])
+			if n == 0 {
+				break scan
+			}
+			i += n
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if runeWidth(r) == 0 || r == placeholder || r == utf8.RuneError && n == 1 {
+				break scan
+			}
+			i += n
+		default:
+			break scan
+		}
+	}
+	s.lfBuf = lfs
+	if len(lfs) < s.rows+bulkMinLines {
+		return 0, i
+	}
+	return lfs[len(lfs)-1-s.rows], i
+}
+
+// plainSGRLen returns the length of the SGR sequence (ESC [ digits and
+// semicolons m) at the start of t, or 0.
+func plainSGRLen(t string) int {
+	if len(t) < 3 || t[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(t) && i < 64; i++ {
+		switch c := t[i]; {
+		case c == 'm':
+			return i + 1
+		case c != ';' && (c < '0' || c > '9'):
+			return 0
+		}
+	}
+	return 0
+}
+
+// bulkScroll lays out text (simple, ending with an LF) into the
+// scrollback, starting from the screen as vt10x has it.
+func (s *Screen) bulkScroll(text string) {
+	s.bulks++
+	s.flush()
+	// The rows above the cursor leave the screen first, as they are.
+	for y := 0; y < s.rows-1; y++ {
+		s.pushLine(s.cols, func(x int) vt10x.Glyph { return s.term.Cell(x, y) })
+	}
+	if cap(s.bulkRow) < s.cols {
+		s.bulkRow = make([]vt10x.Glyph, s.cols)
+	}
+	row := s.bulkRow[:s.cols]
+	for x := range row {
+		row[x] = s.term.Cell(x, s.rows-1)
+	}
+	pen := s.term.Cursor().Attr
+	b := bulk{s: s, row: row, x: s.cur.x, wrap: s.cur.wrap, pen: pen, vtPen: pen, used: s.cols}
+	for i := 0; i < len(text); {
+		switch c := text[i]; {
+		case c == '\n':
+			b.emit(false)
+			b.wrap = false
+			i++
+		case c == '\r':
+			b.x, b.wrap = 0, false
+			i++
+		case c == 0x1b:
+			n := plainSGRLen(text[i:])
+			b.sgr(text[i : i+n])
+			i += n
+		default:
+			r, n := rune(c), 1
+			if c >= 0x80 {
+				r, n = utf8.DecodeRuneInString(text[i:])
+			}
+			b.print(r, runeWidth(r))
+			i += n
+		}
+	}
+	// vt10x still shows the old screen. One scroll leaves its bottom row
+	// blank as a scroll does; the screenful that follows scrolls away the
+	// rest, whose captures are skipped: their rows are in the scrollback.
+	cup := func(p []byte, x int) []byte {
+		p = append(p, "\x1b["...)
+		p = appendInt(p, s.rows)
+		p = append(p, ';')
+		p = appendInt(p, x+1)
+		return append(p, 'H')
+	}
+	p := cup(s.pending[:0], 0)
+	p = append(p, '\n')
+	p = cup(p, b.x)
+	if b.pen != b.vtPen {
+		p = appendPen(p, b.pen) // SGRs served from the cache never reached vt10x
+	}
+	s.pending = p
+	s.flush()
+	s.cur = cursorModel{known: true, x: b.x, y: s.rows - 1}
+	s.last = lastPrint{}
+	s.suppress = s.rows - 1
+}
+
+// bulk is the bottom row being laid out.
+type bulk struct {
+	s     *Screen
+	row   []vt10x.Glyph
+	used  int // cells from here on are blank, as a scroll leaves them
+	x     int
+	wrap  bool
+	pen   vt10x.Glyph // the pen for the next character
+	vtPen vt10x.Glyph // vt10x's pen: the pen after the last SGR it parsed
+}
+
+// penKey is an SGR sequence applied to a pen.
+type penKey struct {
+	pen vt10x.Glyph
+	sgr string
+}
+
+// sgr applies an SGR sequence to the pen. The first time a sequence meets
+// a pen, the filter and vt10x work it out as always (the filter's rewrites
+// included); the result is remembered, since logs repeat a few colours.
+func (b *bulk) sgr(seq string) {
+	k := penKey{b.pen, seq}
+	if pen, ok := b.s.penCache[k]; ok {
+		b.pen = pen
+		return
+	}
+	s := b.s
+	if b.vtPen != b.pen {
+		s.pending = appendPen(s.pending, b.pen)
+	}
+	s.f.write(seq)
+	s.flush()
+	b.pen = s.term.Cursor().Attr
+	b.vtPen = b.pen
+	if s.penCache == nil || len(s.penCache) > 4096 {
+		s.penCache = map[penKey]vt10x.Glyph{} // bounded: a child could vary colours forever
+	}
+	s.penCache[k] = b.pen
+}
+
+// appendPen appends an SGR sequence that gives vt10x exactly pen (which
+// vt10x's own SGR handling produced, so it is one it can express).
+func appendPen(p []byte, pen vt10x.Glyph) []byte {
+	p = append(p, "\x1b[0"...)
+	for _, a := range [...]struct {
+		bit int16
+		sgr string
+	}{{vtBold, ";1"}, {vtItalic, ";3"}, {vtUnderline, ";4"}, {vtBlink, ";5"}, {vtReverse, ";7"}} {
+		if pen.Mode&a.bit != 0 {
+			p = append(p, a.sgr...)
+		}
+	}
+	p = appendPenColor(p, pen.FG, vt10x.DefaultFG, 30, 90, 38)
+	p = appendPenColor(p, pen.BG, vt10x.DefaultBG, 40, 100, 48)
+	return append(p, 'm')
+}
+
+func appendPenColor(p []byte, c, def vt10x.Color, base, bright, ext int) []byte {
+	switch {
+	case c == def:
+		return p
+	case c < 8:
+		p = append(p, ';')
+		return appendInt(p, base+int(c))
+	case c < 16:
+		p = append(p, ';')
+		return appendInt(p, bright+int(c)-8)
+	case c < 256:
+		p = append(p, ';')
+		p = appendInt(p, ext)
+		p = append(p, ";5;"...)
+		return appendInt(p, int(c))
+	}
+	p = append(p, ';')
+	p = appendInt(p, ext)
+	p = append(p, ";2;"...)
+	p = appendInt(p, int(c>>16&0xff))
+	p = append(p, ';')
+	p = appendInt(p, int(c>>8&0xff))
+	p = append(p, ';')
+	return appendInt(p, int(c&0xff))
+}
+
+// print places r (w columns) as the wrapper's put and vt10x would.
+func (b *bulk) print(r rune, w int) {
+	if w == 2 && b.x == b.s.cols-1 && !b.wrap {
+		b.put(' ') // a wide rune does not start in the last column
+	}
+	b.put(r)
+	if w == 2 {
+		b.put(placeholder)
+	}
+}
+
+func (b *bulk) put(r rune) {
+	if b.wrap {
+		b.row[b.s.cols-1].Mode |= vtWrap
+		b.emit(true)
+		b.x, b.wrap = 0, false
+	}
+	// vt10x's setChar: the pen, bold brightening the first eight colours,
+	// reverse video swapping them.
+	g := b.pen
+	g.Char = r
+	if g.Mode&vtBold != 0 && g.FG < 8 {
+		g.FG += 8
+	}
+	if g.Mode&vtReverse != 0 {
+		g.FG, g.BG = b.pen.BG, b.pen.FG
+	}
+	b.row[b.x] = g
+	b.used = max(b.used, b.x+1)
+	if b.x+1 < b.s.cols {
+		b.x++
+	} else {
+		b.wrap = true
+	}
+}
+
+// emit sends the finished row to the scrollback and starts a blank one, as
+// a scroll leaves the bottom row: spaces in the default colours.
+func (b *bulk) emit(bool) {
+	row := b.row
+	b.s.pushLine(b.used, func(x int) vt10x.Glyph { return row[x] })
+	for x := range row[:b.used] {
+		row[x] = vt10x.Glyph{Char: ' ', FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
+	}
+	b.used = 0
+}
