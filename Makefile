@@ -31,7 +31,9 @@ FUZZ_TARGETS = \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
 	FuzzConfig:. \
-	FuzzExtract:./snapshot
+	FuzzExtract:./snapshot \
+	FuzzEncodeKey:./ui \
+	FuzzJSONString:./asciicast
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
