@@ -1,12 +1,15 @@
 package main
 
 import (
+	"archive/tar"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
@@ -152,8 +155,42 @@ func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot
 		return e, snapshot.ErrNoSnapshot
 	}
 	spec := sb.Spec()
+	if !opts.Replace && !remoteEmpty(ctx, ws, spec) {
+		return e, fmt.Errorf("%w: the workspace %s of %q is not; snapshot %s not restored (set restore = \"replace\" to replace it)",
+			snapshot.ErrNotEmpty, spec.Dir, sb.Name, filepath.Base(e.Path))
+	}
 	_, err = snapshot.RestoreStream(ctx, e.Path, func(ctx context.Context, r io.Reader) error {
 		return ws.ImportWorkspace(ctx, spec, r)
 	}, opts)
 	return e, err
+}
+
+// remoteEmpty reports whether a remote workspace holds nothing: its tar
+// stream has no member but the root. Reading stops at the first member
+// found. A workspace that cannot be read at all (say, it does not exist
+// yet) counts as empty: the restore then creates it.
+func remoteEmpty(ctx context.Context, ws providers.Workspace, spec providers.Spec) bool {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pw.CloseWithError(ws.ExportWorkspace(ctx, spec, pw))
+	}()
+	defer func() {
+		cancel()
+		_ = pr.Close() // unblocks the exporter's writes
+		<-done
+	}()
+	tr := tar.NewReader(pr)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return true
+		}
+		if name := strings.TrimPrefix(path.Clean(h.Name), "./"); name != "." && name != "" {
+			return false
+		}
+	}
 }

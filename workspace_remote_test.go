@@ -87,12 +87,29 @@ func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, chan
 		t.Fatalf("the sandbox did not write its files: %s", before)
 	}
 	change()
+	// restore = true refuses the non-empty remote workspace and leaves it.
+	changed := tree()
+	sb.Restore = RestoreIfEmpty
 	notice, err := ws.prepare(sb)(t.Context())
+	if err != nil || !strings.Contains(notice, "restore refused") || tree() != changed {
+		t.Fatalf("restore = true into a non-empty remote workspace: notice %q, err %v; want a refusal and no change", notice, err)
+	}
+	sb.Restore = RestoreReplace
+	notice, err = ws.prepare(sb)(t.Context())
 	if err != nil || !strings.HasPrefix(notice, "restored") {
 		t.Fatalf("restore: %q, %v", notice, err)
 	}
 	if after := tree(); after != before {
 		t.Errorf("workspace after restore:\n%s\nwant:\n%s", after, before)
+	}
+	// restore = true into an emptied workspace restores.
+	entries, _ := os.ReadDir(sb.Workspace)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(sb.Workspace, e.Name()))
+	}
+	sb.Restore = RestoreIfEmpty
+	if notice, err = ws.prepare(sb)(t.Context()); err != nil || !strings.HasPrefix(notice, "restored") || tree() != before {
+		t.Errorf("restore = true into an empty remote workspace: %q, %v", notice, err)
 	}
 }
 
