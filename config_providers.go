@@ -14,6 +14,7 @@ package main
 //	ssh = { host = "dev@build.example" }
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -102,6 +103,13 @@ func (c *Config) checkRemoteSandbox(p *problems, s *Sandbox, at string) {
 	r, ok := remoteProviderNamed(s.Provider)
 	if !ok {
 		return
+	}
+	if r.name == "exec" && (s.Snapshot != SnapshotNever || s.Restore != RestoreOff) {
+		key := joinKey(at, "snapshot")
+		if s.Snapshot == SnapshotNever {
+			key = joinKey(at, "restore")
+		}
+		p.add(key, errors.New(`the exec provider cannot read or write a workspace (set snapshot = "never" and restore = false, or use the ssh or docker provider)`))
 	}
 	if err := r.check(s.Options); err != nil {
 		key := joinKey(at, r.name)

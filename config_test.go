@@ -68,6 +68,7 @@ func TestConfigErrors(t *testing.T) {
 		{"ssh sandbox bad port", "[[sandbox]]\nname = \"a\"\nprovider = \"ssh\"\nssh = { host = \"h\", port = 99999 }\n", 4, "sandbox[0].ssh", "port"},
 		{"docker table on ssh sandbox", "[[sandbox]]\nname = \"a\"\nprovider = \"ssh\"\nssh = { host = \"h\" }\ndocker = { image = \"x\" }\n", 5, "sandbox[0].docker", `this sandbox's provider is "ssh"`},
 		{"docker needs image or container", "[[sandbox]]\nname = \"a\"\nprovider = \"docker\"\n[sandbox.docker]\nuser = \"u\"\n", 4, "sandbox[0].docker", "image"},
+		{"exec with snapshots", "[[sandbox]]\nname = \"a\"\nprovider = \"exec\"\nsnapshot = \"on-close\"\nexec = { template = \"sh\" }\n", 4, "sandbox[0].snapshot", "cannot read or write a workspace"},
 		{"exec template placeholder", "[[sandbox]]\nname = \"a\"\nprovider = \"exec\"\nexec = { template = \"kubectl exec -it {pod} -- sh\" }\n", 4, "sandbox[0].exec", "{pod}"},
 		{"quoted unknown key", sb + "\"odd key\" = 1\n", 3, `sandbox[0]."odd key"`, "unknown key"},
 		{"name in defaults", "[defaults]\nname = \"x\"\n" + sb, 2, "defaults.name", "set it in each [[sandbox]]"},
