@@ -71,6 +71,16 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	if w, h, ok := terminalSize(s); ok {
 		opts = append(opts, tea.WithWindowSize(w, h))
 	}
+	if key := os.Getenv("SANDMUX_TEST_PANIC_KEY"); key != "" {
+		// For the test that a panic still restores the terminal and tears
+		// every session down: there is no other way to make sandmux panic.
+		opts = append(opts, tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+			if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == key {
+				panic("test panic requested by SANDMUX_TEST_PANIC_KEY")
+			}
+			return msg
+		}))
+	}
 	p := tea.NewProgram(model, opts...)
 	stopSignals := forwardSignals(p, s)
 	_, runErr := p.Run()
@@ -89,7 +99,7 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	for _, w := range warned.list {
 		fmt.Fprintln(s.err, "sandmux: warning:", w)
 	}
-	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+	if runErr != nil {
 		fmt.Fprintln(s.err, "sandmux:", runErr)
 		return exitFailure
 	}

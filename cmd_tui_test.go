@@ -179,3 +179,22 @@ func sandmuxPid(t *testing.T, tt *tmuxTerm) int {
 	}
 	return pid
 }
+
+// A panic inside the program still restores the outer terminal and tears
+// every session down before sandmux exits.
+func TestTUIPanicRestoresTerminal(t *testing.T) {
+	tt := startTerm(t, 121, 41, "SANDMUX_TEST_PANIC_KEY=f12 "+sandmuxBin+" "+sleepers)
+	s := tt.waitFor("a process group", func(s string) bool { return len(pgidRe.FindAllString(s, -1)) == 1 })
+	pg := pgids(t, s, 1)[0]
+	tt.keys("F12")
+	s = tt.waitExit()
+	if !strings.Contains(s, "EXIT=1") {
+		t.Errorf("sandmux did not report the failure:\n%s", s)
+	} else {
+		t.Logf("screen after the panic:\n%s", s)
+	}
+	if left := processesInGroup(pg); len(left) > 0 {
+		t.Errorf("after a panic the group still has processes: %v", left)
+	}
+	tt.checkRestored()
+}
