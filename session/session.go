@@ -238,6 +238,15 @@ func (s *Session) Exited() <-chan struct{} { return s.exited }
 // Done is closed once the session is Closed.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
+// LastOutput returns when output last arrived (zero before any). It never
+// blocks.
+func (s *Session) LastOutput() time.Time {
+	if ns := s.lastOutput.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
 // Info returns a copy of the session's state.
 func (s *Session) Info() Info {
 	s.mu.Lock()

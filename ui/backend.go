@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"time"
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
@@ -26,6 +27,8 @@ type Session interface {
 	Write(p []byte) error
 	Resize(providers.Size) error
 	Info() session.Info
+	// LastOutput is when output last arrived; it never blocks.
+	LastOutput() time.Time
 }
 
 // FromManager adapts a session.Manager to a Backend.

@@ -56,6 +56,9 @@ func (b *fakeBackend) Start(_ context.Context, _ string, spec providers.Spec, op
 	b.mu.Lock()
 	b.next++
 	s := &fakeSession{b: b, id: b.next, info: session.Info{ID: b.next, Name: spec.Name, State: session.Running}}
+	if b.output[spec.Name] != "" {
+		s.info.LastOutput = fixedNow()
+	}
 	b.sessions = append(b.sessions, s)
 	out := b.output[spec.Name]
 	b.mu.Unlock()
@@ -139,6 +142,19 @@ func (s *fakeSession) Info() session.Info {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
 	return s.info
+}
+
+func (s *fakeSession) LastOutput() time.Time {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	return s.info.LastOutput
+}
+
+// outputAt records that output arrived at t, as the session would.
+func (s *fakeSession) outputAt(t time.Time) {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	s.info.LastOutput = t
 }
 
 func (s *fakeSession) typed() string {

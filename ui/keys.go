@@ -72,7 +72,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.prefixPending {
 		m.prefixPending = false
 		if key == m.cfg.Prefix {
-			return m.sendInput(encodeKey(nil, tea.Key(msg), m.focusedModes()))
+			return m.sendKey(tea.Key(msg))
 		}
 		if b := lookupBinding(key); b != nil {
 			return b.run(m)
@@ -83,7 +83,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.prefixPending = true
 		return nil
 	}
-	return m.sendInput(encodeKey(nil, tea.Key(msg), m.focusedModes()))
+	return m.sendKey(tea.Key(msg))
 }
 
 func (m *Model) escalate(key string) tea.Cmd {
@@ -105,23 +105,30 @@ func (m *Model) escalate(key string) tea.Cmd {
 	return nil
 }
 
-// sendInput writes input to the focused pane, or to every picked pane
-// while broadcasting. Session.Write only queues: Update does not block.
-func (m *Model) sendInput(b []byte) tea.Cmd {
-	if len(b) == 0 {
-		return nil
-	}
+// sendKey writes a key to the focused pane, or to every picked pane while
+// broadcasting, each encoded for that pane's own modes. Session.Write only
+// queues: Update does not block.
+func (m *Model) sendKey(k tea.Key) tea.Cmd {
+	return m.sendInput(func(modes vt.Modes) []byte { return encodeKey(nil, k, modes) })
+}
+
+func (m *Model) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 	for i, p := range m.panes {
 		target := i == m.focus
 		if m.broadcast {
 			target = p.picked
 		}
-		if target && p.sess != nil {
-			_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
-			if p.scroll > 0 {
-				p.scroll = 0 // typing returns to the live screen, as in tmux
-				p.snapshot()
-			}
+		if !target || p.sess == nil {
+			continue
+		}
+		b := encode(p.frame.Modes)
+		if len(b) == 0 {
+			continue
+		}
+		_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
+		if p.scroll > 0 {
+			p.scroll = 0 // typing returns to the live screen, as in tmux
+			p.snapshot()
 		}
 	}
 	return nil
@@ -131,16 +138,7 @@ func (m *Model) handlePaste(text string) tea.Cmd {
 	if m.modal != modalNone || m.scrollMode {
 		return nil
 	}
-	for i, p := range m.panes {
-		target := i == m.focus
-		if m.broadcast {
-			target = p.picked
-		}
-		if target && p.sess != nil {
-			_ = p.sess.Write(encodePaste(text, p.frame.Modes)) // Best effort, as in sendInput.
-		}
-	}
-	return nil
+	return m.sendInput(func(modes vt.Modes) []byte { return encodePaste(text, modes) })
 }
 
 func (m *Model) focused() *pane {
@@ -148,13 +146,6 @@ func (m *Model) focused() *pane {
 		return nil
 	}
 	return m.panes[m.focus]
-}
-
-func (m *Model) focusedModes() (modes vt.Modes) {
-	if p := m.focused(); p != nil {
-		return p.frame.Modes
-	}
-	return modes
 }
 
 func (m *Model) toggleHelp() tea.Cmd {
@@ -207,15 +198,35 @@ func (m *Model) closeFocused() tea.Cmd {
 	if p == nil {
 		return nil
 	}
-	if p.sess == nil {
-		// Never started (or failed): nothing to tear down.
-		m.panes = append(m.panes[:m.focus], m.panes[m.focus+1:]...)
-		m.focus = min(m.focus, max(0, len(m.panes)-1))
-		m.signalRewire()
-		return m.relayout()
+	switch p.phase {
+	case phaseStarting:
+		return nil // its start is under way; close it once it shows how it went
+	case phaseFailed, phaseKilled, phaseClosed:
+		// Nothing left to tear down.
+		return m.removePane(m.focus)
 	}
 	m.modal, m.closingKey, m.killRequested = modalClosing, p.key, false
 	return closeSession(m.backend, p, false)
+}
+
+// removePane takes pane i off the grid, keeping its outcome for the exit
+// summary, and closes its screen in a command.
+func (m *Model) removePane(i int) tea.Cmd {
+	p := m.panes[i]
+	if p.sess != nil {
+		p.info = p.sess.Info()
+	}
+	m.quitResults = append(m.quitResults, resultOf(p))
+	m.panes = append(m.panes[:i], m.panes[i+1:]...)
+	m.focus = min(m.focus, max(0, len(m.panes)-1))
+	m.signalRewire()
+	screen := p.screen
+	return tea.Batch(m.relayout(), func() tea.Msg {
+		if screen != nil {
+			screen.Close()
+		}
+		return nil
+	})
 }
 
 func (m *Model) killFocused() tea.Cmd {
@@ -246,12 +257,14 @@ func (m *Model) restartFocused() tea.Cmd {
 	if p == nil || !p.restartable() {
 		return nil
 	}
-	old := p.sess
-	cmd := m.startPane(m.focus)
-	if old == nil || p.phase == phaseKilled {
-		return cmd
+	old, oldPhase := p.sess, p.phase
+	start := m.startPane(m.focus)
+	if old == nil || oldPhase != phaseExited {
+		return start
 	}
-	// An exited session still holds its PTY until closed.
+	// An exited session still holds its PTY, and its teardown may snapshot
+	// the workspace: it must settle before the new start restores into
+	// the workspace or runs in it.
 	b, id := m.backend, old.ID()
-	return tea.Batch(func() tea.Msg { _ = b.Close(context.Background(), id); return nil }, cmd)
+	return tea.Sequence(func() tea.Msg { _ = b.Close(context.Background(), id); return nil }, start)
 }

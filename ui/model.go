@@ -236,16 +236,10 @@ func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
 	if p == nil {
 		return nil
 	}
-	info := p.sess.Info()
-	p.info, p.err = info, msg.err
-	m.quitResults = append(m.quitResults, resultOf(p))
+	p.info, p.err = p.sess.Info(), msg.err
 	if m.modal == modalClosing && m.closingKey == p.key {
-		m.modal = modalNone
-		m.panes = append(m.panes[:i], m.panes[i+1:]...)
-		m.focus = min(m.focus, max(0, len(m.panes)-1))
-		screen := p.screen
-		m.signalRewire()
-		return tea.Batch(m.relayout(), func() tea.Msg { screen.Close(); return nil })
+		m.modal, m.killRequested = modalNone, false
+		return m.removePane(i)
 	}
 	p.phase = phaseKilled
 	return nil
@@ -288,9 +282,18 @@ func (m *Model) setSize(w, h int) tea.Cmd {
 // PTY resizes: a terminal being dragged sends many sizes.
 func (m *Model) relayout() tea.Cmd {
 	m.resizeGen++
-	for i := range m.panes {
-		if m.visible(i) {
-			m.panes[i].resizeEmulator(m.bodySize(i))
+	if n := m.pageSize(); n > 0 {
+		m.page = m.focus / n // the page may hold fewer panes now, or none
+	}
+	for i, p := range m.panes {
+		if !m.visible(i) {
+			continue
+		}
+		p.resizeEmulator(m.bodySize(i))
+		if p.dirtyPending {
+			// Output came while it was off the page.
+			p.dirtyPending = false
+			p.snapshot()
 		}
 	}
 	gen := m.resizeGen
@@ -332,7 +335,7 @@ func (m *Model) startQuit() tea.Cmd {
 		b := m.backend
 		return func() tea.Msg { b.KillAll(); return nil }
 	}
-	m.modal = modalQuitting
+	m.modal, m.killRequested = modalQuitting, false
 	b := m.backend
 	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
 }

@@ -44,7 +44,7 @@ func (m *Model) pageRects() ([]int, []rect) {
 		return []int{m.focus}, []rect{{0, 0, w, h}}
 	}
 	n := m.pageSize()
-	first := m.page * n
+	first := min(m.page*n, (len(m.panes)-1)/n*n)
 	last := min(len(m.panes), first+n)
 	idx := make([]int, 0, last-first)
 	for i := first; i < last; i++ {
@@ -148,7 +148,8 @@ func (m *Model) composeLines() []string {
 		lines = append(lines, string(m.out))
 	}
 	if len(m.panes) == 0 && h > 0 {
-		lines[0] = emptyBodyStyle.Render(ansi.Truncate("No panes open: "+m.cfg.Prefix+" q quits.", w, ""))
+		msg := ansi.Truncate("No panes open: "+m.cfg.Prefix+" q quits.", w, "")
+		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
 	}
 	return append(lines, m.statusLine())
 }

@@ -34,6 +34,7 @@ type Terminal struct {
 	// Owned by the drawing goroutine.
 	prev          []string
 	width, height int
+	cursorShown   bool
 	buf           []byte
 }
 
@@ -52,8 +53,8 @@ const (
 		"\x1b[?1004h" + // focus reports
 		"\x1b[?2004h" + // bracketed paste
 		"\x1b[?25l" + // no cursor until a frame places it
-		"\x1b]2;sandmux\x07"
-	leaveModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b[?1049l"
+		"\x1b[22;0t\x1b]2;sandmux\x07" // the title, saved first
+	leaveModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b[?1049l\x1b[23;0t"
 )
 
 // OpenTerminal puts in (when it is a terminal) into raw mode, sets up out
@@ -172,10 +173,11 @@ func (t *Terminal) render(f *frame) []byte {
 		b = append(b, "\x1b["...)
 		b = strconv.AppendInt(b, int64(decscusr(c)), 10)
 		b = append(b, " q\x1b[?25h"...)
-	} else if !changed && !full {
+	} else if !changed && !full && !t.cursorShown {
 		// Nothing moved and no cursor to show: nothing to write at all.
 		return nil
 	}
+	t.cursorShown = f.cursor != nil
 	b = append(b, "\x1b[?2026l"...)
 	t.buf = b
 	return b

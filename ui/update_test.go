@@ -266,6 +266,7 @@ func TestAttentionMarker(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	m.panes[1].screen.Write("done\a")
+	b.sessions[1].outputAt(fixedNow())
 	m.Update(frameMsg{})
 	if !m.panes[1].attention || m.panes[0].attention {
 		t.Fatalf("attention: %v %v, want only pane 1 marked", m.panes[0].attention, m.panes[1].attention)
@@ -283,6 +284,7 @@ func TestAttentionMarker(t *testing.T) {
 	m.now = func() time.Time { return now }
 	m.cfg.AttentionAfter = 30 * time.Second
 	m.panes[0].screen.Write("working…")
+	b.sessions[0].outputAt(now)
 	m.Update(frameMsg{})
 	now = now.Add(29 * time.Second)
 	m.Update(attentionMsg{})

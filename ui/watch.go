@@ -118,7 +118,6 @@ func (m *Model) handleFrame() tea.Cmd {
 		b := m.backend
 		cmds = append(cmds, func() tea.Msg { return infosMsg{infos: b.List()} })
 	}
-	now := m.now()
 	for i, p := range m.panes {
 		if p.screen == nil {
 			continue
@@ -130,13 +129,20 @@ func (m *Model) handleFrame() tea.Cmd {
 				continue
 			}
 		}
-		p.dirtyPending = false
-		p.lastOutput, p.quietWatch = now, true
+		// Attention follows output, not redraws (a resize redraws too).
+		if p.sess != nil {
+			if out := p.sess.LastOutput(); out.After(p.lastOutput) {
+				p.lastOutput, p.quietWatch = out, true
+			}
+		}
 		if p.screen.TakeAttention() && i != m.focus {
 			p.attention = true
 		}
 		if m.visible(i) {
+			p.dirtyPending = false
 			p.snapshot()
+		} else {
+			p.dirtyPending = true // drawn when its page is shown
 		}
 	}
 	cmds = append(cmds, m.watch(), m.armAttention())
