@@ -183,13 +183,22 @@ func (h *handle) Resize(sz providers.Size) error {
 	return nil
 }
 
-// Signal sends sig to the child's whole process group.
+// Signal sends sig to every process group of the child's session: the
+// child's own and, under a shell with job control, each job's.
 func (h *handle) Signal(sig syscall.Signal) error {
-	if err := syscall.Kill(-h.pgid, sig); err != nil {
-		if errors.Is(err, syscall.ESRCH) {
-			return nil // Already gone: the goal of every signal we send.
+	groups, scanErr := sessionGroups(h.pgid, h.pgid)
+	if !slices.Contains(groups, h.pgid) {
+		groups = append(groups, h.pgid)
+	}
+	var errs []error
+	for _, pg := range groups {
+		if err := syscall.Kill(-pg, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			// ESRCH: already gone, the goal of every signal we send.
+			errs = append(errs, fmt.Errorf("send %v to process group %d: %w", sig, pg, err))
 		}
-		return fmt.Errorf("send %v to process group %d: %w", sig, h.pgid, err)
+	}
+	if len(errs) > 0 {
+		return errors.Join(append(errs, scanErr)...)
 	}
 	return nil
 }
@@ -203,10 +212,11 @@ func (h *handle) Wait(ctx context.Context) (providers.ExitStatus, error) {
 	}
 }
 
-// GroupAlive reports whether any member of the child's process group still
-// exists, after reaping the members that are zombies of ours. While the
-// leader has not been reaped the group is alive by definition; reaping other
-// members before that could steal the leader's status from cmd.Wait.
+// GroupAlive reports whether any process of the child's session (its
+// group and, under job control, its jobs' groups) still exists, after
+// reaping the members that are zombies of ours. While the leader has not
+// been reaped the session is alive by definition; reaping before that
+// could steal the leader's status from cmd.Wait.
 func (h *handle) GroupAlive() (bool, error) {
 	select {
 	case <-h.waitDone:
@@ -214,7 +224,11 @@ func (h *handle) GroupAlive() (bool, error) {
 		return true, nil
 	}
 	reapGroup(h.pgid)
-	return groupExists(h.pgid)
+	if alive, err := groupExists(h.pgid); alive || err != nil {
+		return alive, err
+	}
+	groups, err := sessionGroups(h.pgid, -1)
+	return len(groups) > 0, err
 }
 
 // Close closes the master end. Because the master is in non-blocking mode

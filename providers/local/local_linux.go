@@ -1,10 +1,13 @@
 package local
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -105,4 +108,45 @@ func groupExists(pgid int) (bool, error) {
 	default:
 		return true, fmt.Errorf("check process group %d: %w", pgid, err)
 	}
+}
+
+// sessionGroups scans /proc for the processes of session sid (the local
+// child is a session leader, so sid is its pid). A shell with job control
+// puts each job in a process group of its own, so the session, not the
+// leader's group, is what a kill must reach and verify. It returns the
+// process groups of the live members, and reaps the members that are
+// zombies of ours, except skip (the leader, which cmd.Wait reaps).
+func sessionGroups(sid, skip int) (groups []int, err error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	seen := map[int]bool{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// After the command's closing parenthesis: state ppid pgrp session.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 4 || f[3] != strconv.Itoa(sid) {
+			continue
+		}
+		if f[0] == "Z" {
+			if pid != skip {
+				var ws unix.WaitStatus
+				_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort: not ours if it fails.
+			}
+			continue
+		}
+		if pg, err := strconv.Atoi(f[2]); err == nil && !seen[pg] {
+			seen[pg] = true
+			groups = append(groups, pg)
+		}
+	}
+	return groups, nil
 }

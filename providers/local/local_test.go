@@ -284,3 +284,43 @@ func TestContract_S1_CancelledStartLeavesNothing(t *testing.T) {
 		t.Errorf("Open with a done context = %v, want the cause", err)
 	}
 }
+
+// Under job control each job has a process group of its own; a kill still
+// reaches and verifies the whole session.
+func TestJobInOwnGroupKilledAndVerified(t *testing.T) {
+	need := func(tool string) {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("SANDMUX_REQUIRE_ALL") == "1" {
+				t.Fatalf("SKIPPED: %s missing", tool)
+			}
+			t.Skipf("SKIPPED: %s missing", tool)
+		}
+	}
+	need("python3")
+	p := open(t, providers.Spec{Command: []string{"sh", "-c",
+		`python3 -c 'import os,time; os.setpgid(0,0); print("job", os.getpid(), os.getpgid(0), flush=True); time.sleep(1000)' & wait`}})
+	var buf bytes.Buffer
+	line := make([]byte, 256)
+	for !strings.Contains(buf.String(), "\n") {
+		n, err := p.Read(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(line[:n])
+	}
+	var jobPid, jobPgid int
+	fmt.Sscanf(strings.TrimSpace(buf.String()), "job %d %d", &jobPid, &jobPgid)
+	if jobPgid == 0 || jobPgid == jobPid && jobPid == 0 {
+		t.Fatalf("could not read the job: %q", buf.String())
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	waitGroupGone(t, p)
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", jobPid)); err == nil {
+		t.Errorf("the job %d in its own process group survived the kill (or is an unreaped zombie)", jobPid)
+	}
+}
