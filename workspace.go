@@ -155,9 +155,16 @@ func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot
 		return e, snapshot.ErrNoSnapshot
 	}
 	spec := sb.Spec()
-	if !opts.Replace && !remoteEmpty(ctx, ws, spec) {
-		return e, fmt.Errorf("%w: the workspace %s of %q is not; snapshot %s not restored (set restore = \"replace\" to replace it)",
-			snapshot.ErrNotEmpty, spec.Dir, sb.Name, filepath.Base(e.Path))
+	if !opts.Replace {
+		empty, err := remoteEmpty(ctx, ws, spec)
+		if err != nil {
+			return e, fmt.Errorf("%w: cannot tell whether the workspace %s of %q is empty (%v); snapshot %s not restored (set restore = \"replace\" to replace it)",
+				snapshot.ErrNotEmpty, spec.Dir, sb.Name, err, filepath.Base(e.Path))
+		}
+		if !empty {
+			return e, fmt.Errorf("%w: the workspace %s of %q is not; snapshot %s not restored (set restore = \"replace\" to replace it)",
+				snapshot.ErrNotEmpty, spec.Dir, sb.Name, filepath.Base(e.Path))
+		}
 	}
 	_, err = snapshot.RestoreStream(ctx, e.Path, func(ctx context.Context, r io.Reader) error {
 		return ws.ImportWorkspace(ctx, spec, r)
@@ -167,30 +174,56 @@ func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot
 
 // remoteEmpty reports whether a remote workspace holds nothing: its tar
 // stream has no member but the root. Reading stops at the first member
-// found. A workspace that cannot be read at all (say, it does not exist
-// yet) counts as empty: the restore then creates it.
-func remoteEmpty(ctx context.Context, ws providers.Workspace, spec providers.Spec) bool {
+// found. A workspace that does not exist yet counts as empty (the restore
+// creates it); any other failure to read it is an error, never "empty".
+func remoteEmpty(ctx context.Context, ws providers.Workspace, spec providers.Spec) (bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
-	done := make(chan struct{})
+	exported := make(chan error, 1)
 	go func() {
-		defer close(done)
-		pw.CloseWithError(ws.ExportWorkspace(ctx, spec, pw))
-	}()
-	defer func() {
-		cancel()
-		_ = pr.Close() // unblocks the exporter's writes
-		<-done
+		err := ws.ExportWorkspace(ctx, spec, pw)
+		pw.CloseWithError(err)
+		exported <- err
 	}()
 	tr := tar.NewReader(pr)
+	nonEmpty := false
+	var readErr error
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			return true
+			if err != io.EOF {
+				readErr = err
+			}
+			break
 		}
 		if name := strings.TrimPrefix(path.Clean(h.Name), "./"); name != "." && name != "" {
-			return false
+			nonEmpty = true
+			break
 		}
 	}
+	if nonEmpty || readErr != nil {
+		cancel() // the answer is known: stop the export early
+	} else {
+		_, _ = io.Copy(io.Discard, pr) // the end-of-archive padding; the export finishes by itself
+	}
+	_ = pr.Close() // unblocks the exporter's writes once we stop reading
+	exportErr := <-exported
+	switch {
+	case nonEmpty:
+		return false, nil
+	case exportErr == nil && readErr == nil:
+		return true, nil
+	case exportErr != nil && missingDir(exportErr):
+		return true, nil
+	}
+	return false, errors.Join(exportErr, readErr)
+}
+
+// missingDir recognises a workspace that does not exist, as a remote tar
+// or shell reports it.
+func missingDir(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "No such file or directory") || strings.Contains(msg, "can't cd") ||
+		strings.Contains(msg, "does not exist") || strings.Contains(msg, "Could not find the file")
 }
