@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -118,6 +119,11 @@ type handle struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// gone is set once the session was seen empty after the leader was
+	// reaped. From then on its process group number may be reused by an
+	// unrelated process: nothing is signalled or checked again.
+	gone atomic.Bool
 }
 
 func newHandle(master *os.File, cmd *exec.Cmd) *handle {
@@ -131,6 +137,13 @@ func newHandle(master *os.File, cmd *exec.Cmd) *handle {
 func (h *handle) reap() {
 	defer close(h.waitDone)
 	err := h.cmd.Wait()
+	defer func() {
+		// Usually nothing outlives the leader: note it now, before its
+		// group number can be reused.
+		if alive, _ := h.sessionAlive(); !alive {
+			h.gone.Store(true)
+		}
+	}()
 	h.status = exitStatus(h.cmd.ProcessState)
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
@@ -186,6 +199,9 @@ func (h *handle) Resize(sz providers.Size) error {
 // Signal sends sig to every process group of the child's session: the
 // child's own and, under a shell with job control, each job's.
 func (h *handle) Signal(sig syscall.Signal) error {
+	if h.gone.Load() {
+		return nil
+	}
 	groups, scanErr := sessionGroups(h.pgid, h.pgid)
 	if !slices.Contains(groups, h.pgid) {
 		groups = append(groups, h.pgid)
@@ -223,6 +239,19 @@ func (h *handle) GroupAlive() (bool, error) {
 	default:
 		return true, nil
 	}
+	if h.gone.Load() {
+		return false, nil
+	}
+	alive, err := h.sessionAlive()
+	if !alive && err == nil {
+		h.gone.Store(true)
+	}
+	return alive, err
+}
+
+// sessionAlive reaps what it can and reports whether any process of the
+// session is left. Call it only once the leader was reaped.
+func (h *handle) sessionAlive() (bool, error) {
 	reapGroup(h.pgid)
 	if alive, err := groupExists(h.pgid); alive || err != nil {
 		return alive, err
