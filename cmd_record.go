@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
 )
 
@@ -63,8 +61,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	if interactive {
 		opts.Sinks = append(opts.Sinks, writerSink{s.out})
 	}
-	m := session.NewManager(providers.Table{"local": local.New("")})
-	sess, err := m.Start(ctx, "local", providers.Spec{Name: "record", Command: argv, Size: size}, opts)
+	run, err := startHeadless(ctx, "record", argv, size, opts)
 	if err != nil {
 		fmt.Fprintln(s.err, "sandmux record:", errors.Join(err, rec.abort()))
 		return exitFailure
@@ -72,34 +69,20 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 
 	var input *stdinPump
 	if interactive {
-		if input, err = startStdinPump(s.in, sess); err != nil {
+		if input, err = startStdinPump(s.in, run.sess); err != nil {
 			fmt.Fprintln(s.err, "sandmux record: passing input through:", err)
 		}
 	}
-	select {
-	case <-sess.Exited():
-	case <-ctx.Done():
-	}
-	// Close tears down whatever is left (background children, or the whole
-	// command on a signal) and waits for the output to be flushed.
-	closeErr := m.Shutdown(ctx)
-	m.Wait()
+	closeErr := run.finish(ctx)
 	input.stop()
 	if err := rec.finish(); err != nil {
 		fmt.Fprintln(s.err, "sandmux record:", err)
 		return exitFailure
 	}
-	if sig := caught(); sig != nil {
-		return 128 + int(sig.(syscall.Signal))
-	}
-	if closeErr != nil {
+	if closeErr != nil && caught() == nil {
 		fmt.Fprintln(s.err, "sandmux record:", closeErr)
 	}
-	info := sess.Info()
-	if !info.ExitKnown {
-		return exitFailure
-	}
-	return info.Exit.ShellCode()
+	return run.exitCode(caught())
 }
 
 func recordSize(flagValue string, in *os.File, interactive bool) (providers.Size, error) {

@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
 )
@@ -48,32 +46,19 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	})
 	screen := vt.New(int(size.Cols), int(size.Rows), vt.WithReplies(replies), vt.WithScrollback(100000))
 	defer screen.Close()
-	m := session.NewManager(providers.Table{"local": local.New("")})
 	opts := session.Options{Sinks: []session.Sink{screenSink{screen}}}
-	st, err := m.Start(ctx, "local", providers.Spec{Name: "screen", Command: fs.Args(), Size: size}, opts)
+	run, err := startHeadless(ctx, "screen", fs.Args(), size, opts)
 	if err != nil {
 		fmt.Fprintln(s.err, "sandmux screen:", err)
 		return exitFailure
 	}
-	sess.Store(st)
-	select {
-	case <-st.Exited():
-	case <-ctx.Done():
-	}
-	_ = m.Shutdown(ctx) // Its outcome is in the session's info below.
-	m.Wait()
+	sess.Store(run.sess)
+	_ = run.finish(ctx) // Its outcome is in the session's info, read by exitCode.
 
 	out := screen.Dump(nil, *withScrollback, *withSGR)
 	out = append(out, '\n')
 	_, _ = s.out.Write(out) // Best effort: nowhere else to report.
-	if sig := caught(); sig != nil {
-		return 128 + int(sig.(syscall.Signal))
-	}
-	info := st.Info()
-	if !info.ExitKnown {
-		return exitFailure
-	}
-	return info.Exit.ShellCode()
+	return run.exitCode(caught())
 }
 
 // replyFunc is an io.Writer that hands each write to a function.
