@@ -251,14 +251,10 @@ func (s *Session) LastOutput() time.Time {
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var last time.Time
-	if ns := s.lastOutput.Load(); ns != 0 {
-		last = time.Unix(0, ns)
-	}
 	info := Info{
 		ID: s.id, Name: s.name, Provider: s.provider, State: s.state, Stage: s.stage,
 		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Err: s.err, Reason: s.reason, Saved: s.saved, Disconnected: s.disconnected,
-		LastOutput: last, Started: s.started,
+		LastOutput: s.LastOutput(), Started: s.started,
 	}
 	if info.State == Running {
 		// Exit is shown only after output closed (contract O7).
