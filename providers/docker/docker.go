@@ -274,8 +274,16 @@ func (s *starter) settle(ctx context.Context) error {
 	if in.Running {
 		if sz := s.spec.Size; sz.Cols > 0 && sz.Rows > 0 {
 			// The exec may not take a size until its process runs; the
-			// docker CLI retries the same way.
-			if err := retry(ctx, func() error { return h.Resize(sz) }); err != nil && ctx.Err() == nil {
+			// docker CLI retries the same way. A short command may also
+			// have ended already (the engine then knows no such exec):
+			// its output and exit status are still to be read.
+			resize := func() error {
+				if err := h.Resize(sz); err != nil && !gone(err) {
+					return err
+				}
+				return nil
+			}
+			if err := retry(ctx, resize); err != nil && ctx.Err() == nil {
 				return err
 			}
 		}

@@ -232,3 +232,17 @@ func TestTeardownLikeSession(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A command that ends at once still opens and its exit code comes back.
+// (Ending between the engine's report that it runs and the initial resize,
+// which then finds no such exec, was seen once in a full run; it is too
+// rare to force here, and settle now treats it as an ended command.)
+func TestInstantExit(t *testing.T) {
+	needDocker(t)
+	for i := range 8 {
+		tm := open(t, imageSpec(t, "sh", "-c", "exit 4"))
+		if st := tm.wait(); st.Code != 4 {
+			t.Fatalf("run %d: exit %+v, want 4", i, st)
+		}
+	}
+}
