@@ -118,11 +118,19 @@ func (m *Model) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 		if m.broadcast {
 			target = p.picked
 		}
-		if !target || p.sess == nil {
+		if !target || (p.sess == nil && p.phase != phaseStarting) {
 			continue
 		}
 		b := encode(p.frame.Modes)
 		if len(b) == 0 {
+			continue
+		}
+		if p.sess == nil {
+			// The session runs (its output may show) before the model
+			// learns of it: keep what is typed meanwhile, in order.
+			if len(p.early)+len(b) <= maxEarlyInput {
+				p.early = append(p.early, b...)
+			}
 			continue
 		}
 		_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.

@@ -201,10 +201,14 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		p.phase, p.err = phaseFailed, msg.err
+		p.phase, p.err, p.early = phaseFailed, msg.err, nil
 		return nil
 	}
 	p.sess, p.notice = msg.sess, msg.notice
+	if len(p.early) > 0 {
+		_ = p.sess.Write(p.early) // Best effort, as all input: it only queues.
+		p.early = nil
+	}
 	p.setInfo(msg.sess.Info())
 	// The PTY was opened at the size known when the start began; the
 	// layout may have changed since.

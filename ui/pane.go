@@ -61,6 +61,7 @@ type pane struct {
 	body   []byte
 	rowEnd []int
 
+	early        []byte // input typed while starting, sent once the session is known
 	lastOutput   time.Time
 	quietWatch   bool // output came since the last attention check
 	dirtyPending bool // a watch saw the screen dirty; the frame redraws it
@@ -69,6 +70,10 @@ type pane struct {
 	scroll       int  // lines scrolled back; 0 is live
 	search       *searchState
 }
+
+// maxEarlyInput bounds the input kept for a pane whose start is not yet
+// known to the model.
+const maxEarlyInput = 64 << 10
 
 // replyWriter forwards the screen's replies (cursor reports, device
 // attributes) to the session, which may start after the screen exists.
@@ -111,7 +116,7 @@ type (
 // the command that prepares and starts its session.
 func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 	p.gen++
-	p.phase, p.err, p.sess, p.info, p.notice = phaseStarting, nil, nil, session.Info{}, ""
+	p.phase, p.err, p.sess, p.info, p.notice, p.early = phaseStarting, nil, nil, session.Info{}, "", nil
 	p.scroll, p.search, p.attention = 0, nil, false
 	old := p.screen
 	replies := &replyWriter{}

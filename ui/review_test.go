@@ -131,3 +131,21 @@ func TestTerminalHidesCursor(t *testing.T) {
 		t.Errorf("frame without a cursor wrote %q, want the cursor hidden", got)
 	}
 }
+
+// Keys typed after a pane's session started (its output may already show)
+// but before the model learned of it reach the session, in order.
+func TestInputWhileStartingIsKept(t *testing.T) {
+	b := newFakeBackend()
+	m := New(Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
+	m.width, m.height, m.started = 80, 24, true
+	start := m.panes[0].start(b, m.bodySize(0), 0)
+	t.Cleanup(func() { m.panes[0].screen.Close() })
+	for _, k := range []string{"h", "i", "enter"} {
+		press(m, k)
+	}
+	m.Update(start())
+	press(m, "!")
+	if got := b.sessions[0].typed(); got != "hi\r!" {
+		t.Errorf("session got %q, want %q", got, "hi\r!")
+	}
+}
