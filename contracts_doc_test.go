@@ -292,3 +292,119 @@ func TestParseRulesRefusesMalformedEntries(t *testing.T) {
 		}
 	}
 }
+
+// docFiles are the markdown files the repository renders: the README and
+// the docs.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"README.md"}, files...)
+}
+
+var (
+	tableSeparator = regexp.MustCompile(`^\|(\s*:?-+:?\s*\|)+\s*$`)
+	tableRow       = regexp.MustCompile(`^ {0,3}\|`)
+)
+
+// tableProblems checks the markdown tables of text as GitHub renders
+// them: a table is a run of lines that start with "|", outside fenced code;
+// its first line is the header, its second the "|---|" separator with as
+// many cells, and every row has that many cells. A run without its
+// separator is what a blank line inside a table leaves: rows rendered as
+// raw pipes.
+func tableProblems(text string) []string {
+	var problems []string
+	lines := strings.Split(text, "\n")
+	fenced := false
+	for i := 0; i < len(lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || !tableRow.MatchString(lines[i]) {
+			continue
+		}
+		start := i
+		for i+1 < len(lines) && tableRow.MatchString(lines[i+1]) {
+			i++
+		}
+		rows := lines[start : i+1]
+		if len(rows) < 2 || !tableSeparator.MatchString(strings.TrimSpace(rows[1])) {
+			problems = append(problems, fmt.Sprintf("line %d: table rows without a header row and a |---| separator under it (a blank line inside a table splits it)", start+1))
+			continue
+		}
+		want := tableCells(rows[0])
+		for k, row := range rows[1:] {
+			if n := tableCells(row); n != want {
+				problems = append(problems, fmt.Sprintf("line %d: %d cells, the header has %d (escape a | inside a cell as \\|)", start+2+k, n, want))
+			}
+		}
+	}
+	return problems
+}
+
+// tableCells counts the cells of a table row: the unescaped pipes between
+// the outer ones.
+func tableCells(row string) int {
+	row = strings.TrimSpace(row)
+	n := -1
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			n++
+		}
+	}
+	if !strings.HasSuffix(row, "|") {
+		n++
+	}
+	return n
+}
+
+// TestDocsTablesRender fails when a table in the README or the docs would
+// not render as one: no header row and separator, or a blank line
+// splitting it.
+func TestDocsTablesRender(t *testing.T) {
+	for _, path := range docFiles(t) {
+		for _, p := range tableProblems(readDoc(t, path)) {
+			t.Errorf("%s: %s", path, p)
+		}
+	}
+}
+
+func TestTableProblems(t *testing.T) {
+	good := "| a | b |\n|---|---|\n| `x` | y \\| z |\n\ntext\n\n```\n| not a table\n```\n"
+	if p := tableProblems(good); len(p) != 0 {
+		t.Errorf("a good table: %q", p)
+	}
+	split := "| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n| 5 | 6 |\n"
+	if p := tableProblems(split); len(p) != 1 || !strings.HasPrefix(p[0], "line 5:") {
+		t.Errorf("a table split by a blank line: %q, want one problem at line 5", p)
+	}
+	ragged := "| a | b |\n|:--|--:|\n| 1 | 2 | 3 |\n"
+	if p := tableProblems(ragged); len(p) != 1 || !strings.HasPrefix(p[0], "line 3:") {
+		t.Errorf("a row with an extra cell: %q, want one problem at line 3", p)
+	}
+}
+
+var docLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestDocsLinksResolve fails when the README or a doc links to a file of
+// the repository that does not exist.
+func TestDocsLinksResolve(t *testing.T) {
+	for _, path := range docFiles(t) {
+		for _, m := range docLink.FindAllStringSubmatch(readDoc(t, path), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(path), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", path, m[1])
+			}
+		}
+	}
+}
