@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -68,12 +67,17 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	}
 
 	var input *stdinPump
+	var resizes *resizeFollower
 	if interactive {
 		if input, err = startStdinPump(s.in, run.sess); err != nil {
 			fmt.Fprintln(s.err, "sandmux record: passing input through:", err)
 		}
+		if *sizeFlag == "" {
+			resizes = followResizes(s.in, run.sess, rec.cast)
+		}
 	}
 	closeErr := run.finish(ctx)
+	resizes.stop()
 	input.stop()
 	if err := rec.finish(); err != nil {
 		fmt.Fprintln(s.err, "sandmux record:", err)
@@ -111,7 +115,7 @@ func newRecording(path string, size providers.Size, argv []string) (*recording, 
 	start := time.Now()
 	h := asciicast.Header{
 		Width: int(size.Cols), Height: int(size.Rows), Timestamp: start.Unix(),
-		Command: strings.Join(argv, " "),
+		Command: shellQuote(argv),
 		Env:     map[string]string{"TERM": providers.DefaultTerm, "SHELL": os.Getenv("SHELL")},
 	}
 	w, err := asciicast.NewWriter(f, h, start)

@@ -2,16 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-const screenUsage = "sandmux screen [--size COLSxROWS] [--ansi] [--scrollback] [--] CMD [ARGS...]"
+const screenUsage = "sandmux screen [--size COLSxROWS] [--ansi] [--scrollback] [--timeout D] [--] CMD [ARGS...]"
+
+// exitTimeout is what screen exits with when --timeout ended CMD, as
+// timeout(1) does.
+const exitTimeout = 124
 
 // runScreen runs CMD headless in a local PTY through a session and the
 // screen, and prints the final screen as a real terminal would show it.
@@ -21,12 +27,13 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	sizeFlag := fs.String("size", "80x24", "terminal size `COLSxROWS`")
 	withSGR := fs.Bool("ansi", false, "keep colours and attributes (SGR)")
 	withScrollback := fs.Bool("scrollback", false, "print the scrollback before the screen")
+	timeout := fs.Duration("timeout", 0, "tear CMD down after `D` and print the screen it left (exit 124); 0 waits for it")
 	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", screenUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	size, err := providers.ParseSize(*sizeFlag)
-	if err != nil || fs.NArg() == 0 {
+	if err != nil || fs.NArg() == 0 || *timeout < 0 {
 		if err != nil {
 			fmt.Fprintln(s.err, "sandmux screen:", err)
 		}
@@ -35,6 +42,8 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	}
 	ctx, caught, stop := signalContext(ctx)
 	defer stop()
+	ctx, timedOut, cancelTimeout := withTimeout(ctx, *timeout)
+	defer cancelTimeout()
 
 	// The screen answers the child's queries (cursor position, device
 	// attributes) through the session, which starts after the screen.
@@ -49,16 +58,32 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	opts := session.Options{Sinks: []session.Sink{screenSink{screen}}}
 	run, err := startHeadless(ctx, "screen", fs.Args(), size, opts)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux screen:", err)
+		fmt.Fprintln(s.err, "sandmux screen:", startError(fs.Args(), err))
 		return exitFailure
 	}
 	sess.Store(run.sess)
+	input := typeInput(s.in, run.sess)
 	_ = run.finish(ctx) // Its outcome is in the session's info, read by exitCode.
+	input.wait()
 
 	out := screen.Dump(nil, *withScrollback, *withSGR)
 	out = append(out, '\n')
 	_, _ = s.out.Write(out) // Best effort: nowhere else to report.
+	if timedOut() && caught() == nil {
+		return exitTimeout
+	}
 	return run.exitCode(caught())
+}
+
+// withTimeout is ctx bounded by d (unbounded when d is 0); timedOut reports
+// whether the bound, not the parent, ended it.
+func withTimeout(ctx context.Context, d time.Duration) (_ context.Context, timedOut func() bool, cancel func()) {
+	if d == 0 {
+		return ctx, func() bool { return false }, func() {}
+	}
+	errTimeout := fmt.Errorf("--timeout %v passed", d)
+	bounded, cancel := context.WithTimeoutCause(ctx, d, errTimeout)
+	return bounded, func() bool { return errors.Is(context.Cause(bounded), errTimeout) }, cancel
 }
 
 // replyFunc is an io.Writer that hands each write to a function.

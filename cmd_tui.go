@@ -36,6 +36,13 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
+	if !hasTerminal(s) {
+		// Said before anything starts or draws: without a terminal Bubble
+		// Tea would fail deep inside with an epoll error, after the
+		// alternate screen's escape codes had gone to the pipe.
+		fmt.Fprintln(s.err, noTerminalMessage)
+		return exitFailure
+	}
 	cfg, err := loadConfig(*cfgPath)
 	if err != nil {
 		fmt.Fprintln(s.err, "sandmux:", err)
@@ -108,6 +115,18 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+const noTerminalMessage = `sandmux: the TUI needs a terminal, and standard input or output is not one.
+To run a command without one, use:
+  sandmux screen -- CMD [ARGS...]               print its final screen
+  sandmux record -o FILE.cast -- CMD [ARGS...]  record it as asciicast v2`
+
+// hasTerminal reports whether both the input and the output the TUI would
+// use are terminals.
+func hasTerminal(s stdio) bool {
+	f, isFile := s.outFile().(*os.File)
+	return s.in != nil && term.IsTerminal(s.in.Fd()) && isFile && term.IsTerminal(f.Fd())
 }
 
 // terminalSize is the size of the terminal sandmux draws on.

@@ -59,9 +59,17 @@ func commands() []command {
 		{"screen", screenUsage, runScreen},
 		{"check", checkUsage, runCheck},
 		{"snapshot", "sandmux snapshot save|restore|ls|verify ...", runSnapshot},
-		{"help", "sandmux help: this list", runHelp},
+		{"help", "sandmux help (or -h, --help): this list", runHelp},
+		{"version", "sandmux version (or --version): the version and source revision", runVersion},
 		{"", tuiUsage, runTUI},
 	}
+}
+
+// aliases are the conventional flag spellings of help and version, which
+// every CLI user tries first; they must not reach the TUI's flag parser.
+var aliases = map[string]string{
+	"-h": "help", "-help": "help", "--help": "help",
+	"-version": "version", "--version": "version", "-V": "version",
 }
 
 func main() {
@@ -79,6 +87,9 @@ func main() {
 func run(args []string, s stdio) int {
 	ctx := context.Background()
 	if len(args) > 0 {
+		if name, ok := aliases[args[0]]; ok {
+			args = append([]string{name}, args[1:]...)
+		}
 		for _, c := range commands() {
 			if c.name != "" && c.name == args[0] {
 				return c.run(ctx, args[1:], s)
@@ -91,10 +102,49 @@ func run(args []string, s stdio) int {
 func runHelp(_ context.Context, _ []string, s stdio) int {
 	fmt.Fprintln(s.out, "sandmux supervises many sandbox PTYs at once.")
 	fmt.Fprintln(s.out)
+	fmt.Fprintln(s.out, "usage:")
 	for _, c := range commands() {
 		fmt.Fprintf(s.out, "  %s\n", c.usage)
 	}
+	fmt.Fprintln(s.out)
+	fmt.Fprintln(s.out, "Each command takes -h for its own flags. In the TUI, ctrl+b ? lists the keys.")
 	return exitOK
+}
+
+func runVersion(_ context.Context, _ []string, s stdio) int {
+	fmt.Fprintln(s.out, "sandmux", versionString(debug.ReadBuildInfo()))
+	return exitOK
+}
+
+// versionString is the module version and the VCS revision the binary was
+// built from, as the Go toolchain recorded them (a `go run` or a build from
+// a dirty tree says so).
+func versionString(info *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "(unknown version: built without module information)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	var rev, when, dirty string
+	for _, st := range info.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			rev = st.Value
+		case "vcs.time":
+			when = st.Value
+		case "vcs.modified":
+			if st.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	out := version
+	if rev != "" {
+		out += fmt.Sprintf(" (revision %.12s, %s%s)", rev, when, dirty)
+	}
+	return out + " " + info.GoVersion
 }
 
 // signalContext returns a context cancelled, with a cause naming it, by the
