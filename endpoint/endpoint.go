@@ -1,0 +1,77 @@
+// Package endpoint owns where a sandmux server is found and who may reach
+// it: the socket path for a server name (-L) or an explicit one (-S), the
+// private directory it lives in, listening (replacing a stale socket left
+// by a server that died), dialing, and refusing a peer of another user
+// (SO_PEERCRED). It does not own what is said over the socket: that is
+// package control.
+package endpoint
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultName is the server name when -L is not given.
+const DefaultName = "default"
+
+// EnvSocket names the environment variable every pane's processes get,
+// holding their server's socket, so a program in a pane can reach it.
+const EnvSocket = "SANDMUX_SOCKET"
+
+// ErrNoServer means no server answers at the socket: none was started, or
+// it exited.
+var ErrNoServer = errors.New("no sandmux server is running")
+
+// Path is the socket for a server: explicit when set (-S), else the socket
+// of server name (-L, DefaultName when empty) in Dir.
+func Path(name, explicit string) (string, error) {
+	if explicit != "" {
+		return filepath.Abs(explicit)
+	}
+	if name == "" {
+		name = DefaultName
+	}
+	if err := CheckName(name); err != nil {
+		return "", err
+	}
+	return filepath.Join(Dir(), name+".sock"), nil
+}
+
+// CheckName accepts a server name that makes one file name in Dir.
+func CheckName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || len(name) > 64 {
+		return fmt.Errorf("server name %q: use up to 64 characters, no slash", name)
+	}
+	return nil
+}
+
+// Dir is the directory of the named servers' sockets:
+// $XDG_RUNTIME_DIR/sandmux, else /tmp/sandmux-UID.
+func Dir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "sandmux")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("sandmux-%d", os.Getuid()))
+}
+
+// Servers lists the names of the sockets in Dir, whether or not a server
+// still answers at each (Dial tells).
+func Servers() ([]string, error) {
+	entries, err := os.ReadDir(Dir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list servers in %s: %w", Dir(), err)
+	}
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".sock"); ok && e.Type()&os.ModeSocket != 0 {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
