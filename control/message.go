@@ -1,0 +1,127 @@
+package control
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Version is the protocol version this sandmux speaks. A message of
+// another version is refused with an error saying both.
+const Version = 1
+
+// MaxLine bounds one message, newline included: a request is small, and a
+// reply as large as a screen with its scrollback still fits.
+const MaxLine = 8 << 20
+
+// Op names a request's operation.
+type Op string
+
+// The operations.
+const (
+	OpLs      Op = "ls"      // list sessions
+	OpRun     Op = "run"     // open a local pane running Argv
+	OpStart   Op = "start"   // open the config's sandbox Sandbox
+	OpClose   Op = "close"   // close Session: teardown, then its snapshot
+	OpKill    Op = "kill"    // kill Session now
+	OpRestart Op = "restart" // restart an exited, killed or failed Session
+	OpSend    Op = "send"    // type Data into Session (Paste: bracketed)
+	OpKeys    Op = "keys"    // press Keys in Session, encoded for its modes
+	OpScreen  Op = "screen"  // Session's screen as text
+	OpWait    Op = "wait"    // wait until Session reaches State
+	OpEvents  Op = "events"  // stream events until the client goes
+	OpQuit    Op = "quit"    // quit the server (Kill: kill everything now)
+)
+
+// Request is one message from a client.
+type Request struct {
+	V  int `json:"v"`
+	Op Op  `json:"op"`
+
+	Session    string   `json:"session,omitempty"` // a pane number, name or id
+	Name       string   `json:"name,omitempty"`
+	Argv       []string `json:"argv,omitempty"`
+	Sandbox    string   `json:"sandbox,omitempty"`
+	Data       []byte   `json:"data,omitempty"` // base64 in JSON: any bytes
+	Keys       []string `json:"keys,omitempty"`
+	Paste      bool     `json:"paste,omitempty"`
+	ANSI       bool     `json:"ansi,omitempty"`
+	Scrollback bool     `json:"scrollback,omitempty"`
+	State      string   `json:"state,omitempty"`
+	Timeout    Duration `json:"timeout,omitempty"`
+	Kill       bool     `json:"kill,omitempty"`
+}
+
+// Reply is the server's answer to a request; for OpEvents, each event is a
+// Reply with Event set, and the stream's last line a Reply with Error.
+type Reply struct {
+	V     int    `json:"v"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+
+	Sessions []SessionInfo `json:"sessions,omitempty"`
+	Session  *SessionInfo  `json:"session,omitempty"`
+	Screen   string        `json:"screen,omitempty"`
+	Event    *Event        `json:"event,omitempty"`
+}
+
+// SessionInfo is one session as `ctl ls --json` shows it.
+type SessionInfo struct {
+	Number     int        `json:"number"`
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Provider   string     `json:"provider"`
+	State      string     `json:"state"`
+	ExitCode   *int       `json:"exit_code"`
+	Reason     string     `json:"reason"`
+	Started    time.Time  `json:"started"`
+	LastOutput *time.Time `json:"last_output"`
+	BytesOut   int64      `json:"bytes_out"`
+	PID        *int       `json:"pid"`
+}
+
+// EventKind names what an event reports.
+type EventKind string
+
+// The events.
+const (
+	EventStarted   EventKind = "started"
+	EventState     EventKind = "state"
+	EventAttention EventKind = "attention"
+	EventExited    EventKind = "exited"
+	EventClosed    EventKind = "closed"
+	EventSnapshot  EventKind = "snapshot"
+	EventAttached  EventKind = "attached"
+	EventDetached  EventKind = "detached"
+)
+
+// Event is one thing that happened, as `ctl events` streams it.
+type Event struct {
+	Kind     EventKind    `json:"kind"`
+	Time     time.Time    `json:"time"`
+	Session  *SessionInfo `json:"session,omitempty"`
+	Detail   string       `json:"detail,omitempty"`
+	Progress *float64     `json:"progress,omitempty"`
+}
+
+// Duration is a time.Duration written in JSON as Go writes durations
+// ("1m30s"), so a hand-written request reads as a person would type it.
+type Duration time.Duration
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads a duration string, never a negative one.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errDuration
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return errDuration
+	}
+	*d = Duration(v)
+	return nil
+}
