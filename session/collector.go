@@ -38,6 +38,7 @@ type Collector struct {
 	scratch  []byte      // decode output, reused for windows that need replacement
 	timer    *time.Timer // the window deadline, reused across windows
 	finished bool        // a window returned closed=true
+	lastText time.Time   // when the last window with text returned
 
 	// hookDeadline, if set, runs when a window's deadline has passed and
 	// before its final drain, so a test can place bytes exactly "at the
@@ -109,8 +110,10 @@ func (c *Collector) Close() {
 }
 
 // Collect runs one window. It waits until bytes are queued, output is
-// closed, or ctx is done; then it keeps gathering until maxWait has passed
-// since the first byte was taken (maxWait ≤ 0: only what is there now),
+// closed, or ctx is done; then, when output is streaming (the previous
+// window returned text within maxWait), it keeps gathering until maxWait
+// has passed since the first byte was taken (maxWait ≤ 0, or the first
+// bytes after a pause: only what is there now),
 // drains once more at the deadline and re-checks closed (O6), and returns
 // the settled text: complete, valid UTF-8 with one U+FFFD per maximal
 // invalid subpart (O2), holding back at most 3 bytes of a valid incomplete
@@ -134,7 +137,10 @@ func (c *Collector) Collect(ctx context.Context, maxWait time.Duration) (text st
 	}
 	for {
 		closed, err = c.awaitFirst(ctx)
-		if err == nil && !closed && maxWait > 0 && !c.full() {
+		// Leading edge: the first bytes after a quiet spell (a typed key's
+		// echo, a prompt) go out at once; only a stream, whose windows
+		// follow each other within maxWait, is gathered into windows.
+		if err == nil && !closed && maxWait > 0 && !c.full() && !c.quiet(maxWait) {
 			closed, err = c.gather(ctx, maxWait)
 		}
 		// Checked once more so that a cancelled window never reports
@@ -152,6 +158,7 @@ func (c *Collector) Collect(ctx context.Context, maxWait time.Duration) (text st
 			return text, true, nil
 		}
 		if text != "" {
+			c.lastText = time.Now()
 			return text, false, nil
 		}
 		// Only a carry is left: keep waiting for the bytes that complete
@@ -214,6 +221,13 @@ func (c *Collector) gather(ctx context.Context, maxWait time.Duration) (closed b
 			return false, context.Cause(ctx)
 		}
 	}
+}
+
+// quiet reports whether the last window with text returned more than
+// maxWait ago (or never did): output is starting after a pause rather than
+// streaming.
+func (c *Collector) quiet(maxWait time.Duration) bool {
+	return time.Since(c.lastText) > maxWait
 }
 
 // full reports whether the window holds capacity bytes, so the producer is

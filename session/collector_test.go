@@ -401,6 +401,7 @@ func TestContract_O5_CancelledWindowLosesNothing(t *testing.T) {
 			c := NewCollector(64)
 			ctx, cancel := context.WithCancelCause(t.Context())
 			c.hookDeadline = func() { cancel(errTestCancel) }
+			streaming(c)
 			pushString(t, c, "ab\xc3")
 			wantCancelled(t, asWindow(c.Collect(ctx, time.Millisecond)))
 			c.hookDeadline = nil
@@ -444,6 +445,40 @@ func TestContract_O5_CancelledWindowLosesNothing(t *testing.T) {
 	})
 }
 
+// streaming puts c in the middle of a stream, as if a window had just
+// returned text, so the next window gathers for its maxWait instead of
+// returning the first bytes at once.
+func streaming(c *Collector) { c.lastText = time.Now() }
+
+// The first bytes after a quiet spell (an echo) go out at once however
+// long the window; bytes that follow within the window are gathered.
+func TestCollectorLeadingEdge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewCollector(64)
+		start := time.Now()
+		res := startWindow(t.Context(), c, time.Hour)
+		synctest.Wait()
+		pushString(t, c, "a")
+		wantWindow(t, <-res, "a", false)
+		if d := time.Since(start); d != 0 {
+			t.Errorf("first window after quiet took %v, want at once", d)
+		}
+		// Streaming now: the next window waits out its maxWait.
+		res = startWindow(t.Context(), c, 10*time.Millisecond)
+		synctest.Wait()
+		pushString(t, c, "b")
+		synctest.Wait()
+		pushString(t, c, "c")
+		wantWindow(t, <-res, "bc", false)
+		// A pause longer than the window: at once again.
+		time.Sleep(20 * time.Millisecond)
+		res = startWindow(t.Context(), c, 10*time.Millisecond)
+		synctest.Wait()
+		pushString(t, c, "d")
+		wantWindow(t, <-res, "d", false)
+	})
+}
+
 // asWindow gathers Collect's three results into one value.
 func asWindow(text string, closed bool, err error) windowResult {
 	return windowResult{text, closed, err}
@@ -457,6 +492,7 @@ func TestContract_O6_BytesAtDeadlineBelongToWindow(t *testing.T) {
 			atDeadline <- struct{}{}
 			<-release
 		}
+		streaming(c)
 		pushString(t, c, "early ")
 		start := time.Now()
 		res := startWindow(t.Context(), c, 10*time.Millisecond)
@@ -545,6 +581,7 @@ func TestContract_O8_QueueIsBounded(t *testing.T) {
 	t.Run("a gathering window counts against capacity and ends when full", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c := NewCollector(capacity)
+			streaming(c)
 			pushString(t, c, "abcd")
 			start := time.Now()
 			res := startWindow(t.Context(), c, time.Hour)
