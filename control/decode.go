@@ -206,3 +206,14 @@ func Encode(w io.Writer, v any) error {
 	}
 	return nil
 }
+
+// decodeReply reads a reply line, refusing one of another version.
+func decodeReply(line []byte, rep *Reply) error {
+	if err := json.Unmarshal(line, rep); err != nil {
+		return fmt.Errorf("the server sent an unreadable reply: %w", shortJSONError(err))
+	}
+	if rep.V != Version {
+		return fmt.Errorf("the server speaks protocol version %d, this sandmux %d: use the same sandmux for both", rep.V, Version)
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package control_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/endpoint"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeHandler answers from a fixed table of sessions; wait blocks until
+// its context ends (the client went away) and records that.
+type fakeHandler struct {
+	waiting   chan struct{}
+	cancelled chan struct{}
+}
+
+func (h *fakeHandler) Handle(ctx context.Context, req control.Request) control.Reply {
+	switch req.Op {
+	case control.OpLs:
+		return control.Reply{OK: true, Sessions: []control.SessionInfo{{Number: 1, ID: "s1", Name: "one", State: "running"}}}
+	case control.OpWait:
+		if req.Session == "never" {
+			h.waiting <- struct{}{}
+			<-ctx.Done()
+			h.cancelled <- struct{}{}
+			return control.Fail(ctx.Err())
+		}
+		return control.Reply{OK: true}
+	case control.OpSend:
+		return control.Reply{OK: true, Screen: string(req.Data)}
+	}
+	if req.Session == "nope" {
+		return control.Fail(fmt.Errorf("no session %q: ctl ls lists them", req.Session))
+	}
+	return control.Reply{OK: true}
+}
+
+// serve runs a server on a private socket until the test ends.
+func serve(t *testing.T) (string, *fakeHandler, *control.Hub) {
+	t.Helper()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	path, err := endpoint.Path("t", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := endpoint.Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHandler{waiting: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
+	hub := control.NewHub()
+	srv := control.NewServer(h, hub, endpoint.CheckPeer)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, l) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return path, h, hub
+}
+
+func dial(t *testing.T, path string) *control.Client {
+	t.Helper()
+	c, err := endpoint.Dial(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := control.NewClient(c)
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
+}
+
+func TestCallsInOrderOnOneConnection(t *testing.T) {
+	path, _, _ := serve(t)
+	cl := dial(t, path)
+	rep, err := cl.Call(t.Context(), control.Request{Op: control.OpLs})
+	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Name != "one" {
+		t.Fatalf("ls = %+v, %v", rep, err)
+	}
+	if _, err := cl.Call(t.Context(), control.Request{Op: control.OpKill, Session: "nope"}); err == nil || !strings.Contains(err.Error(), "ctl ls") {
+		t.Errorf("kill nope: %v, want the handler's error", err)
+	}
+	// An error does not end the connection.
+	if rep, err := cl.Call(t.Context(), control.Request{Op: control.OpSend, Session: "1", Data: []byte("hi\x1b")}); err != nil || rep.Screen != "hi\x1b" {
+		t.Errorf("send after an error = %+v, %v", rep, err)
+	}
+}
+
+// Bad lines get an error line each, and the connection goes on.
+func TestBadRequestsAnsweredConnectionGoesOn(t *testing.T) {
+	path, _, _ := serve(t)
+	c, err := endpoint.Dial(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	long := `{"v":1,"op":"ls","x":"` + strings.Repeat("a", control.MaxLine) + `"}`
+	for _, line := range []string{"garbage", `{"v":9,"op":"ls"}`, `{"v":1,"op":"kill"}`, `{"v":1,"op":"ls","bogus":1}`, long, `{"v":1,"op":"ls"}`} {
+		if _, err := io.WriteString(c, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := control.NewReader(c)
+	for i, want := range []string{"not a JSON object", "version 9", `op kill needs`, `takes no field`, "longer than", `"ok":true`} {
+		line, err := r.Line()
+		if err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		if !strings.Contains(string(line), want) {
+			t.Errorf("reply %d = %.200s, want %q", i, line, want)
+		}
+	}
+}
+
+// Twenty clients at once each get their own answers.
+func TestTwentyClientsInParallel(t *testing.T) {
+	path, _, _ := serve(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			c, err := endpoint.Dial(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			cl := control.NewClient(c)
+			defer cl.Close()
+			for j := range 50 {
+				data := fmt.Sprintf("client %d call %d", i, j)
+				rep, err := cl.Call(context.Background(), control.Request{Op: control.OpSend, Session: "1", Data: []byte(data)})
+				if err != nil || rep.Screen != data {
+					errs <- fmt.Errorf("client %d: %+v, %v", i, rep, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// A client that goes away in the middle of a wait cancels it.
+func TestDisconnectCancelsRequest(t *testing.T) {
+	path, h, _ := serve(t)
+	c, err := endpoint.Dial(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, `{"v":1,"op":"wait","session":"never","state":"exited"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-h.waiting
+	_ = c.Close()
+	<-h.cancelled // the abandoned wait returns
+	cl := dial(t, path)
+	if _, err := cl.Call(t.Context(), control.Request{Op: control.OpLs}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// subscribe asks for events on a raw connection and reads the server's
+// OK, after which the subscription exists.
+func subscribe(t *testing.T, path string) (net.Conn, *control.Reader) {
+	t.Helper()
+	c, err := endpoint.Dial(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if _, err := io.WriteString(c, `{"v":1,"op":"events"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := control.NewReader(c)
+	if line, err := r.Line(); err != nil || !strings.Contains(string(line), `"ok":true`) {
+		t.Fatalf("subscribe: %s, %v", line, err)
+	}
+	return c, r
+}
+
+// A stalled events reader is dropped with a last notice; publishing never
+// waits for it, and a reader that keeps up gets every event.
+func TestStalledEventsReaderDropped(t *testing.T) {
+	path, _, hub := serve(t)
+	_, stalled := subscribe(t, path) // never read until the end
+	_, keeping := subscribe(t, path)
+
+	const total = 20000
+	detail := strings.Repeat("x", 200) // fills socket buffers sooner
+	for i := range total {
+		hub.Publish(control.Event{Kind: control.EventState, Detail: fmt.Sprint(i, detail)})
+		// The keeping reader reads each event before the next is sent:
+		// it keeps up by construction.
+		line, err := keeping.Line()
+		if err != nil || !strings.Contains(string(line), fmt.Sprintf(`"detail":"%dxx`, i)) {
+			t.Fatalf("keeping reader, event %d: %.80s, %v", i, line, err)
+		}
+	}
+	// The stalled reader now reads what was queued for it, then the notice.
+	n := 0
+	for {
+		line, err := stalled.Line()
+		if err != nil {
+			t.Fatalf("stalled reader after %d events: %v, want the dropped notice first", n, err)
+		}
+		if strings.Contains(string(line), `"error"`) {
+			if !strings.Contains(string(line), "dropped") {
+				t.Errorf("last line %s, want the dropped notice", line)
+			}
+			break
+		}
+		n++
+	}
+	if n >= total {
+		t.Errorf("stalled reader got all %d events; it should have been dropped", n)
+	}
+	if hub.Subscribers() != 1 {
+		t.Errorf("%d subscribers left, want the keeping one", hub.Subscribers())
+	}
+}
+
+// The client's Events ends with the server's notice when it is dropped.
+func TestClientEventsReportsEnd(t *testing.T) {
+	path, _, hub := serve(t)
+	cl := dial(t, path)
+	got := make(chan control.Event, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- cl.Events(t.Context(), func(e control.Event) bool { got <- e; return false })
+	}()
+	// Publish until the client's subscription has seen one: there is no
+	// other signal that it subscribed.
+	for sent := false; !sent; {
+		hub.Publish(control.Event{Kind: control.EventStarted})
+		select {
+		case e := <-got:
+			sent = e.Kind == control.EventStarted
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Events after fn returned false: %v", err)
+	}
+}
