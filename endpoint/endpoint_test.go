@@ -84,15 +84,26 @@ func TestListenModes(t *testing.T) {
 }
 
 func TestListenRefusesOpenDirectory(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "open")
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	if err := os.Mkdir(Dir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(Dir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Listen(filepath.Join(dir, "s.sock")); err == nil || !strings.Contains(err.Error(), "chmod 700") {
+	path, _ := Path("x", "")
+	if _, err := Listen(path); err == nil || !strings.Contains(err.Error(), "chmod 700") {
 		t.Errorf("Listen in a 0755 directory: %v, want a refusal saying chmod 700", err)
+	}
+	// An explicit path's directory is the user's choice.
+	explicit := filepath.Join(t.TempDir(), "s.sock")
+	l, err := Listen(explicit)
+	if err != nil {
+		t.Fatalf("Listen on an explicit path: %v", err)
+	}
+	defer l.Close()
+	if m := mode(t, explicit); m != 0o600 {
+		t.Errorf("explicit socket mode %v, want 0600", m)
 	}
 }
 

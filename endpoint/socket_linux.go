@@ -15,13 +15,17 @@ import (
 // dialTimeout bounds connecting to a socket: a live server accepts at once.
 const dialTimeout = 5 * time.Second
 
-// Listen makes the socket's directory private (0700, created if missing,
-// refused if another user owns it or others may enter it), replaces a
-// stale socket that no server answers at, and listens with mode 0600. A
-// socket a server still answers at is refused: one server per name.
+// Listen replaces a stale socket that no server answers at and listens
+// with mode 0600; a socket a server still answers at is refused (one
+// server per name). A socket in Dir, the named servers' directory, makes
+// that directory private first (0700, created if missing, refused if
+// another user owns it or others may enter it); an explicit -S path's
+// directory is the user's choice, and the peer check still guards it.
 func Listen(path string) (*net.UnixListener, error) {
-	if err := privateDir(filepath.Dir(path)); err != nil {
-		return nil, err
+	if filepath.Dir(path) == Dir() {
+		if err := privateDir(Dir()); err != nil {
+			return nil, err
+		}
 	}
 	if err := removeStale(path); err != nil {
 		return nil, err
