@@ -33,7 +33,9 @@ FUZZ_TARGETS = \
 	FuzzConfig:. \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
-	FuzzJSONString:./asciicast
+	FuzzJSONString:./asciicast \
+	FuzzParseStat:./providers/local \
+	FuzzEscapeControls:./providers/local
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/sandmux/sandmux/providers"
 )
 
 // escapeScript starts two processes that leave the pane's session: a
@@ -167,4 +171,34 @@ func leftCgroups() []string {
 		}
 	}
 	return found
+}
+
+// TestContract_C12_SurvivorsNamed: the leader died of the hang-up, but a
+// member of its group outlived SIGKILL. The session is not reported
+// killed, and the teardown names the survivor by pid and command instead
+// of passing for "killed by SIGHUP".
+func TestContract_C12_SurvivorsNamed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakePTY()
+		f.obey = map[syscall.Signal]bool{}
+		f.background = true
+		f.survivors = []providers.Process{{PID: 4242, Command: "sleep 1000"}}
+		m := managerWith(f)
+		opts := testOpts
+		opts.Bound = 8 * time.Second
+		s := start(t, m, opts)
+		f.exit(providers.ExitStatus{Code: -1, Signal: syscall.SIGHUP})
+		err := m.Close(context.Background(), s.ID())
+		m.Wait()
+		info := s.Info()
+		if err == nil || info.Killed {
+			t.Fatalf("Close = %v, killed %v; want an error and not killed", err, info.Killed)
+		}
+		if want := "survivors: pid 4242 (sleep 1000)"; !strings.Contains(err.Error(), want) {
+			t.Errorf("teardown error %q does not name the survivor (%q)", err, want)
+		}
+		if !slices.Equal(info.Survivors, f.survivors) {
+			t.Errorf("Info.Survivors = %v, want %v", info.Survivors, f.survivors)
+		}
+	})
 }
