@@ -102,7 +102,7 @@ func markedPids(kv string) ([]int, error) {
 		if pid == self {
 			continue
 		}
-		if st, err := readStat(pid); err != nil || st.state == 'Z' {
+		if st, err := readStat(pid); err != nil || st.state == 'Z' || st.kthread {
 			continue
 		}
 		if hasEnv(pid, kv) {

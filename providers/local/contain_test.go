@@ -119,6 +119,8 @@ func TestContract_C12_FallbackFindsEscapeesByMarker(t *testing.T) {
 		t.Fatal("NoCgroup set, yet the pane got a cgroup")
 	}
 	for _, pid := range esc {
+		// Read once it runs sleep: mid-exec, an environment reads empty.
+		waitFor(t, fmt.Sprintf("escapee %d running sleep", pid), func() bool { return strings.HasPrefix(commandOf(pid), "sleep") })
 		if !hasEnv(pid, h.marker) {
 			t.Errorf("escapee %d does not carry the pane's marker %q", pid, h.marker)
 		}

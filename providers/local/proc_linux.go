@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -19,7 +20,11 @@ type procStat struct {
 	pgrp    int
 	session int
 	start   uint64 // clock ticks after boot; with the pid, it names one process
+	kthread bool
 }
+
+// pfKthread is the kernel's PF_KTHREAD in a stat line's flags.
+const pfKthread = 0x00200000
 
 func readStat(pid int) (procStat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -41,12 +46,15 @@ func parseStat(b []byte) (procStat, error) {
 		return procStat{}, errors.New("malformed /proc stat line")
 	}
 	var st procStat
-	var errs [4]error
+	var errs [5]error
+	var flags uint64
 	st.state = f[0][0]
 	st.ppid, errs[0] = strconv.Atoi(f[1])
 	st.pgrp, errs[1] = strconv.Atoi(f[2])
 	st.session, errs[2] = strconv.Atoi(f[3])
-	st.start, errs[3] = strconv.ParseUint(f[19], 10, 64)
+	flags, errs[3] = strconv.ParseUint(f[6], 10, 64)
+	st.start, errs[4] = strconv.ParseUint(f[19], 10, 64)
+	st.kthread = flags&pfKthread != 0
 	if err := errors.Join(errs[:]...); err != nil {
 		return procStat{}, fmt.Errorf("malformed /proc stat line: %w", err)
 	}
@@ -126,13 +134,24 @@ func procCgroup(pid int) string {
 }
 
 // hasEnv reports whether pid's environment holds the exact entry kv. A
-// zombie's, and another user's, read as empty.
+// zombie's, a kernel thread's and another user's read as empty, and so
+// does a process's for an instant while it execs: an empty environment is
+// read again a few times before it counts as not holding kv.
 func hasEnv(pid int, kv string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
+	for try := 0; ; try++ {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			return false
+		}
+		if len(b) > 0 || try == 3 {
+			return containsEntry(b, kv)
+		}
+		time.Sleep(time.Millisecond) // no event marks the end of an exec
 	}
-	for entry := range bytes.SplitSeq(b, []byte{0}) {
+}
+
+func containsEntry(env []byte, kv string) bool {
+	for entry := range bytes.SplitSeq(env, []byte{0}) {
 		if string(entry) == kv {
 			return true
 		}
