@@ -164,10 +164,13 @@ func (c *cgroup) procs() ([]int, error) {
 // the kernel has it (5.14), which also catches processes forking
 // meanwhile; else to each process listed.
 func (c *cgroup) kill() error {
-	err := os.WriteFile(c.file("cgroup.kill"), []byte("1"), 0)
-	if err == nil || !errors.Is(err, os.ErrNotExist) {
-		if err != nil {
-			return fmt.Errorf("kill the pane's cgroup: %w", err)
+	if f, err := os.OpenFile(c.file("cgroup.kill"), os.O_WRONLY, 0); err == nil {
+		_, werr := f.Write([]byte("1"))
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("kill the pane's cgroup: %w", werr)
 		}
 		return nil
 	}
@@ -233,7 +236,7 @@ func (c *cgroup) remove() error {
 	if c.removed {
 		return nil
 	}
-	if err := unix.Rmdir(c.dir); err != nil && !errors.Is(err, unix.ENOENT) {
+	if err := removeTree(c.dir); err != nil {
 		return fmt.Errorf("remove the pane's cgroup %s: %w", c.dir, err)
 	}
 	c.removed = true
@@ -245,4 +248,24 @@ func (c *cgroup) isRemoved() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.removed
+}
+
+// removeTree removes the cgroup at dir and the cgroups a pane's process
+// made inside it (as root, say a nested container), deepest first. A
+// cgroup holds no regular files to remove: rmdir takes its interface files.
+func removeTree(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	var errs []error
+	for _, e := range ents {
+		if e.IsDir() {
+			errs = append(errs, removeTree(filepath.Join(dir, e.Name())))
+		}
+	}
+	if err := unix.Rmdir(dir); err != nil && !errors.Is(err, unix.ENOENT) {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

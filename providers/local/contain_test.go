@@ -164,3 +164,36 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func sleepPoll() { time.Sleep(time.Millisecond) } // a poll interval, not synchronisation
+
+// A pane's process may make cgroups inside the pane's (as root, a nested
+// container would): the kill reaches them and the removal takes them too.
+func TestContract_C12_NestedCgroupsRemoved(t *testing.T) {
+	mount, root, err := cgroup2Mount()
+	if err != nil {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	script := `stty -echo
+d="$CGMOUNT/${CGROOT#/}$(sed -n 's/^0:://p' /proc/self/cgroup)"
+mkdir "$d/inner" || exit 1
+sh -c 'echo $$ > "$1/inner/cgroup.procs" && echo "inner $$" && exec sleep 1000' sh "$d" &
+exec sleep 1000`
+	pty := open(t, providers.Spec{Command: []string{"sh", "-c", script}, Env: []string{"CGMOUNT=" + mount, "CGROOT=" + root}})
+	h := pty.(*handle)
+	requireCgroup(t, h)
+	r := bufio.NewReader(readerFunc(h.Read))
+	line, err := r.ReadString('\n')
+	var inner int
+	if _, serr := fmt.Sscanf(line, "inner %d", &inner); serr != nil {
+		t.Fatalf("read %q, %v: the pane could not make a nested cgroup", line, err)
+	}
+	if cg := procCgroup(inner); cg != h.cg.name+"/inner" {
+		t.Fatalf("process %d in cgroup %q, want the nested %q", inner, cg, h.cg.name+"/inner")
+	}
+	teardown(t, h)
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", inner)); err == nil {
+		t.Errorf("process %d in the nested cgroup survived", inner)
+	}
+	if _, err := os.Stat(h.cg.dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the pane's cgroup tree %s is left (stat: %v)", h.cg.dir, err)
+	}
+}
