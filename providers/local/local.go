@@ -1,10 +1,13 @@
 // Package local opens sandboxes as processes on this machine, each on its own
 // pseudo-terminal (github.com/creack/pty) as the leader of a new session and
-// process group.
+// process group, inside a cgroup of its own where sandmux may make one.
 //
-// It owns starting the child, the master end of its PTY, signalling its
-// process group, reaping it, and verifying that the group is gone. It keeps
-// no registry: the session package owns the handles it returns.
+// It owns starting the child, the master end of its PTY, signalling every
+// process of the pane (its session, and its cgroup or the processes
+// carrying its marker: see contain_linux.go), reaping the child, reaping
+// the orphans sandmux adopts as a subreaper (reaper_linux.go), and
+// verifying that the pane is gone. The session package owns the handles it
+// returns; the only registry here is the reaper's list of live panes.
 package local
 
 import (

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,22 +24,26 @@ import (
 // first zombie, which may be one sandmux must leave alone.
 //
 // So each pass lists the children (/proc/self/task/*/children) and decides
-// per zombie:
+// per zombie (classify):
 //
-//   - Since Go 1.23, os.StartProcess holds a pidfd for every child it starts
-//     until Wait has reaped it. A child nobody in this process holds a pidfd
-//     for was not started by os/exec, or its Wait is done (or it was
-//     Released): it is an adopted orphan, and sandmux reaps it. The pidfds
-//     held are read from /proc/self/fdinfo ("Pid:" lines).
-//   - Whether the runtime really holds pidfds is checked on a pane leader
-//     (see notePidfd). Until that is known, or if it does not (an old kernel,
-//     a seccomp filter), only zombies positively of a pane are reaped: in a
-//     pane's session, or in a pane's cgroup, never a pane's leader.
+//   - A pane's leader is left to its cmd.Wait.
+//   - Any other zombie in a pane's session or cgroup is the pane's: os/exec
+//     starts nothing else there. It is reaped.
+//   - Any other zombie (a pane's process that made a session of its own,
+//     outside a cgroup; an orphan of something else) is reaped if nobody in
+//     this process holds a pidfd for it. Since Go 1.23, os.StartProcess
+//     holds a pidfd for every child it starts until Wait has reaped it, so
+//     such a zombie was not started by os/exec, or its Wait is done (or it
+//     was Released): it is an adopted orphan. The pidfds held are read from
+//     /proc/self/fdinfo ("Pid:" lines), only when a pass has such a zombie.
+//     Whether the runtime really holds pidfds is checked on the first pane
+//     leader (notePidfd); where it does not (an old kernel, a seccomp
+//     filter), these zombies are left alone.
 //
 // Every reap is pinned: the zombie's pidfd is opened first, and its start
-// time checked again through it, so a pid reaped and reused meanwhile is
-// never waited for by mistake. A zombie that turns up between two SIGCHLDs
-// is reaped by the next pass, or by the teardown's own checks.
+// time checked again, so a pid reaped and reused meanwhile is never waited
+// for by mistake. A zombie that turns up during a pass has sent a SIGCHLD
+// of its own, for the next pass.
 type reaper struct {
 	mu      sync.Mutex
 	users   int
@@ -123,27 +128,73 @@ func (r *reaper) notePidfd(leader int) {
 	r.mu.Unlock()
 }
 
-// reapOrphans reaps every zombie child that is an adopted orphan. It loops
-// while a pass reaps something, a bounded number of times: a burst of
-// deaths may send one SIGCHLD, and a fork loop must not hold it forever.
+// reapOrphans reaps every zombie child that is an adopted orphan, in one
+// pass. A death during the pass sends a SIGCHLD of its own, which the
+// goroutine's one-slot channel keeps for the next pass.
 func (r *reaper) reapOrphans() {
 	r.pass.Lock()
 	defer r.pass.Unlock()
-	for range 16 {
-		if r.reapPass() == 0 {
-			return
+	r.reapPass()
+}
+
+// pinned is a zombie to reap, held by a pidfd of our own. checkHeld: it is
+// not positively a pane's, so it is reaped only if os/exec holds no pidfd
+// for it.
+type pinned struct {
+	pid, fd   int
+	checkHeld bool
+}
+
+// reapPass peeks at the first zombie child (waitid WNOWAIT, one system
+// call) and reaps it while it is an orphan: the common case costs no scan.
+// Once the first zombie is one sandmux must leave alone (waitid would keep
+// returning it), or after a bounded number, it looks at every child.
+func (r *reaper) reapPass() {
+	for range 64 {
+		pid, ok := peekZombie()
+		if !ok {
+			return // no zombie child at all
+		}
+		if !r.reapOne(pid) {
+			break
 		}
 	}
+	r.reapScan()
 }
 
-type pinned struct {
-	pid, fd int
+// peekZombie returns a zombie child's pid without reaping it.
+func peekZombie() (int, bool) {
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo == 0 {
+		return 0, false // ECHILD: no children; no signal number: none has exited
+	}
+	// si_pid is the first field of the union that follows si_signo,
+	// si_errno and si_code, aligned to a pointer.
+	off := (12 + unsafe.Sizeof(uintptr(0)) - 1) &^ (unsafe.Sizeof(uintptr(0)) - 1)
+	pid := *(*int32)(unsafe.Add(unsafe.Pointer(&info), off))
+	return int(pid), pid > 0
 }
 
-func (r *reaper) reapPass() int {
+// reapOne reaps pid if it is an orphan, and reports whether it was one.
+func (r *reaper) reapOne(pid int) bool {
+	c, ok := r.pin(pid)
+	if !ok {
+		return false
+	}
+	defer func() { _ = unix.Close(c.fd) }() // Best effort: a pidfd we opened.
+	if c.checkHeld && heldPidfds(map[int]bool{c.fd: true})[pid] {
+		return false // os/exec waits for it
+	}
+	var info unix.Siginfo
+	_ = unix.Waitid(unix.P_PIDFD, c.fd, &info, unix.WEXITED|unix.WNOHANG, nil) // Best effort: reaped meanwhile, or not ours after all.
+	return true
+}
+
+// reapScan reaps every orphan among the zombie children.
+func (r *reaper) reapScan() {
 	kids, err := childPids()
 	if err != nil {
-		return 0
+		return
 	}
 	var cands []pinned
 	defer func() {
@@ -151,37 +202,35 @@ func (r *reaper) reapPass() int {
 			_ = unix.Close(c.fd) // Best effort: a pidfd we opened.
 		}
 	}()
+	ours, check := map[int]bool{}, false
 	for _, pid := range kids {
 		if c, ok := r.pin(pid); ok {
 			cands = append(cands, c)
+			ours[c.fd], check = true, check || c.checkHeld
 		}
 	}
-	if len(cands) == 0 {
-		return 0
+	var held map[int]bool
+	if check {
+		held = heldPidfds(ours) // only when needed: it reads every descriptor
 	}
-	ours := map[int]bool{}
 	for _, c := range cands {
-		ours[c.fd] = true
-	}
-	held := heldPidfds(ours)
-	reaped := 0
-	for _, c := range cands {
-		if held[c.pid] {
+		if c.checkHeld && held[c.pid] {
 			continue // os/exec waits for it
 		}
 		var info unix.Siginfo
-		if err := unix.Waitid(unix.P_PIDFD, c.fd, &info, unix.WEXITED|unix.WNOHANG, nil); err == nil {
-			reaped++
-		}
+		_ = unix.Waitid(unix.P_PIDFD, c.fd, &info, unix.WEXITED|unix.WNOHANG, nil) // Best effort: reaped meanwhile, or not ours after all.
 	}
-	return reaped
 }
 
 // pin opens a pidfd for pid if it is a zombie sandmux may reap, and checks
 // through the pidfd that it is still the process that was looked at.
 func (r *reaper) pin(pid int) (pinned, bool) {
 	st, err := readStat(pid)
-	if err != nil || st.state != 'Z' || !r.mayReap(pid, st) {
+	if err != nil || st.state != 'Z' {
+		return pinned{}, false
+	}
+	reap, checkHeld := r.classify(pid, st)
+	if !reap {
 		return pinned{}, false
 	}
 	fd, err := unix.PidfdOpen(pid, 0)
@@ -193,21 +242,35 @@ func (r *reaper) pin(pid int) (pinned, bool) {
 		_ = unix.Close(fd) // Best effort.
 		return pinned{}, false
 	}
-	return pinned{pid: pid, fd: fd}, true
+	return pinned{pid: pid, fd: fd, checkHeld: checkHeld}, true
 }
 
-func (r *reaper) mayReap(pid int, st procStat) bool {
+// classify decides about a zombie child: whether it may be reaped, and
+// whether only if os/exec holds no pidfd for it. A zombie in a pane's
+// session or cgroup that is not the pane's leader is positively the pane's:
+// os/exec starts only leaders there (any other child of ours is in
+// sandmux's own session and cgroup, or made a session of its own, whose
+// id, its pid, is no registered leader's while that leader is registered).
+func (r *reaper) classify(pid int, st procStat) (reap, checkHeld bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	leader, inSession, anyCgroup, pidfds := r.leaders[pid], r.leaders[st.session], len(r.cgroups) > 0, r.pidfds
+	r.mu.Unlock()
 	switch {
-	case r.leaders[pid]:
-		return false
-	case r.pidfds == 1:
-		return true
-	case r.leaders[st.session]:
-		return true // in a pane's session, not its leader
+	case leader:
+		return false, false
+	case inSession:
+		return true, false
 	}
-	return len(r.cgroups) > 0 && r.cgroups[procCgroup(pid)]
+	if anyCgroup {
+		cg := procCgroup(pid) // read outside the lock
+		r.mu.Lock()
+		inCgroup := r.cgroups[cg]
+		r.mu.Unlock()
+		if inCgroup {
+			return true, false
+		}
+	}
+	return pidfds == 1, true
 }
 
 // heldPidfds returns the pids this process holds a pidfd for, except
