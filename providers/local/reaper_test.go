@@ -38,21 +38,44 @@ func zombieChildren(t *testing.T) []int {
 }
 
 // TestContract_C12_OrphansReapedWhileRunning: a pane that keeps leaving
-// orphans ("(true &)") must not pile up zombies of sandmux, and reaping
-// them must not steal the exit status of processes sandmux waits for
-// itself: the pane's own leader and an unrelated os/exec child.
+// orphans must not pile up zombies of sandmux, and reaping them must not
+// steal the exit status of processes sandmux waits for itself: the pane's
+// own leader and unrelated os/exec children. Orphans in the pane's session
+// are known by it; those in a session of their own by the pane's cgroup,
+// or without one by nobody holding a pidfd for them.
 func TestContract_C12_OrphansReapedWhileRunning(t *testing.T) {
-	const rounds, perRound = 8, 50
+	for _, tc := range []struct {
+		name, orphan string
+		noCgroup     bool
+	}{
+		{"session", "(true &)", true},
+		{"own-session/fallback", "(setsid true &)", true},
+		{"own-session/cgroup", "(setsid true &)", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testOrphansReaped(t, tc.orphan, tc.noCgroup) })
+	}
+}
+
+func testOrphansReaped(t *testing.T, orphan string, noCgroup bool) {
+	const rounds, perRound = 4, 50
 	// slack allows the momentary zombie of the os/exec loop below.
 	const slack = 2
 	script := fmt.Sprintf(`stty -echo; i=0
 while [ $i -lt %d ]; do
-  (true &)
+  %s
   i=$((i+1))
   if [ $((i %% %d)) = 0 ]; then echo "at $i"; read x; fi
 done
-exit 7`, rounds*perRound, perRound)
-	p := open(t, providers.Spec{Command: []string{"sh", "-c", script}})
+exit 7`, rounds*perRound, orphan, perRound)
+	pty, err := (&Provider{NoCgroup: noCgroup}).Open(t.Context(), providers.Spec{Command: []string{"sh", "-c", script}, Size: providers.Size{Cols: 80, Rows: 24}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { teardown(t, pty) })
+	if h := pty.(*handle); !noCgroup {
+		requireCgroup(t, h)
+	}
+	p := pty
 
 	// Other children of this process, waited for by os/exec, run all along.
 	stop := make(chan struct{})
