@@ -100,7 +100,34 @@ func unescapeMount(s string) string {
 	return b.String()
 }
 
-var cgroupSeq atomic.Uint64
+var (
+	cgroupSeq atomic.Uint64
+	sweepOnce sync.Once
+)
+
+// sweepStale removes the empty pane cgroups left by sandmux processes that
+// are gone (killed before they could remove them). A populated one holds
+// a dead sandmux's panes still running: that is for the user to decide, so
+// it is left.
+func sweepStale(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		var pid, seq int
+		if _, err := fmt.Sscanf(e.Name(), "sandmux-%d-%d", &pid, &seq); err != nil || !e.IsDir() || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			continue // its sandmux (or a process with its pid) still runs
+		}
+		c := &cgroup{dir: filepath.Join(parent, e.Name())}
+		if full, err := c.populated(); err == nil && !full {
+			_ = removeTree(c.dir) // Best effort: another sandmux may sweep it at the same time.
+		}
+	}
+}
 
 // cgroup is one pane's cgroup.
 type cgroup struct {
@@ -122,6 +149,7 @@ func newCgroup() (*cgroup, error) {
 	if err != nil {
 		return nil, err
 	}
+	sweepOnce.Do(func() { sweepStale(parent) })
 	base := fmt.Sprintf("sandmux-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 	dir := filepath.Join(parent, base)
 	if err := os.Mkdir(dir, 0o755); err != nil {

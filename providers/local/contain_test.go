@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -195,5 +197,33 @@ exec sleep 1000`
 	}
 	if _, err := os.Stat(h.cg.dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the pane's cgroup tree %s is left (stat: %v)", h.cg.dir, err)
+	}
+}
+
+// A pane cgroup left empty by a sandmux that died is removed by the next
+// one; a populated one, or a live sandmux's, is left alone.
+func TestStaleCgroupsSwept(t *testing.T) {
+	parent, err := cgroupParent()
+	if err != nil {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(parent, fmt.Sprintf("sandmux-%d-1", dead.Process.Pid))
+	live := filepath.Join(parent, fmt.Sprintf("sandmux-%d-1", os.Getppid()))
+	for _, d := range []string{stale, live} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Skipf("SKIPPED: cannot make a cgroup here: %v", err)
+		}
+		t.Cleanup(func() { _ = os.Remove(d) })
+	}
+	sweepStale(parent)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale cgroup %s not swept (stat: %v)", stale, err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live sandmux's cgroup %s was swept: %v", live, err)
 	}
 }
