@@ -3,6 +3,7 @@ package local
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -149,10 +150,14 @@ func (c *cgroup) release() error {
 	if c.isRemoved() {
 		return nil
 	}
-	if full, err := c.populated(); full || err != nil {
+	full, err := c.populated()
+	if errors.Is(err, os.ErrNotExist) {
+		return c.remove() // removed from outside: only our descriptor is left
+	}
+	if full {
 		_ = c.kill() // Best effort: the removal below reports what is left.
 		for delay, waited := time.Millisecond, time.Duration(0); waited < releaseWait; delay = min(2*delay, 50*time.Millisecond) {
-			if full, err := c.populated(); !full && err == nil {
+			if full, err := c.populated(); !full || err != nil {
 				break
 			}
 			time.Sleep(delay)
