@@ -25,7 +25,16 @@ func TestMain(m *testing.M) {
 		os.Exit(helperPrintChildSigIgn())
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		// Beyond goroutines: no pane cgroup may outlive the tests.
+		// Beyond goroutines: no zombie child and no pane cgroup may
+		// outlive the tests.
+		if kids, err := childPids(); err == nil {
+			for _, pid := range kids {
+				if st, err := readStat(pid); err == nil && st.state == 'Z' {
+					fmt.Fprintf(os.Stderr, "FAIL: zombie child %d left behind\n", pid)
+					code = max(code, 1)
+				}
+			}
+		}
 		if parent, err := cgroupParent(); err == nil {
 			if left, _ := filepath.Glob(filepath.Join(parent, fmt.Sprintf("sandmux-%d-*", os.Getpid()))); len(left) > 0 {
 				fmt.Fprintf(os.Stderr, "FAIL: pane cgroups left behind: %v\n", left)
