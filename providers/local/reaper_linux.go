@@ -23,8 +23,9 @@ import (
 // with waitid(P_ALL, WNOWAIT) does not help either: it keeps returning the
 // first zombie, which may be one sandmux must leave alone.
 //
-// So each pass lists the children (/proc/self/task/*/children) and decides
-// per zombie (classify):
+// So each pass peeks at the first zombie and reaps it while it is an
+// orphan, and once it is one to leave alone, lists every child
+// (/proc/self/task/*/children). It decides per zombie (classify):
 //
 //   - A pane's leader is left to its cmd.Wait.
 //   - Any other zombie in a pane's session or cgroup is the pane's: os/exec
@@ -49,7 +50,7 @@ type reaper struct {
 	users   int
 	stop    chan struct{}
 	done    chan struct{}
-	leaders map[int]bool    // pane leaders: their cmd.Wait reaps them
+	leaders map[int]int     // pane leaders (a count: a pid may be reused): their cmd.Wait reaps them
 	cgroups map[string]bool // pane cgroups, as /proc/PID/cgroup names them
 	// pidfds is whether os/exec holds a pidfd for each child it starts:
 	// 0 unknown, 1 yes, -1 no.
@@ -58,14 +59,14 @@ type reaper struct {
 	pass sync.Mutex // one pass at a time
 }
 
-var orphans = reaper{leaders: map[int]bool{}, cgroups: map[string]bool{}}
+var orphans = reaper{leaders: map[int]int{}, cgroups: map[string]bool{}}
 
 // acquire registers a pane (its leader, which is also its session id, and
 // its cgroup or "") and starts the reaper goroutine for the first one.
 func (r *reaper) acquire(leader int, cgroup string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.leaders[leader] = true
+	r.leaders[leader]++
 	if cgroup != "" {
 		r.cgroups[cgroup] = true
 	}
@@ -80,7 +81,9 @@ func (r *reaper) acquire(leader int, cgroup string) {
 // it was the last: nothing of sandmux outlives its sessions.
 func (r *reaper) release(leader int, cgroup string) {
 	r.mu.Lock()
-	delete(r.leaders, leader)
+	if r.leaders[leader]--; r.leaders[leader] <= 0 {
+		delete(r.leaders, leader)
+	}
 	delete(r.cgroups, cgroup)
 	r.users--
 	var stop, done chan struct{}
@@ -253,7 +256,7 @@ func (r *reaper) pin(pid int) (pinned, bool) {
 // id, its pid, is no registered leader's while that leader is registered).
 func (r *reaper) classify(pid int, st procStat) (reap, checkHeld bool) {
 	r.mu.Lock()
-	leader, inSession, anyCgroup, pidfds := r.leaders[pid], r.leaders[st.session], len(r.cgroups) > 0, r.pidfds
+	leader, inSession, anyCgroup, pidfds := r.leaders[pid] > 0, r.leaders[st.session] > 0, len(r.cgroups) > 0, r.pidfds
 	r.mu.Unlock()
 	switch {
 	case leader:
