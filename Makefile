@@ -35,7 +35,9 @@ FUZZ_TARGETS = \
 	FuzzEncodeKey:./ui \
 	FuzzJSONString:./asciicast \
 	FuzzDecodeRequest:./control \
-	FuzzUnescape:./control
+	FuzzUnescape:./control \
+	FuzzParseStat:./providers/local \
+	FuzzEscapeControls:./providers/local
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

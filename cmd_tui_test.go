@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -115,6 +116,22 @@ func pgids(t *testing.T, s string, n int) []int {
 
 const sleepers = `'echo PG=$$; sleep 1000 & sleep 1000'`
 
+// escaper leaves its pane's session: a setsid child, which containment
+// must still reach (issue: it survived every teardown).
+const escaper = `'echo PG=$$; setsid sleep 1000 & echo ESC=$!; sleep 1000'`
+
+var escRe = regexp.MustCompile(`ESC=(\d+)`)
+
+// processAlive reports whether pid runs (a zombie does not count).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}
+
 // k on a pane running a shell with a background sleep leaves no sleep.
 func TestTUIKillLeavesNoSleep(t *testing.T) {
 	tt := startTerm(t, 121, 41, sandmuxBin+" "+sleepers+" 'exec cat'")
@@ -137,9 +154,12 @@ func TestTUIKillLeavesNoSleep(t *testing.T) {
 func TestTUIQuitLeavesNothing(t *testing.T) {
 	for _, how := range []string{"keys", "SIGTERM", "SIGHUP"} {
 		t.Run(how, func(t *testing.T) {
-			tt := startTerm(t, 121, 41, sandmuxBin+" "+sleepers+" "+sleepers)
-			s := tt.waitFor("two process groups", func(s string) bool { return len(pgidRe.FindAllString(s, -1)) == 2 })
+			tt := startTerm(t, 121, 41, sandmuxBin+" "+sleepers+" "+escaper)
+			s := tt.waitFor("two process groups", func(s string) bool {
+				return len(pgidRe.FindAllString(s, -1)) == 2 && escRe.MatchString(s)
+			})
 			groups := pgids(t, s, 2)
+			escapee, _ := strconv.Atoi(escRe.FindStringSubmatch(s)[1])
 			if how == "keys" {
 				tt.keys("C-b", "q")
 				tt.waitText("Quit and tear them all down?")
@@ -159,6 +179,10 @@ func TestTUIQuitLeavesNothing(t *testing.T) {
 				if left := processesInGroup(pg); len(left) > 0 {
 					t.Errorf("group %d left processes: %v", pg, left)
 				}
+			}
+			if processAlive(escapee) {
+				_ = syscall.Kill(escapee, syscall.SIGKILL) // Best effort: it must not outlive the test.
+				t.Errorf("the setsid child %d of a pane survived the quit", escapee)
 			}
 			tt.checkRestored()
 		})

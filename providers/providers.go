@@ -96,6 +96,22 @@ type PTY interface {
 	Close() error
 }
 
+// Process names one process of a sandbox, for messages.
+type Process struct {
+	PID int
+	// Command is its command line, control characters escaped.
+	Command string
+}
+
+func (p Process) String() string { return fmt.Sprintf("pid %d (%s)", p.PID, p.Command) }
+
+// SurvivorLister is implemented by PTYs that can name the processes still
+// alive after a kill, so that a teardown which could not verify the group
+// gone says which processes survived.
+type SurvivorLister interface {
+	Survivors() []Process
+}
+
 // ExitStatus is how a command ended.
 type ExitStatus struct {
 	// Code is the exit code, or -1 when the command died of a signal or the

@@ -30,6 +30,7 @@ type fakePTY struct {
 	obey       map[syscall.Signal]bool // signals that end the whole group
 	signalErr  map[syscall.Signal]error
 	background bool // after the leader exits, the group still has members
+	survivors  []providers.Process
 	written    []byte
 	closes     int
 }
@@ -116,6 +117,16 @@ func (f *fakePTY) GroupAlive() (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.background, nil
+}
+
+// Survivors names the members left (providers.SurvivorLister).
+func (f *fakePTY) Survivors() []providers.Process {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.background {
+		return nil
+	}
+	return f.survivors
 }
 
 func (f *fakePTY) Close() error {

@@ -137,6 +137,9 @@ type Info struct {
 	ExitKnown bool
 	// Killed is set once teardown verified the process group empty (C12).
 	Killed bool
+	// Survivors names the processes a teardown could not kill, where the
+	// provider can tell (providers.SurvivorLister).
+	Survivors []providers.Process
 	// Err is the teardown's error, once Closed.
 	Err error
 	// Reason is why teardown began.
@@ -194,9 +197,11 @@ type Session struct {
 	exit      providers.ExitStatus
 	exitKnown bool
 	killed    bool
-	err       error
-	reason    Reason
-	saved     string
+	// survivorList: what a failed teardown found alive (see Info).
+	survivorList []providers.Process
+	err          error
+	reason       Reason
+	saved        string
 	// disconnected: the provider lost its connection (see Info).
 	disconnected bool
 }
@@ -253,7 +258,7 @@ func (s *Session) Info() Info {
 	defer s.mu.Unlock()
 	info := Info{
 		ID: s.id, Name: s.name, Provider: s.provider, State: s.state, Stage: s.stage,
-		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Err: s.err, Reason: s.reason, Saved: s.saved, Disconnected: s.disconnected,
+		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Survivors: s.survivorList, Err: s.err, Reason: s.reason, Saved: s.saved, Disconnected: s.disconnected,
 		LastOutput: s.LastOutput(), Started: s.started,
 	}
 	if info.State == Running {

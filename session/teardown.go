@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sandmux/sandmux/providers"
 )
 
 const sigKill = syscall.SIGKILL
@@ -135,13 +138,42 @@ func (s *Session) stopProcesses(ctx context.Context) error {
 		}
 	}
 	if !s.groupGone() {
-		errs = append(errs, fmt.Errorf("process group still alive after SIGKILL: %w", context.Cause(ctx)))
+		survivors := s.survivors()
+		s.update(func() { s.survivorList = survivors })
+		errs = append(errs, fmt.Errorf("process group still alive after SIGKILL%s: %w", survivorText(survivors), context.Cause(ctx)))
 		return errors.Join(errs...)
 	}
 	s.update(func() { s.killed = true; s.stage = "processes gone" })
 	// Signal errors are moot once the group is verified gone (e.g. it
 	// vanished between the check and the signal).
 	return nil
+}
+
+// survivors names the processes left, where the provider can.
+func (s *Session) survivors() []providers.Process {
+	if l, ok := s.pty.(providers.SurvivorLister); ok {
+		return l.Survivors()
+	}
+	return nil
+}
+
+// maxNamed bounds how many survivors an error names.
+const maxNamed = 5
+
+// survivorText is ", survivors: pid 12 (sleep 1000), …" or "".
+func survivorText(procs []providers.Process) string {
+	if len(procs) == 0 {
+		return ""
+	}
+	names := make([]string, 0, maxNamed+1)
+	for i, p := range procs {
+		if i == maxNamed {
+			names = append(names, fmt.Sprintf("and %d more", len(procs)-maxNamed))
+			break
+		}
+		names = append(names, p.String())
+	}
+	return "; survivors: " + strings.Join(names, ", ")
 }
 
 func (s *Session) killRequested() bool {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,8 @@ type fakeBackend struct {
 	sessions []*fakeSession
 	startErr map[string]error  // by pane name
 	output   map[string]string // written to the sinks at start, by pane name
+	// survivors, when set, is what every teardown leaves alive.
+	survivors []providers.Process
 }
 
 func newFakeBackend() *fakeBackend {
@@ -74,6 +77,10 @@ func (b *fakeBackend) end(id session.ID, st providers.ExitStatus, killed bool) {
 	for _, s := range b.sessions {
 		if s.id == id {
 			s.info.State, s.info.Exit, s.info.ExitKnown, s.info.Killed = session.Closed, st, true, killed
+			if len(b.survivors) > 0 {
+				s.info.Killed, s.info.Survivors = false, b.survivors
+				s.info.Err = fmt.Errorf("process group still alive after SIGKILL; survivors: %v", b.survivors[0])
+			}
 		}
 	}
 }

@@ -265,6 +265,10 @@ func resultOf(p *pane) Result {
 	default:
 		r.Status = p.info.State.String()
 	}
+	if n := len(p.info.Survivors); n > 0 {
+		// The status above is the command's; its processes did not all go.
+		r.Status += fmt.Sprintf(", but %d of its processes survived", n)
+	}
 	if p.info.Err != nil && r.Err == nil {
 		r.Err = p.info.Err
 	}

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 )
 
@@ -219,6 +220,27 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 	}
 	if r := m.Results(); len(r) != 2 || r[0].Name != "apane" || !strings.Contains(r[0].String(), "killed by") {
 		t.Errorf("results = %v", r)
+	}
+}
+
+// A pane whose command died of the hang-up but whose processes did not all
+// go is not summed up as just "killed by SIGHUP": the summary says some
+// survived, and names them.
+func TestSummaryNamesSurvivors(t *testing.T) {
+	b := newFakeBackend()
+	b.survivors = []providers.Process{{PID: 4242, Command: "sleep 1000"}}
+	m := newTestModel(t, b, 1, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "q")
+	for _, msg := range runCmd(press(m, "y")) {
+		m.Update(msg)
+	}
+	r := m.Results()
+	if len(r) != 1 {
+		t.Fatalf("results = %v", r)
+	}
+	if got := r[0].String(); !strings.Contains(got, "killed by SIGHUP, but 1 of its processes survived") || !strings.Contains(got, "pid 4242 (sleep 1000)") {
+		t.Errorf("summary %q does not say which process survived", got)
 	}
 }
 

@@ -1,10 +1,13 @@
 // Package local opens sandboxes as processes on this machine, each on its own
 // pseudo-terminal (github.com/creack/pty) as the leader of a new session and
-// process group.
+// process group, inside a cgroup of its own where sandmux may make one.
 //
-// It owns starting the child, the master end of its PTY, signalling its
-// process group, reaping it, and verifying that the group is gone. It keeps
-// no registry: the session package owns the handles it returns.
+// It owns starting the child, the master end of its PTY, signalling every
+// process of the pane (its session, and its cgroup or the processes
+// carrying its marker: see contain_linux.go), reaping the child, reaping
+// the orphans sandmux adopts as a subreaper (reaper_linux.go), and
+// verifying that the pane is gone. The session package owns the handles it
+// returns; the only registry here is the reaper's list of live panes.
 package local
 
 import (
@@ -28,6 +31,9 @@ import (
 type Provider struct {
 	// Shell is run when a spec has no command; empty means $SHELL, else /bin/sh.
 	Shell string
+	// NoCgroup turns off the cgroup containment, as SANDMUX_NO_CGROUP=1
+	// does for the whole process: panes are contained by the fallback.
+	NoCgroup bool
 }
 
 // New returns a local provider that runs shell for specs without a command.
@@ -46,6 +52,8 @@ func (p *Provider) shell() string {
 // Open starts spec's command on a new PTY. The child is the leader of a new
 // session and process group with the PTY as its controlling terminal, sees
 // TERM from the spec, and has SIGINT and SIGQUIT at their default actions.
+// It starts inside a cgroup of its own where one can be made, and carries
+// SANDMUX_PANE_ID in its environment either way (see containment).
 // The parent's copy of the slave end is closed as soon as the child runs;
 // if starting fails or ctx is cancelled, both ends are closed and any child
 // started is killed and reaped before Open returns (contracts S1, S3).
@@ -58,17 +66,16 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 	if len(argv) == 0 {
 		argv = []string{p.shell()}
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = spec.Dir
-	cmd.Env = childEnv(os.Environ(), spec)
-
 	master, tty, err := openPTY(spec.Size)
 	if err != nil {
 		return nil, fmt.Errorf("open local pty for %q: %w", spec.Name, err)
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	startErr := cmd.Start()
+	marker := newMarker()
+	var cg *cgroup
+	if !p.NoCgroup {
+		cg, _ = newCgroup() // No cgroup: the fallback contains the pane instead.
+	}
+	cmd, cg, startErr := startChild(argv, spec, childEnv(os.Environ(), spec, marker), tty, cg)
 	// The child holds its own copy now; keeping ours would stop the master
 	// from ever seeing EOF (S3).
 	_ = tty.Close() // Best effort: nothing to do if closing our copy fails.
@@ -76,7 +83,7 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 		_ = master.Close() // Best effort: the start error is what the user needs.
 		return nil, fmt.Errorf("start %q for %q: %w (check the command and workspace in the config)", argv[0], spec.Name, startErr)
 	}
-	h := newHandle(master, cmd)
+	h := newHandle(master, cmd, cg, marker)
 	if testHookAfterStart != nil {
 		testHookAfterStart(h.pgid)
 	}
@@ -88,14 +95,37 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 	return h, nil
 }
 
+// startChild starts the child on tty, cloned into cg when there is one. If
+// that fails (a kernel without CLONE_INTO_CGROUP, a cgroup sandmux may make
+// but not use), it removes cg and starts the child without it: the pane is
+// then contained by the fallback. It returns the cgroup the child is in.
+func startChild(argv []string, spec providers.Spec, env []string, tty *os.File, cg *cgroup) (*exec.Cmd, *cgroup, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if cg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+	}
+	err := cmd.Start()
+	if err != nil && cg != nil {
+		_ = cg.remove() // Best effort: nothing was ever in it.
+		return startChild(argv, spec, env, tty, nil)
+	}
+	return cmd, cg, err
+}
+
 // testHookAfterStart, when set by a test, runs between starting the child and
 // handing it to the caller: a gate to cancel the start at that step.
 var testHookAfterStart func(pid int)
 
 // childEnv is the parent's environment without variables that describe the
-// parent's terminal, plus TERM and the spec's own variables.
-func childEnv(parent []string, spec providers.Spec) []string {
-	drop := []string{"TERM", "COLUMNS", "LINES", "TMUX", "TMUX_PANE", "STY", "TERM_PROGRAM", "TERM_PROGRAM_VERSION"}
+// parent's terminal (or the parent's own pane, when sandmux runs in one),
+// plus TERM, the spec's own variables, and the pane's marker last, so that
+// no spec can override it.
+func childEnv(parent []string, spec providers.Spec, marker string) []string {
+	drop := []string{"TERM", "COLUMNS", "LINES", "TMUX", "TMUX_PANE", "STY", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", markerVar}
 	env := make([]string, 0, len(parent)+len(spec.Env)+1)
 	for _, kv := range parent {
 		k, _, _ := strings.Cut(kv, "=")
@@ -104,7 +134,8 @@ func childEnv(parent []string, spec providers.Spec) []string {
 		}
 	}
 	env = append(env, "TERM="+spec.TermOrDefault())
-	return append(env, spec.Env...)
+	env = append(env, spec.Env...)
+	return append(env, marker)
 }
 
 // handle is one running child and the master end of its PTY.
@@ -112,6 +143,8 @@ type handle struct {
 	master *os.File
 	cmd    *exec.Cmd
 	pgid   int
+	cg     *cgroup // nil: contained by the fallback
+	marker string  // markerVar=<id>, in the environment of the pane's processes
 
 	waitDone chan struct{} // closed once the child is reaped
 	status   providers.ExitStatus
@@ -126,8 +159,10 @@ type handle struct {
 	gone atomic.Bool
 }
 
-func newHandle(master *os.File, cmd *exec.Cmd) *handle {
-	h := &handle{master: master, cmd: cmd, pgid: cmd.Process.Pid, waitDone: make(chan struct{})}
+func newHandle(master *os.File, cmd *exec.Cmd, cg *cgroup, marker string) *handle {
+	h := &handle{master: master, cmd: cmd, pgid: cmd.Process.Pid, cg: cg, marker: marker, waitDone: make(chan struct{})}
+	orphans.acquire(h.pgid, h.cgroupName())
+	orphans.notePidfd(h.pgid)
 	// The reaper is the only caller of cmd.Wait; it ends when the child
 	// exits, which every teardown path forces.
 	go h.reap()
@@ -140,8 +175,8 @@ func (h *handle) reap() {
 	defer func() {
 		// Usually nothing outlives the leader: note it now, before its
 		// group number can be reused.
-		if alive, _ := h.sessionAlive(); !alive {
-			h.gone.Store(true)
+		if alive, err := h.paneAlive(); !alive && err == nil {
+			h.markGone()
 		}
 	}()
 	h.status = exitStatus(h.cmd.ProcessState)
@@ -196,17 +231,33 @@ func (h *handle) Resize(sz providers.Size) error {
 	return nil
 }
 
-// Signal sends sig to every process group of the child's session: the
-// child's own and, under a shell with job control, each job's.
+// Signal sends sig to every process group of the pane: those of the
+// child's session (its own and, under a shell with job control, each
+// job's) and those of the processes contained beyond it (in its cgroup, or
+// carrying its marker). Whole groups are signalled at once, as the terminal
+// would: one process at a time, a shell could see its child die of the
+// signal and exit with 128+N before its own signal arrives. SIGKILL also
+// goes through cgroup.kill, which no fork can outrun.
 func (h *handle) Signal(sig syscall.Signal) error {
 	if h.gone.Load() {
 		return nil
+	}
+	var errs []error
+	if sig == syscall.SIGKILL && h.cg != nil && !h.cg.isRemoved() {
+		if err := h.cg.kill(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	groups, scanErr := sessionGroups(h.pgid, h.pgid)
 	if !slices.Contains(groups, h.pgid) {
 		groups = append(groups, h.pgid)
 	}
-	var errs []error
+	extra, extraErr := h.containedGroups()
+	for _, pg := range extra {
+		if !slices.Contains(groups, pg) {
+			groups = append(groups, pg)
+		}
+	}
 	for _, pg := range groups {
 		if err := syscall.Kill(-pg, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 			// ESRCH: already gone, the goal of every signal we send.
@@ -214,7 +265,7 @@ func (h *handle) Signal(sig syscall.Signal) error {
 		}
 	}
 	if len(errs) > 0 {
-		return errors.Join(append(errs, scanErr)...)
+		return errors.Join(append(errs, scanErr, extraErr)...)
 	}
 	return nil
 }
@@ -228,11 +279,12 @@ func (h *handle) Wait(ctx context.Context) (providers.ExitStatus, error) {
 	}
 }
 
-// GroupAlive reports whether any process of the child's session (its
-// group and, under job control, its jobs' groups) still exists, after
-// reaping the members that are zombies of ours. While the leader has not
-// been reaped the session is alive by definition; reaping before that
-// could steal the leader's status from cmd.Wait.
+// GroupAlive reports whether any process of the pane is still alive: of
+// the child's session (its group and, under job control, its jobs'
+// groups), and of its cgroup, or in the fallback carrying its marker. It
+// first reaps the pane's zombies. While the leader has not been reaped the
+// pane is alive by definition; reaping before that could steal the
+// leader's status from cmd.Wait.
 func (h *handle) GroupAlive() (bool, error) {
 	select {
 	case <-h.waitDone:
@@ -242,11 +294,30 @@ func (h *handle) GroupAlive() (bool, error) {
 	if h.gone.Load() {
 		return false, nil
 	}
-	alive, err := h.sessionAlive()
+	alive, err := h.paneAlive()
 	if !alive && err == nil {
-		h.gone.Store(true)
+		h.markGone()
 	}
 	return alive, err
+}
+
+// paneAlive reaps what it can and reports whether any process of the pane
+// is left. Call it only once the leader was reaped.
+func (h *handle) paneAlive() (bool, error) {
+	orphans.reapOrphans()
+	if alive, err := h.sessionAlive(); alive || err != nil {
+		return alive, err
+	}
+	return h.containedAlive()
+}
+
+// markGone notes the pane verified empty: nothing is signalled or checked
+// again, and its cgroup is removed.
+func (h *handle) markGone() {
+	h.gone.Store(true)
+	if h.cg != nil {
+		_ = h.cg.remove() // Best effort: Close removes it again and reports.
+	}
 }
 
 // sessionAlive reaps what it can and reports whether any process of the
@@ -261,12 +332,39 @@ func (h *handle) sessionAlive() (bool, error) {
 }
 
 // Close closes the master end. Because the master is in non-blocking mode
-// under Go's poller, a Read in progress returns at once.
+// under Go's poller, a Read in progress returns at once. It also releases
+// the pane's containment: a cgroup still holding processes (teardown
+// verifies it empty first) is killed, and removed once empty, within a
+// short bound.
 func (h *handle) Close() error {
 	h.closeOnce.Do(func() {
+		var errs []error
 		if err := h.master.Close(); err != nil {
-			h.closeErr = fmt.Errorf("close pty master: %w", err)
+			errs = append(errs, fmt.Errorf("close pty master: %w", err))
 		}
+		if h.cg != nil {
+			errs = append(errs, h.cg.release())
+		}
+		orphans.release(h.pgid, h.cgroupName())
+		h.closeErr = errors.Join(errs...)
 	})
 	return h.closeErr
+}
+
+func (h *handle) cgroupName() string {
+	if h.cg == nil {
+		return ""
+	}
+	return h.cg.name
+}
+
+// CPUUsage reports the CPU time the pane's processes used, from its
+// cgroup; ok is false when the pane has none (the fallback). After Close it
+// keeps returning the last figure read.
+func (h *handle) CPUUsage() (used time.Duration, ok bool) {
+	if h.cg == nil {
+		return 0, false
+	}
+	used, err := h.cg.cpuUsage()
+	return used, err == nil || h.cg.isRemoved()
 }

@@ -1,13 +1,11 @@
 package local
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -110,43 +108,45 @@ func groupExists(pgid int) (bool, error) {
 	}
 }
 
-// sessionGroups scans /proc for the processes of session sid (the local
-// child is a session leader, so sid is its pid). A shell with job control
-// puts each job in a process group of its own, so the session, not the
-// leader's group, is what a kill must reach and verify. It returns the
-// process groups of the live members, and reaps the members that are
-// zombies of ours, except skip (the leader, which cmd.Wait reaps).
+// member is one live process of a session.
+type member struct{ pid, pgrp int }
+
+// sessionGroups returns the process groups of the live members of session
+// sid (the local child is a session leader, so sid is its pid). A shell
+// with job control puts each job in a process group of its own, so the
+// session, not the leader's group, is what a kill must reach and verify.
 func sessionGroups(sid, skip int) (groups []int, err error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, fmt.Errorf("list processes: %w", err)
+	members, err := sessionMembers(sid, skip)
+	for _, m := range members {
+		if !slices.Contains(groups, m.pgrp) {
+			groups = append(groups, m.pgrp)
+		}
 	}
-	seen := map[int]bool{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	return groups, err
+}
+
+// sessionMembers scans /proc for the live processes of session sid, and
+// reaps the members that are zombies of ours, except skip (the leader,
+// which cmd.Wait reaps).
+func sessionMembers(sid, skip int) ([]member, error) {
+	pids, err := listPids()
+	if err != nil {
+		return nil, err
+	}
+	var members []member
+	for _, pid := range pids {
+		st, err := readStat(pid)
+		if err != nil || st.session != sid {
+			continue // gone meanwhile, or another session's
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// After the command's closing parenthesis: state ppid pgrp session.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 4 || f[3] != strconv.Itoa(sid) {
-			continue
-		}
-		if f[0] == "Z" {
+		if st.state == 'Z' {
 			if pid != skip {
 				var ws unix.WaitStatus
 				_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort: not ours if it fails.
 			}
 			continue
 		}
-		if pg, err := strconv.Atoi(f[2]); err == nil && !seen[pg] {
-			seen[pg] = true
-			groups = append(groups, pg)
-		}
+		members = append(members, member{pid: pid, pgrp: st.pgrp})
 	}
-	return groups, nil
+	return members, nil
 }

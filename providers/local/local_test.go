@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -23,7 +24,25 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SANDMUX_LOCAL_HELPER") == "sigign" {
 		os.Exit(helperPrintChildSigIgn())
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		// Beyond goroutines: no zombie child and no pane cgroup may
+		// outlive the tests.
+		if kids, err := childPids(); err == nil {
+			for _, pid := range kids {
+				if st, err := readStat(pid); err == nil && st.state == 'Z' {
+					fmt.Fprintf(os.Stderr, "FAIL: zombie child %d left behind\n", pid)
+					code = max(code, 1)
+				}
+			}
+		}
+		if parent, err := cgroupParent(); err == nil {
+			if left, _ := filepath.Glob(filepath.Join(parent, fmt.Sprintf("sandmux-%d-*", os.Getpid()))); len(left) > 0 {
+				fmt.Fprintf(os.Stderr, "FAIL: pane cgroups left behind: %v\n", left)
+				code = max(code, 1)
+			}
+		}
+		os.Exit(code)
+	}))
 }
 
 // open starts argv and registers a cleanup that kills and reaps it.
