@@ -112,3 +112,45 @@ func TestContract_C13_StoppedServerTeardownIsBounded(t *testing.T) {
 		t.Fatal("Manager.Wait did not return: a provider call stayed stuck after the connection was closed")
 	}
 }
+
+// A signal request the stopped server never answers returns within
+// requestTimeout, saying so; Close then ends the connection at once.
+func TestSignalToStoppedServerIsBounded(t *testing.T) {
+	s := startServer(t)
+	opts := s.options(t, "")
+	opts["keepalive"] = "0s"
+	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo pid=$$ sshd=$PPID.; exec sleep 1000"}, Options: opts})
+	tm := watch(t, p)
+	tm.waitFor(t, ".")
+	ids := regexp.MustCompile(`pid=(\d+) sshd=(\d+)\.`).FindStringSubmatch(tm.output())
+	if ids == nil {
+		t.Fatalf("no pids in %q", tm.output())
+	}
+	pid, _ := strconv.Atoi(ids[1])
+	sshd, _ := strconv.Atoi(ids[2])
+	if err := syscall.Kill(sshd, syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop the pane's sshd %d: %v", sshd, err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(sshd, syscall.SIGCONT)
+		_ = syscall.Kill(pid, syscall.SIGKILL) // Best effort: the hang-up normally ended it.
+		waitProcessGone(t, pid)
+	})
+	signalled := make(chan error, 1)
+	go func() { signalled <- p.Signal(syscall.SIGHUP) }()
+	select {
+	case err := <-signalled:
+		if !errors.Is(err, errNoAnswer) {
+			t.Errorf("Signal = %v, want errNoAnswer", err)
+		}
+	case <-time.After(requestTimeout + 10*time.Second):
+		t.Fatal("Signal to a stopped server did not return")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return with the server stopped")
+	}
+}
