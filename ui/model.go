@@ -191,7 +191,7 @@ func (m *Model) startPane(i int) tea.Cmd {
 }
 
 func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
-	_, p := m.paneByKey(msg.key, msg.gen)
+	i, p := m.paneByKey(msg.key, msg.gen)
 	if p == nil {
 		if msg.sess != nil {
 			// The pane went away while starting: nobody else owns it.
@@ -200,11 +200,28 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		}
 		return nil
 	}
+	closing := m.modal == modalClosing && m.closingKey == p.key
+	cancelled := p.startEnded()
 	if msg.err != nil {
 		p.phase, p.err, p.early = phaseFailed, msg.err, nil
+		if cancelled {
+			p.phase = phaseCancelled
+		}
+		if closing {
+			m.modal, m.killRequested = modalNone, false
+			return m.removePane(i)
+		}
 		return nil
 	}
 	p.sess, p.notice = msg.sess, msg.notice
+	if cancelled {
+		// The start completed before its cancellation reached it: tear
+		// the session down as x or k asked.
+		p.early = nil
+		p.setInfo(msg.sess.Info())
+		p.phase = phaseClosing
+		return closeSession(m.backend, p, !closing || m.killRequested)
+	}
 	if len(p.early) > 0 {
 		_ = p.sess.Write(p.early) // Best effort, as all input: it only queues.
 		p.early = nil
@@ -254,6 +271,8 @@ func resultOf(p *pane) Result {
 	switch {
 	case p.phase == phaseFailed:
 		r.Status = "failed to start"
+	case p.phase == phaseCancelled:
+		r.Status = "start cancelled"
 	case p.sess == nil:
 		r.Status = "not started"
 	case p.info.Disconnected:
@@ -340,6 +359,9 @@ func (m *Model) startQuit() tea.Cmd {
 		return func() tea.Msg { b.KillAll(); return nil }
 	}
 	m.modal, m.killRequested = modalQuitting, false
+	for _, p := range m.panes {
+		p.cancel() // a start still preparing is not the Manager's yet
+	}
 	b := m.backend
 	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
 }
