@@ -258,3 +258,41 @@ func TestContract_C9_StuckProviderCallStaysOwned(t *testing.T) {
 		<-waited
 	})
 }
+
+// aliveStuckPTY's command was reaped, but GroupAlive never answers until
+// Close: the sandbox's process list cannot be read.
+type aliveStuckPTY struct{ *fakePTY }
+
+func (p aliveStuckPTY) GroupAlive() (bool, error) {
+	<-p.closed
+	return false, errors.New("connection closed")
+}
+
+// TestContract_C13_StuckGroupAliveMovesOn: a GroupAlive that never
+// answers does not hold any stage past its grace: the teardown ends within
+// the graces, the kill wait and the last look, not at its bound.
+func TestContract_C13_StuckGroupAliveMovesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakePTY()
+		f.obey = map[syscall.Signal]bool{}
+		m := NewManager(providers.Table{"fake": fakeProvider{open: func(context.Context, providers.Spec) (providers.PTY, error) {
+			return aliveStuckPTY{f}, nil
+		}}})
+		s := start(t, m, testOpts)
+		close(f.output)
+		f.exit(providers.ExitStatus{Code: 0}) // reaped, output closed; the rest of the group unknown
+		<-s.Exited()
+		t0 := time.Now()
+		err := m.Close(context.Background(), s.ID())
+		if want := testOpts.StopGrace + testOpts.KillGrace + killWait + lastLook; time.Since(t0) > want {
+			t.Errorf("Close took %v, want at most %v", time.Since(t0), want)
+		}
+		if err == nil || errors.Is(err, ErrTeardownTimeout) || s.Info().Killed {
+			t.Errorf("Close = %v, killed %v; want the teardown's own error, not killed", err, s.Info().Killed)
+		}
+		if got := f.sentSignals(); !slices.Equal(got, []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL}) {
+			t.Errorf("signals = %v, want the whole ladder", got)
+		}
+		m.Wait()
+	})
+}

@@ -28,15 +28,14 @@ type aliveResult struct {
 	err   error
 }
 
-// do runs f and waits for it until deadline fires, abort closes or ctx
+// do runs f and waits for it until abort closes or ctx (the stage's)
 // ends; ok reports whether f returned in time (err is then its error).
-func (c *providerCalls) do(ctx context.Context, deadline <-chan time.Time, abort <-chan struct{}, f func() error) (err error, ok bool) {
+func (c *providerCalls) do(ctx context.Context, abort <-chan struct{}, f func() error) (err error, ok bool) {
 	done := make(chan error, 1)
 	c.wg.Go(func() { done <- f() })
 	select {
 	case err = <-done:
 		return err, true
-	case <-deadline:
 	case <-abort:
 	case <-ctx.Done():
 	}
@@ -44,9 +43,9 @@ func (c *providerCalls) do(ctx context.Context, deadline <-chan time.Time, abort
 }
 
 // groupAlive asks p.GroupAlive, or goes on waiting for the call already in
-// flight (a stuck provider is not asked again and again), until deadline
-// or ctx; ok is false when no answer came in time.
-func (c *providerCalls) groupAlive(ctx context.Context, deadline <-chan time.Time, p providers.PTY) (alive bool, err error, ok bool) {
+// flight (a stuck provider is not asked again and again), until ctx (the
+// stage's) ends; ok is false when no answer came in time.
+func (c *providerCalls) groupAlive(ctx context.Context, p providers.PTY) (alive bool, err error, ok bool) {
 	if c.alive == nil {
 		ch := make(chan aliveResult, 1)
 		c.alive = ch
@@ -59,7 +58,6 @@ func (c *providerCalls) groupAlive(ctx context.Context, deadline <-chan time.Tim
 	case r := <-c.alive:
 		c.alive = nil
 		return r.alive, r.err, true
-	case <-deadline:
 	case <-ctx.Done():
 	}
 	return true, nil, false

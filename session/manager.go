@@ -151,10 +151,10 @@ func (m *Manager) release(pty providers.PTY) {
 	var calls providerCalls
 	ctx, cancel := context.WithTimeout(context.Background(), killWait)
 	defer cancel()
-	_, _ = calls.do(ctx, nil, nil, func() error { return pty.Signal(sigKill) }) // Best effort: the group may be gone already.
+	_, _ = calls.do(ctx, nil, func() error { return pty.Signal(sigKill) }) // Best effort: the group may be gone already.
 	if _, err := pty.Wait(ctx); err == nil {
 		for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-			if alive, err, ok := calls.groupAlive(ctx, nil, pty); !ok || err != nil || !alive {
+			if alive, err, ok := calls.groupAlive(ctx, pty); !ok || err != nil || !alive {
 				break
 			}
 			t := time.NewTimer(delay)

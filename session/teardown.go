@@ -140,7 +140,7 @@ func (s *Session) stopProcesses(ctx context.Context) error {
 	if !gone {
 		// The group may have gone just as the last stage ended.
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastLook)
-		gone = s.groupGone(lctx, nil)
+		gone = s.groupGone(lctx)
 		cancel()
 	}
 	if !gone {
@@ -159,20 +159,21 @@ const lastLook = time.Second
 // runStage sends one signal and waits out its grace for the group to go,
 // and reports whether it did. The signal's delivery counts against the
 // grace: a provider that does not return in time is left behind, owned,
-// and the ladder goes on.
+// and the ladder goes on. The stage's context carries the grace, so that
+// every wait in it ends with it.
 func (s *Session) runStage(ctx context.Context, st stage, errs *[]error) bool {
-	t := time.NewTimer(st.grace)
-	defer t.Stop()
+	ctx, cancel := context.WithTimeout(ctx, st.grace)
+	defer cancel()
 	abort := s.killNow
 	if st.sig == syscall.SIGKILL {
 		abort = nil // already at SIGKILL
 	}
-	if s.groupGone(ctx, t.C) {
+	if s.groupGone(ctx) {
 		return true
 	}
 	name := signalName(st.sig)
 	s.setStage(fmt.Sprintf("%s sent, waiting", name))
-	err, ok := s.calls.do(ctx, t.C, abort, func() error { return s.pty.Signal(st.sig) })
+	err, ok := s.calls.do(ctx, abort, func() error { return s.pty.Signal(st.sig) })
 	switch {
 	case !ok:
 		*errs = append(*errs, fmt.Errorf("%s: no answer from the sandbox in time; moved on", name))
@@ -180,7 +181,7 @@ func (s *Session) runStage(ctx context.Context, st stage, errs *[]error) bool {
 	case err != nil:
 		*errs = append(*errs, err) // keep escalating: the next signal may work
 	}
-	return s.waitGroupGone(ctx, t.C, abort)
+	return s.waitGroupGone(ctx, abort)
 }
 
 func (s *Session) killRequested() bool {
@@ -193,42 +194,37 @@ func (s *Session) killRequested() bool {
 }
 
 // groupGone reports whether the command was reaped and no member of its
-// group is left; a GroupAlive that does not answer before deadline or ctx
-// counts as alive.
-func (s *Session) groupGone(ctx context.Context, deadline <-chan time.Time) bool {
+// group is left; a GroupAlive that does not answer before ctx ends counts
+// as alive.
+func (s *Session) groupGone(ctx context.Context) bool {
 	select {
 	case <-s.reaped:
 	default:
 		return false
 	}
-	alive, err, ok := s.calls.groupAlive(ctx, deadline, s.pty)
+	alive, err, ok := s.calls.groupAlive(ctx, s.pty)
 	return ok && err == nil && !alive
 }
 
-// waitGroupGone waits until the group is gone, the deadline fires, abort
-// (kill-now) closes, or ctx ends, and reports whether the group is gone.
-// The leader's reaping is an event; the rest of the group has none, so it
-// is polled with a short backoff.
-func (s *Session) waitGroupGone(ctx context.Context, deadline <-chan time.Time, abort <-chan struct{}) bool {
+// waitGroupGone waits until the group is gone, abort (kill-now) closes, or
+// ctx (the stage's) ends, and reports whether the group is gone. The
+// leader's reaping is an event; the rest of the group has none, so it is
+// polled with a short backoff.
+func (s *Session) waitGroupGone(ctx context.Context, abort <-chan struct{}) bool {
 	select {
 	case <-s.reaped:
-	case <-deadline:
-		return false
 	case <-abort:
 		return false
 	case <-ctx.Done():
 		return false
 	}
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		if s.groupGone(ctx, deadline) {
+		if s.groupGone(ctx) {
 			return true
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
-		case <-deadline:
-			t.Stop()
-			return false
 		case <-abort:
 			t.Stop()
 			return false
