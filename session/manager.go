@@ -153,22 +153,27 @@ func (m *Manager) release(pty providers.PTY) {
 	defer cancel()
 	_, _ = calls.do(ctx, nil, func() error { return pty.Signal(sigKill) }) // Best effort: the group may be gone already.
 	if _, err := pty.Wait(ctx); err == nil {
-		for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-			if alive, err, ok := calls.groupAlive(ctx, pty); !ok || err != nil || !alive {
-				break
-			}
-			t := time.NewTimer(delay)
-			select {
-			case <-t.C:
-				continue
-			case <-ctx.Done():
-				t.Stop()
-			}
-			break
-		}
+		untilGroupGone(ctx, &calls, pty)
 	}
 	_ = pty.Close() // Best effort: the start error is what the caller reports.
 	calls.join(callJoinBound, m.adopt)
+}
+
+// untilGroupGone polls, with a short backoff, until the group is gone, a
+// GroupAlive fails or does not answer, or ctx ends.
+func untilGroupGone(ctx context.Context, calls *providerCalls, pty providers.PTY) {
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		if alive, err, ok := calls.groupAlive(ctx, pty); !ok || err != nil || !alive {
+			return
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
 }
 
 // Get returns the session with the given ID.
