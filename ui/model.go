@@ -78,6 +78,7 @@ type Model struct {
 	resizeGen      int
 	quitResults    []Result
 	shutdownErr    error
+	shutDown       bool // the Manager's Shutdown returned; done once no start is pending
 	done           bool
 
 	out  []byte // the view, reused between frames
@@ -155,7 +156,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case infosMsg:
 		return m.handleInfos(msg)
 	case startedMsg:
-		return m.handleStarted(msg)
+		cmd := m.handleStarted(msg)
+		if m.shutDown && !m.done && !m.startsPending() {
+			return tea.Batch(cmd, m.finishQuit())
+		}
+		return cmd
 	case closedMsg:
 		return m.handleClosed(msg)
 	case resizedMsg, resizePTYMsg:
@@ -367,7 +372,27 @@ func (m *Model) startQuit() tea.Cmd {
 }
 
 func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
-	m.shutdownErr = msg.err
+	m.shutdownErr, m.shutDown = msg.err, true
+	if m.startsPending() {
+		// A start still preparing (a restore) was cancelled by the quit
+		// but has not returned: the program ends once it has.
+		return nil
+	}
+	return m.finishQuit()
+}
+
+// startsPending reports whether some pane's start has not reported back.
+func (m *Model) startsPending() bool {
+	for _, p := range m.panes {
+		if p.phase == phaseStarting {
+			return true
+		}
+	}
+	return false
+}
+
+// finishQuit records every pane's outcome and ends the program.
+func (m *Model) finishQuit() tea.Cmd {
 	for _, p := range m.panes {
 		if p.sess != nil {
 			p.info = p.sess.Info()

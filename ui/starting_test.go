@@ -135,3 +135,23 @@ func TestContract_S1_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	}
 	mgr.Wait()
 }
+
+// A quit while a pane's start is still preparing cancels that start, and
+// the program ends only once the start returned.
+func TestContract_S1_QuitWaitsForPendingStart(t *testing.T) {
+	b := newFakeBackend()
+	b.startGate["apane"] = make(chan struct{})
+	m, start := startingModel(t, b)
+	quit := m.startQuit()
+	m.Update(quit()) // the Manager's Shutdown returned
+	if m.done {
+		t.Fatal("the program ended with a start still pending")
+	}
+	m.Update(start()) // returns: the quit cancelled it
+	if !m.done {
+		t.Fatal("the program did not end once the pending start returned")
+	}
+	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
+		t.Errorf("results = %v, want the start cancelled", r)
+	}
+}
