@@ -72,6 +72,12 @@ type Provider interface {
 // Read and Write may be called concurrently with each other and with the
 // control methods. Read returns io.EOF once the terminal has no more output
 // (an EIO from a local master counts as EOF).
+//
+// A control method may also be called while an earlier one still runs: a
+// teardown stops waiting for a Signal or GroupAlive that overran its stage
+// and goes on (the next signal, then Close). Close must not wait on the
+// sandbox: it tears the transport down, which makes such stuck calls
+// return.
 type PTY interface {
 	io.Reader
 	io.Writer

@@ -16,5 +16,7 @@
 //	provider PTY ─► reader ─► Collector (bounded) ─► consumer ─► sinks (screen, recorder)
 //	                                                      │
 //	waiter: reaped ∧ output closed ─► exited              └─► LastOutput
+//	start:    admitted (owned: Shutdown cancels it, Wait counts it) ─► Open ─► registered | released
 //	teardown: stop input ─► HUP/TERM/KILL ─► group empty ─► close PTY ─► join ─► hook ─► closed
+//	          (each provider call bounded by its stage; one that overruns is left, owned, and joined after the close)
 package session

@@ -170,6 +170,7 @@ type Session struct {
 	opts     Options
 	out      *Collector
 	notify   func()
+	adopt    func(func()) // hands the Manager a wait for provider calls teardown gave up on
 	started  time.Time
 
 	input     chan []byte
@@ -184,6 +185,7 @@ type Session struct {
 	pumps        sync.WaitGroup
 
 	teardownOnce sync.Once
+	calls        providerCalls // teardown's provider calls, each bounded by its stage (C15)
 	killNow      chan struct{}
 	killOnce     sync.Once
 	tornDown     chan struct{} // processes gone, goroutines joined
@@ -206,10 +208,10 @@ type Session struct {
 	disconnected bool
 }
 
-func newSession(id ID, name, provider string, p providers.PTY, opts Options, notify func()) *Session {
+func newSession(id ID, name, provider string, p providers.PTY, opts Options, notify func(), adopt func(func())) *Session {
 	opts = opts.withDefaults()
 	s := &Session{
-		id: id, name: name, provider: provider, pty: p, opts: opts, notify: notify,
+		id: id, name: name, provider: provider, pty: p, opts: opts, notify: notify, adopt: adopt,
 		out:          NewCollector(opts.QueueBytes),
 		started:      time.Now(),
 		input:        make(chan []byte, inputQueueLen),

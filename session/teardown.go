@@ -32,11 +32,21 @@ func (e *TeardownError) Unwrap() error { return e.Err }
 // (contract C9).
 var ErrTeardownTimeout = errors.New("teardown did not finish in time; it continues in the background")
 
+// killWait bounds the SIGKILL stage: how long teardown waits after SIGKILL
+// for the group to be verified empty before it closes the PTY anyway.
+const killWait = 5 * time.Second
+
+// callJoinBound bounds the wait, once the PTY is closed, for the provider
+// calls that teardown gave up on: closing the transport is what ends them.
+const callJoinBound = 2 * time.Second
+
 // teardown is the one owned teardown of a session: stop input, escalate
 // signals until the process group is verified empty, close the PTY, join
-// the pumps, run the after-teardown hook, and mark the session Closed.
-// Every step runs whatever the previous ones returned (contract C5). It runs
-// on its own bounded context, detached from every caller (contract C7).
+// the provider calls it gave up on and the pumps, run the after-teardown
+// hook, and mark the session Closed. Every step runs whatever the previous
+// ones returned (contract C5), and every provider call in it is bounded by
+// its stage (C15). It runs on its own bounded context, detached from every
+// caller (contract C7).
 func (s *Session) teardown(remove func()) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Bound)
 	defer cancel()
@@ -47,8 +57,12 @@ func (s *Session) teardown(remove func()) {
 	if err := s.stopProcesses(ctx); err != nil {
 		errs = append(errs, err)
 	}
+	// Close tears the transport down: a provider call stuck on it returns.
 	if err := s.pty.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close pty: %w", err))
+	}
+	if !s.calls.join(callJoinBound, s.adopt) {
+		errs = append(errs, fmt.Errorf("a provider call did not return within %v of closing the pty; it is left to finish", callJoinBound))
 	}
 	s.setStage("flushing output")
 	s.joinPumps(ctx)
@@ -90,24 +104,25 @@ func (s *Session) joinPumps(ctx context.Context) {
 	s.cancelRun()
 }
 
-// escalation is the signal ladder of a normal teardown: each signal, then
-// how long to wait for the group to go before the next.
-func (s *Session) escalation() []struct {
+// stage is one rung of the signal ladder: a signal, and how long to wait,
+// the signal's delivery included, for the group to go before the next.
+type stage struct {
 	sig   syscall.Signal
 	grace time.Duration
-} {
-	return []struct {
-		sig   syscall.Signal
-		grace time.Duration
-	}{
+}
+
+// escalation is the signal ladder of a normal teardown.
+func (s *Session) escalation() []stage {
+	return []stage{
 		{syscall.SIGHUP, s.opts.StopGrace},
 		{syscall.SIGTERM, s.opts.KillGrace},
-		{syscall.SIGKILL, 0},
+		{syscall.SIGKILL, killWait},
 	}
 }
 
 // stopProcesses signals the process group up the escalation until it is
 // verified empty (contract C12). "Kill now" skips to SIGKILL, also midway.
+// A stage whose signal is not delivered within its grace moves on (C15).
 func (s *Session) stopProcesses(ctx context.Context) error {
 	if s.Info().Disconnected {
 		// No signal can reach the sandbox and nothing can be verified:
@@ -116,31 +131,25 @@ func (s *Session) stopProcesses(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
-	for _, step := range s.escalation() {
-		if s.groupGone() {
-			break
-		}
-		if step.sig != syscall.SIGKILL && s.killRequested() {
+	gone := false
+	for _, st := range s.escalation() {
+		if st.sig != syscall.SIGKILL && s.killRequested() {
 			continue
 		}
-		s.setStage(fmt.Sprintf("%v sent, waiting", signalName(step.sig)))
-		if err := s.pty.Signal(step.sig); err != nil {
-			errs = append(errs, err) // keep escalating: the next signal may work
-		}
-		var deadline <-chan time.Time
-		if step.sig != syscall.SIGKILL {
-			t := time.NewTimer(step.grace)
-			defer t.Stop()
-			deadline = t.C
-		}
-		if s.waitGroupGone(ctx, deadline) {
+		if gone = s.runStage(ctx, st, &errs); gone {
 			break
 		}
 	}
-	if !s.groupGone() {
+	if !gone {
+		// The group may have gone just as the last stage ended.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastLook)
+		gone = s.groupGone(lctx)
+		cancel()
+	}
+	if !gone {
 		survivors := s.survivors()
 		s.update(func() { s.survivorList = survivors })
-		errs = append(errs, fmt.Errorf("process group still alive after SIGKILL%s: %w", survivorText(survivors), context.Cause(ctx)))
+		errs = append(errs, fmt.Errorf("process group still alive after SIGKILL, or not verified gone within %v%s", killWait, survivorText(survivors)))
 		return errors.Join(errs...)
 	}
 	s.update(func() { s.killed = true; s.stage = "processes gone" })
@@ -176,6 +185,37 @@ func survivorText(procs []providers.Process) string {
 	return "; survivors: " + strings.Join(names, ", ")
 }
 
+// lastLook bounds the final check that the group is gone.
+const lastLook = time.Second
+
+// runStage sends one signal and waits out its grace for the group to go,
+// and reports whether it did. The signal's delivery counts against the
+// grace: a provider that does not return in time is left behind, owned,
+// and the ladder goes on. The stage's context carries the grace, so that
+// every wait in it ends with it.
+func (s *Session) runStage(ctx context.Context, st stage, errs *[]error) bool {
+	ctx, cancel := context.WithTimeout(ctx, st.grace)
+	defer cancel()
+	abort := s.killNow
+	if st.sig == syscall.SIGKILL {
+		abort = nil // already at SIGKILL
+	}
+	if s.groupGone(ctx) {
+		return true
+	}
+	name := signalName(st.sig)
+	s.setStage(fmt.Sprintf("%s sent, waiting", name))
+	err, ok := s.calls.do(ctx, abort, func() error { return s.pty.Signal(st.sig) })
+	switch {
+	case !ok:
+		*errs = append(*errs, fmt.Errorf("%s: no answer from the sandbox in time; moved on", name))
+		return false
+	case err != nil:
+		*errs = append(*errs, err) // keep escalating: the next signal may work
+	}
+	return s.waitGroupGone(ctx, abort)
+}
+
 func (s *Session) killRequested() bool {
 	select {
 	case <-s.killNow:
@@ -186,51 +226,43 @@ func (s *Session) killRequested() bool {
 }
 
 // groupGone reports whether the command was reaped and no member of its
-// group is left.
-func (s *Session) groupGone() bool {
+// group is left; a GroupAlive that does not answer before ctx ends counts
+// as alive.
+func (s *Session) groupGone(ctx context.Context) bool {
 	select {
 	case <-s.reaped:
 	default:
 		return false
 	}
-	alive, err := s.pty.GroupAlive()
-	return err == nil && !alive
+	alive, err, ok := s.calls.groupAlive(ctx, s.pty)
+	return ok && err == nil && !alive
 }
 
-// waitGroupGone waits until the group is gone, the deadline fires, kill-now
-// is requested, or ctx ends, and reports whether the group is gone. The
+// waitGroupGone waits until the group is gone, abort (kill-now) closes, or
+// ctx (the stage's) ends, and reports whether the group is gone. The
 // leader's reaping is an event; the rest of the group has none, so it is
 // polled with a short backoff.
-func (s *Session) waitGroupGone(ctx context.Context, deadline <-chan time.Time) bool {
-	killNow := s.killNow
-	if deadline == nil {
-		killNow = nil // already at SIGKILL
-	}
+func (s *Session) waitGroupGone(ctx context.Context, abort <-chan struct{}) bool {
 	select {
 	case <-s.reaped:
-	case <-deadline:
-		return false
-	case <-killNow:
+	case <-abort:
 		return false
 	case <-ctx.Done():
 		return false
 	}
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		if s.groupGone() {
+		if s.groupGone(ctx) {
 			return true
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
-		case <-deadline:
-			t.Stop()
-			return s.groupGone()
-		case <-killNow:
+		case <-abort:
 			t.Stop()
 			return false
 		case <-ctx.Done():
 			t.Stop()
-			return s.groupGone()
+			return false
 		}
 	}
 }

@@ -26,10 +26,13 @@ type fakeBackend struct {
 	output   map[string]string // written to the sinks at start, by pane name
 	// survivors, when set, is what every teardown leaves alive.
 	survivors []providers.Process
+	// startGate, by pane name, holds Start until it is closed or the
+	// start's context is cancelled.
+	startGate map[string]chan struct{}
 }
 
 func newFakeBackend() *fakeBackend {
-	return &fakeBackend{calls: map[string]int{}, changed: make(chan struct{}, 1), startErr: map[string]error{}, output: map[string]string{}}
+	return &fakeBackend{calls: map[string]int{}, changed: make(chan struct{}, 1), startErr: map[string]error{}, startGate: map[string]chan struct{}{}, output: map[string]string{}}
 }
 
 func (b *fakeBackend) count(name string) {
@@ -51,10 +54,19 @@ func (b *fakeBackend) total() int {
 	return n
 }
 
-func (b *fakeBackend) Start(_ context.Context, _ string, spec providers.Spec, opts session.Options) (Session, error) {
+func (b *fakeBackend) Start(ctx context.Context, _ string, spec providers.Spec, opts session.Options) (Session, error) {
 	b.count("Start")
 	if err := b.startErr[spec.Name]; err != nil {
 		return nil, err
+	}
+	if gate := b.startGate[spec.Name]; gate != nil {
+		// Connecting until the gate opens or the start is cancelled, as
+		// the Manager's Start does.
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
 	}
 	b.mu.Lock()
 	b.next++

@@ -208,8 +208,12 @@ func (m *Model) closeFocused() tea.Cmd {
 	}
 	switch p.phase {
 	case phaseStarting:
-		return nil // its start is under way; close it once it shows how it went
-	case phaseFailed, phaseKilled, phaseClosed:
+		// Cancel the start; the modal shows it until the start returns,
+		// and the pane goes then (handleStarted).
+		m.modal, m.closingKey, m.killRequested = modalClosing, p.key, false
+		p.cancel()
+		return nil
+	case phaseFailed, phaseKilled, phaseClosed, phaseCancelled:
 		// Nothing left to tear down.
 		return m.removePane(m.focus)
 	}
@@ -239,6 +243,10 @@ func (m *Model) removePane(i int) tea.Cmd {
 
 func (m *Model) killFocused() tea.Cmd {
 	p := m.focused()
+	if p != nil && p.phase == phaseStarting {
+		p.cancel() // the pane shows the start cancelled once it returns
+		return nil
+	}
 	if p == nil || p.sess == nil || p.phase == phaseKilled || p.phase == phaseClosed {
 		return nil
 	}

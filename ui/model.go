@@ -78,6 +78,7 @@ type Model struct {
 	resizeGen      int
 	quitResults    []Result
 	shutdownErr    error
+	shutDown       bool // the Manager's Shutdown returned; done once no start is pending
 	done           bool
 
 	out  []byte // the view, reused between frames
@@ -155,7 +156,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case infosMsg:
 		return m.handleInfos(msg)
 	case startedMsg:
-		return m.handleStarted(msg)
+		cmd := m.handleStarted(msg)
+		if m.shutDown && !m.done && !m.startsPending() {
+			return tea.Batch(cmd, m.finishQuit())
+		}
+		return cmd
 	case closedMsg:
 		return m.handleClosed(msg)
 	case resizedMsg, resizePTYMsg:
@@ -191,7 +196,7 @@ func (m *Model) startPane(i int) tea.Cmd {
 }
 
 func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
-	_, p := m.paneByKey(msg.key, msg.gen)
+	i, p := m.paneByKey(msg.key, msg.gen)
 	if p == nil {
 		if msg.sess != nil {
 			// The pane went away while starting: nobody else owns it.
@@ -200,11 +205,28 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		}
 		return nil
 	}
+	closing := m.modal == modalClosing && m.closingKey == p.key
+	cancelled := p.startEnded()
 	if msg.err != nil {
 		p.phase, p.err, p.early = phaseFailed, msg.err, nil
+		if cancelled {
+			p.phase = phaseCancelled
+		}
+		if closing {
+			m.modal, m.killRequested = modalNone, false
+			return m.removePane(i)
+		}
 		return nil
 	}
 	p.sess, p.notice = msg.sess, msg.notice
+	if cancelled {
+		// The start completed before its cancellation reached it: tear
+		// the session down as x or k asked.
+		p.early = nil
+		p.setInfo(msg.sess.Info())
+		p.phase = phaseClosing
+		return closeSession(m.backend, p, !closing || m.killRequested)
+	}
 	if len(p.early) > 0 {
 		_ = p.sess.Write(p.early) // Best effort, as all input: it only queues.
 		p.early = nil
@@ -254,6 +276,8 @@ func resultOf(p *pane) Result {
 	switch {
 	case p.phase == phaseFailed:
 		r.Status = "failed to start"
+	case p.phase == phaseCancelled:
+		r.Status = "start cancelled"
 	case p.sess == nil:
 		r.Status = "not started"
 	case p.info.Disconnected:
@@ -344,12 +368,35 @@ func (m *Model) startQuit() tea.Cmd {
 		return func() tea.Msg { b.KillAll(); return nil }
 	}
 	m.modal, m.killRequested = modalQuitting, false
+	for _, p := range m.panes {
+		p.cancel() // a start still preparing is not the Manager's yet
+	}
 	b := m.backend
 	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
 }
 
 func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
-	m.shutdownErr = msg.err
+	m.shutdownErr, m.shutDown = msg.err, true
+	if m.startsPending() {
+		// A start still preparing (a restore) was cancelled by the quit
+		// but has not returned: the program ends once it has.
+		return nil
+	}
+	return m.finishQuit()
+}
+
+// startsPending reports whether some pane's start has not reported back.
+func (m *Model) startsPending() bool {
+	for _, p := range m.panes {
+		if p.phase == phaseStarting {
+			return true
+		}
+	}
+	return false
+}
+
+// finishQuit records every pane's outcome and ends the program.
+func (m *Model) finishQuit() tea.Cmd {
 	for _, p := range m.panes {
 		if p.sess != nil {
 			p.info = p.sess.Info()

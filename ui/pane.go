@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -40,7 +41,11 @@ const (
 	phaseKilled
 	phaseClosed
 	phaseFailed
+	phaseCancelled // its start was cancelled (x or k while starting)
 )
+
+// errStartCancelled is why a start the user closed or killed ended.
+var errStartCancelled = errors.New("start cancelled")
 
 // pane is one sandbox's place in the grid.
 type pane struct {
@@ -61,7 +66,11 @@ type pane struct {
 	body   []byte
 	rowEnd []int
 
-	early        []byte // input typed while starting, sent once the session is known
+	early []byte // input typed while starting, sent once the session is known
+	// cancelStart ends the start under way (Prepare and the Manager's
+	// Start); cancelling is set once x or k asked for that.
+	cancelStart  context.CancelCauseFunc
+	cancelling   bool
 	lastOutput   time.Time
 	quietWatch   bool // output came since the last attention check
 	dirtyPending bool // a watch saw the screen dirty; the frame redraws it
@@ -131,11 +140,13 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 	}
 	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), screenSink{p.screen})
 	key, gen := p.key, p.gen
+	// Creating the context does not block; x or k cancel it from Update.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	p.cancelStart, p.cancelling = cancel, false
 	return func() tea.Msg {
 		if old != nil {
 			old.Close() // the old session is closed: nothing writes to it any more
 		}
-		ctx := context.Background()
 		var notice string
 		if spec.Prepare != nil {
 			var err error
@@ -149,6 +160,25 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 		}
 		return startedMsg{key: key, gen: gen, sess: s, notice: notice, err: err}
 	}
+}
+
+// cancel asks the start under way to stop; the pane shows it until the
+// start returns. It never blocks.
+func (p *pane) cancel() {
+	if p.phase == phaseStarting && p.cancelStart != nil {
+		p.cancelStart(errStartCancelled)
+		p.cancelling = true
+	}
+}
+
+// startEnded releases the start's context once its result is in.
+func (p *pane) startEnded() (cancelled bool) {
+	if p.cancelStart != nil {
+		p.cancelStart(nil)
+	}
+	cancelled = p.cancelling
+	p.cancelStart, p.cancelling = nil, false
+	return cancelled
 }
 
 // resizeEmulator resizes the screen now, so the next frame has the new
@@ -217,7 +247,7 @@ func (p *pane) row(y int) []byte {
 func (p *pane) setInfo(info session.Info) {
 	p.info = info
 	switch {
-	case p.phase == phaseKilled || p.phase == phaseFailed:
+	case p.phase == phaseKilled || p.phase == phaseFailed || p.phase == phaseCancelled:
 	case info.State == session.Running:
 		p.phase = phaseRunning
 	case info.State == session.Exited:
@@ -233,7 +263,12 @@ func (p *pane) setInfo(info session.Info) {
 func (p *pane) status() string {
 	switch p.phase {
 	case phaseStarting:
+		if p.cancelling {
+			return "cancelling the start"
+		}
 		return "starting"
+	case phaseCancelled:
+		return "start cancelled"
 	case phaseRunning:
 		return "running"
 	case phaseExited:
@@ -259,7 +294,7 @@ func (p *pane) status() string {
 // restartable reports whether r may start the pane again.
 func (p *pane) restartable() bool {
 	switch p.phase {
-	case phaseExited, phaseKilled, phaseFailed, phaseClosed:
+	case phaseExited, phaseKilled, phaseFailed, phaseClosed, phaseCancelled:
 		return true
 	}
 	return false

@@ -52,8 +52,9 @@ var idleCommand = []string{"sleep", "2147483647"}
 const stepTimeout = 60 * time.Second
 
 // testHookStep, when set by a test, runs in each step of Open named in the
-// step constants: a gate to cancel the start while that step runs.
-var testHookStep func(step string)
+// step constants, with Open's context: a gate to cancel the start while
+// that step runs.
+var testHookStep func(ctx context.Context, step string)
 
 // Steps of Open, for testHookStep.
 const (
@@ -112,7 +113,7 @@ func (s *starter) start(ctx context.Context) (h *handle, err error) {
 			err = errors.Join(err, fmt.Errorf("clean up after the failed start: %w", rerr))
 		}
 	}()
-	if s.e, err = connect(ctx, engineHost(s.opts.Host)); err != nil {
+	if s.e, err = connect(ctx, engineHost(s.opts.Host), s.opts.ConnectTimeout); err != nil {
 		return nil, err
 	}
 	if err := s.container(ctx); err != nil {
@@ -133,7 +134,7 @@ func step(ctx context.Context, name string, f func(ctx context.Context) error) e
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	during(name)
+	during(ctx, name)
 	dctx, cancel := detached(ctx)
 	err := f(dctx)
 	cancel()
@@ -145,9 +146,9 @@ func step(ctx context.Context, name string, f func(ctx context.Context) error) e
 
 // during runs the test hook for a step, in the step: a gate standing for a
 // cancellation that arrives while the step's request is in flight.
-func during(name string) {
+func during(ctx context.Context, name string) {
 	if hook := testHookStep; hook != nil {
-		hook(name)
+		hook(ctx, name)
 	}
 }
 
@@ -258,7 +259,7 @@ func (s *starter) exec(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	during(stepStarted)
+	during(ctx, stepStarted)
 	return s.settle(ctx)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/pkg/stdcopy"
@@ -40,9 +41,10 @@ func engineHost(option string) string {
 }
 
 // connect dials the engine at host and checks that it answers, negotiating
-// the API version (the client speaks 1.40 and later). TLS settings come
-// from DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, as for the docker CLI.
-func connect(ctx context.Context, host string) (*engine, error) {
+// the API version (the client speaks 1.40 and later), all within timeout
+// (the connect_timeout option). TLS settings come from DOCKER_TLS_VERIFY
+// and DOCKER_CERT_PATH, as for the docker CLI.
+func connect(ctx context.Context, host string, timeout time.Duration) (*engine, error) {
 	if err := checkHost(host); err != nil {
 		return nil, err
 	}
@@ -50,8 +52,11 @@ func connect(ctx context.Context, host string) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
 	e := &engine{host: host}
-	var d net.Dialer
+	d := net.Dialer{Timeout: timeout}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		e.dials.Add(1)
 		defer e.dials.Done()
@@ -73,15 +78,23 @@ func connect(ctx context.Context, host string) (*engine, error) {
 		return nil, fmt.Errorf("set up a client for the docker engine at %s: %w", host, err)
 	}
 	e.Client = c
-	if _, err := c.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+	pctx, cancel := context.WithTimeoutCause(ctx, timeout, errNoAnswer)
+	defer cancel()
+	if _, err := c.Ping(pctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		e.close()
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return nil, context.Cause(ctx)
+		case errors.Is(context.Cause(pctx), errNoAnswer):
+			return nil, fmt.Errorf("reach the docker engine at %s: %w within connect_timeout = %v (check that a docker engine, not something else, listens there; set DOCKER_HOST or the host option to the right address)", host, errNoAnswer, timeout)
 		}
 		return nil, fmt.Errorf("reach the docker engine at %s: %w (is it running? set DOCKER_HOST or the host option to the right address)", host, err)
 	}
 	return e, nil
 }
+
+// errNoAnswer is wrapped by the error of a connect that timed out.
+var errNoAnswer = errors.New("no answer")
 
 // close drops idle connections, which also cancels dials nobody waits for,
 // and waits until no dial is in flight.

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/client"
 
@@ -35,7 +36,14 @@ type Options struct {
 	// Host is the engine's address; empty means $DOCKER_HOST, else the
 	// local socket.
 	Host string
+	// ConnectTimeout bounds connecting to the engine and its first answer
+	// (the version check): an address that accepts and never answers
+	// fails the start instead of leaving it pending.
+	ConnectTimeout time.Duration
 }
+
+// DefaultConnectTimeout is connect_timeout's default, as for ssh.
+const DefaultConnectTimeout = 10 * time.Second
 
 // DefaultWorkdir is where an image's container mounts the workspace.
 const DefaultWorkdir = "/workspace"
@@ -59,13 +67,15 @@ var OptionKeys = []Key{
 		Help: "Program run inside the container for a sandbox without a command."},
 	{Name: "host", Kind: "string", Default: "",
 		Help: `Docker engine address (unix:///path or tcp://host:port); "" means $DOCKER_HOST, else unix:///var/run/docker.sock.`},
+	{Name: "connect_timeout", Kind: `duration, "100ms" to "10m"`, Default: "10s",
+		Help: "How long connecting to the engine and its first answer may take together."},
 }
 
 // ParseOptions reads and checks m, as decoded from the config: unknown
 // keys, values of the wrong type and contradictory settings are errors that
 // say what to write instead. Keys left out take their defaults.
 func ParseOptions(m map[string]any) (Options, error) {
-	o := Options{Shell: "/bin/sh", RemoveOnClose: true}
+	o := Options{Shell: "/bin/sh", RemoveOnClose: true, ConnectTimeout: DefaultConnectTimeout}
 	var errs []error
 	str := func(key string, dst *string) {
 		v, ok := m[key]
@@ -90,6 +100,13 @@ func ParseOptions(m map[string]any) (Options, error) {
 	str("user", &o.User)
 	str("shell", &o.Shell)
 	str("host", &o.Host)
+	if v, ok := m["connect_timeout"]; ok && v != "" { // "" is the config's unset
+		d, err := duration(v, 100*time.Millisecond, 10*time.Minute)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("docker option connect_timeout: %w", err))
+		}
+		o.ConnectTimeout = d
+	}
 	if v, ok := m["remove_on_close"]; ok {
 		b, ok := v.(bool)
 		if !ok {
@@ -153,6 +170,27 @@ func keyNames() string {
 		names[i] = k.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// duration reads a TOML duration: a string such as "10s" (TOML has no
+// duration type), within lo and hi.
+func duration(v any, lo, hi time.Duration) (time.Duration, error) {
+	var d time.Duration
+	switch v := v.(type) {
+	case time.Duration:
+		d = v
+	case string:
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			return 0, fmt.Errorf("%q is not a duration (write a number with a unit, e.g. \"10s\")", v)
+		}
+	default:
+		return 0, fmt.Errorf("%s is not a duration (write a quoted number with a unit, e.g. \"10s\")", describe(v))
+	}
+	if d < lo || d > hi {
+		return 0, fmt.Errorf("%v is out of range (write %v to %v)", d, lo, hi)
+	}
+	return d, nil
 }
 
 // describe names a TOML value for an error message.

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -14,17 +15,22 @@ func TestParseOptions(t *testing.T) {
 		err  string // a substring of the error; "" means none
 	}{
 		{name: "image defaults", in: map[string]any{"image": "alpine"},
-			want: Options{Image: "alpine", Workdir: "/workspace", RemoveOnClose: true, Shell: "/bin/sh"}},
+			want: Options{Image: "alpine", Workdir: "/workspace", RemoveOnClose: true, Shell: "/bin/sh", ConnectTimeout: DefaultConnectTimeout}},
 		{name: "container keeps its own workdir", in: map[string]any{"container": "web"},
-			want: Options{Container: "web", RemoveOnClose: true, Shell: "/bin/sh"}},
+			want: Options{Container: "web", RemoveOnClose: true, Shell: "/bin/sh", ConnectTimeout: DefaultConnectTimeout}},
 		{name: "everything", in: map[string]any{
 			"image": "alpine", "workdir": "/src/", "remove_on_close": false, "user": "1000:1000",
 			"shell": "/bin/bash", "host": "tcp://10.0.0.2:2376"},
-			want: Options{Image: "alpine", Workdir: "/src", User: "1000:1000", Shell: "/bin/bash", Host: "tcp://10.0.0.2:2376"}},
+			want: Options{Image: "alpine", Workdir: "/src", User: "1000:1000", Shell: "/bin/bash", Host: "tcp://10.0.0.2:2376", ConnectTimeout: DefaultConnectTimeout}},
 		// The config hands over every key, with "" for strings left unset.
 		{name: "config defaults", in: map[string]any{
-			"container": "web", "image": "", "workdir": "", "remove_on_close": true, "user": "", "shell": "/bin/sh", "host": ""},
-			want: Options{Container: "web", RemoveOnClose: true, Shell: "/bin/sh"}},
+			"container": "web", "image": "", "workdir": "", "remove_on_close": true, "user": "", "shell": "/bin/sh", "host": "", "connect_timeout": ""},
+			want: Options{Container: "web", RemoveOnClose: true, Shell: "/bin/sh", ConnectTimeout: DefaultConnectTimeout}},
+		{name: "connect timeout", in: map[string]any{"image": "a", "connect_timeout": "1.5s"},
+			want: Options{Image: "a", Workdir: "/workspace", RemoveOnClose: true, Shell: "/bin/sh", ConnectTimeout: 1500 * time.Millisecond}},
+		{name: "connect timeout not a duration", in: map[string]any{"image": "a", "connect_timeout": "soon"}, err: `connect_timeout: "soon" is not a duration`},
+		{name: "connect timeout out of range", in: map[string]any{"image": "a", "connect_timeout": "1h"}, err: "connect_timeout: 1h0m0s is out of range"},
+		{name: "connect timeout a number", in: map[string]any{"image": "a", "connect_timeout": int64(10)}, err: "connect_timeout: 10 (int64) is not a duration"},
 		{name: "neither", in: map[string]any{}, err: "set container"},
 		{name: "both", in: map[string]any{"image": "a", "container": "b"}, err: "both set"},
 		{name: "unknown key", in: map[string]any{"image": "a", "volume": "x"}, err: "volume: unknown key"},
@@ -67,7 +73,7 @@ func TestOptionKeysDocumentParseOptions(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseOptions(defaults) = %v", err)
 	}
-	want := Options{Image: "alpine", Workdir: DefaultWorkdir, RemoveOnClose: true, Shell: "/bin/sh"}
+	want := Options{Image: "alpine", Workdir: DefaultWorkdir, RemoveOnClose: true, Shell: "/bin/sh", ConnectTimeout: DefaultConnectTimeout}
 	if got != want {
 		t.Errorf("ParseOptions(defaults) = %+v, want %+v", got, want)
 	}

@@ -120,7 +120,7 @@ func openCancelledAt(t *testing.T, spec providers.Spec, step string) (err error,
 	before := openFDs(t)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cause := errors.New("cancelled at " + step)
-	testHookStep = func(s string) {
+	testHookStep = func(_ context.Context, s string) {
 		if s == step {
 			reached = true
 			cancel(cause)

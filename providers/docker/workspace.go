@@ -59,7 +59,7 @@ func withWorkspace(ctx context.Context, spec providers.Spec, running bool, f fun
 	if err != nil {
 		return err
 	}
-	e, err := connect(ctx, engineHost(opts.Host))
+	e, err := connect(ctx, engineHost(opts.Host), opts.ConnectTimeout)
 	if err != nil {
 		return err
 	}

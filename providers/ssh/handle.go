@@ -32,6 +32,7 @@ type handle struct {
 	disconnected error // wraps ErrDisconnected once the connection dropped
 	hungUp       bool  // we closed the channel or the connection on purpose
 	gone         bool  // a sweep found none of the pane's processes left
+	closed       bool  // Close began: no more goroutines join wg
 
 	closeOnce sync.Once
 }
@@ -199,12 +200,13 @@ func (h *handle) Wait(ctx context.Context) (providers.ExitStatus, error) {
 }
 
 // Close closes the session and the connection, which ends a Read in
-// progress, and waits for the handle's goroutines. It does not wait for the
-// remote command; sshd hangs it up.
+// progress and every request still waiting for an answer (a Signal the
+// caller gave up on), and waits for the handle's goroutines. It does not
+// wait for the remote command; sshd hangs it up.
 func (h *handle) Close() error {
 	h.closeOnce.Do(func() {
 		h.mu.Lock()
-		h.hungUp = true
+		h.hungUp, h.closed = true, true
 		h.mu.Unlock()
 		close(h.closing)
 		_ = h.sess.Close() // Best effort: closing the connection closes it too.

@@ -91,6 +91,47 @@ func (h *handle) sweep(sig syscall.Signal) (int, error) {
 	return len(fields) - 1, nil
 }
 
+// requestTimeout bounds the wait for the server's answer to a request on
+// the pane's session: a server, or a session process of it, that stopped
+// answering must not hold the caller.
+const requestTimeout = 5 * time.Second
+
+// errNoAnswer is wrapped by the error of a request the server did not
+// answer within requestTimeout.
+var errNoAnswer = fmt.Errorf("no answer within %v (the server, or the pane's session process on it, is not responding)", requestTimeout)
+
+// request sends a session request and waits for the answer up to
+// requestTimeout, or until Close. The request itself, which only the
+// connection's end can interrupt, runs on a goroutine of the handle's that
+// Close joins after closing the connection.
+func (h *handle) request(name string, payload []byte) (bool, error) {
+	type answer struct {
+		ok  bool
+		err error
+	}
+	answers := make(chan answer, 1)
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return false, fmt.Errorf("%s request to %s: the pty is closed", name, h.target)
+	}
+	h.wg.Go(func() {
+		ok, err := h.sess.SendRequest(name, true, payload)
+		answers <- answer{ok, err}
+	})
+	h.mu.Unlock()
+	t := time.NewTimer(requestTimeout)
+	defer t.Stop()
+	select {
+	case a := <-answers:
+		return a.ok, a.err
+	case <-t.C:
+		return false, errNoAnswer
+	case <-h.closing:
+		return false, fmt.Errorf("%s request to %s: the pty was closed", name, h.target)
+	}
+}
+
 // killSettle is how long Signal(SIGKILL) waits for the session to end
 // before it hangs up.
 const killSettle = 2 * time.Second
@@ -125,7 +166,11 @@ func (h *handle) Signal(sig syscall.Signal) error {
 		}
 		return nil
 	}
-	ok, err := h.sess.SendRequest("signal", true, ssh.Marshal(struct{ Signal string }{string(name)}))
+	ok, err := h.request("signal", ssh.Marshal(struct{ Signal string }{string(name)}))
+	if errors.Is(err, errNoAnswer) {
+		// A sweep or a hang-up would wait on the same silent connection.
+		return fmt.Errorf("send %v to %s: %w", sig, h.target, err)
+	}
 	accepted := ok && err == nil
 	if accepted && sig != syscall.SIGKILL {
 		return nil

@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
+)
+
+// startingModel returns a model of one pane whose start command has been
+// issued by Update but not run yet: the pane is starting.
+func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
+	t.Helper()
+	m := New(Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
+	m.width, m.height, m.started = 80, 24, true
+	p := m.panes[0]
+	start := p.start(b, m.bodySize(0), 0)
+	t.Cleanup(func() { p.screen.Close() }) // also once the pane was removed
+	return m, start
+}
+
+// x on a starting pane cancels its start, shows that, and removes the
+// pane once the start returned; Update itself calls nothing that blocks.
+func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
+	b := newFakeBackend()
+	b.startGate["apane"] = make(chan struct{}) // never opens: a host that never answers
+	m, start := startingModel(t, b)
+	before := b.total()
+	press(m, "ctrl+b")
+	press(m, "x")
+	if b.total() != before {
+		t.Fatalf("x made blocking calls in Update: %v", b.calls)
+	}
+	if m.modal != modalClosing || !strings.Contains(m.teardownText(), "cancelling the start") {
+		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.modal, m.teardownText())
+	}
+	msg := start() // returns because the start was cancelled
+	if sm, ok := msg.(startedMsg); !ok || !errors.Is(sm.err, errStartCancelled) {
+		t.Fatalf("start returned %#v, want errStartCancelled", msg)
+	}
+	m.Update(msg)
+	if len(m.panes) != 0 || m.modal != modalNone {
+		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.modal)
+	}
+	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
+		t.Errorf("results = %v, want one pane whose start was cancelled", r)
+	}
+}
+
+// k on a starting pane cancels its start; the pane stays, showing the
+// start cancelled, and can be restarted.
+func TestContract_S4_KillStartingPaneCancelsStart(t *testing.T) {
+	b := newFakeBackend()
+	b.startGate["apane"] = make(chan struct{})
+	m, start := startingModel(t, b)
+	press(m, "ctrl+b")
+	press(m, "k")
+	if p := m.panes[0]; p.status() != "cancelling the start" {
+		t.Fatalf("status after k = %q, want the start being cancelled", p.status())
+	}
+	m.Update(start())
+	p := m.panes[0]
+	if p.phase != phaseCancelled || p.status() != "start cancelled" || !p.restartable() {
+		t.Errorf("after the cancelled start: phase %v, status %q, restartable %v", p.phase, p.status(), p.restartable())
+	}
+}
+
+// A start that completed before the cancellation reached it: the session
+// is torn down as asked (x closes and removes the pane, k kills it).
+func TestContract_S4_CancelledStartThatWonIsTornDown(t *testing.T) {
+	for _, key := range []string{"x", "k"} {
+		t.Run(key, func(t *testing.T) {
+			b := newFakeBackend()
+			m, start := startingModel(t, b) // no gate: Start returns at once
+			press(m, "ctrl+b")
+			press(m, key)
+			_, cmd := m.Update(start())
+			if cmd == nil {
+				t.Fatal("the started session was not torn down")
+			}
+			m.Update(cmd())
+			want := map[string]string{"x": "Close", "k": "Kill"}[key]
+			if b.calls[want] != 1 {
+				t.Errorf("calls = %v, want one %s", b.calls, want)
+			}
+			switch {
+			case key == "x" && len(m.panes) != 0:
+				t.Error("x: the pane was not removed")
+			case key == "k" && m.panes[0].phase != phaseKilled:
+				t.Errorf("k: phase %v, want killed", m.panes[0].phase)
+			}
+		})
+	}
+}
+
+// hangingProvider's Open connects until its context is cancelled, as to a
+// host that accepts and never answers.
+type hangingProvider struct{ entered chan struct{} }
+
+func (h hangingProvider) Open(ctx context.Context, _ providers.Spec) (providers.PTY, error) {
+	close(h.entered)
+	<-ctx.Done()
+	return nil, context.Cause(ctx)
+}
+
+// Through the real Manager: x on a pane whose provider hangs in Open
+// cancels Open's context, and the pane goes once the start returned.
+func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
+	h := hangingProvider{entered: make(chan struct{})}
+	mgr := session.NewManager(providers.Table{"hang": h})
+	m := New(Config{Prefix: "ctrl+b"}, FromManager(mgr), []PaneSpec{{Name: "apane", Provider: "hang"}})
+	m.width, m.height, m.started = 80, 24, true
+	p := m.panes[0]
+	start := p.start(m.backend, m.bodySize(0), 0)
+	t.Cleanup(func() { p.screen.Close() })
+	msgs := make(chan tea.Msg, 1)
+	go func() { msgs <- start() }()
+	<-h.entered
+	press(m, "ctrl+b")
+	press(m, "x")
+	m.Update(<-msgs)
+	if len(m.panes) != 0 {
+		t.Fatalf("pane still there, status %q", p.status())
+	}
+	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" || !errors.Is(r[0].Err, errStartCancelled) {
+		t.Errorf("results = %v, want the start cancelled", r)
+	}
+	if err := mgr.Shutdown(context.Background()); err != nil {
+		t.Errorf("Shutdown = %v", err)
+	}
+	mgr.Wait()
+}
+
+// A quit while a pane's start is still preparing cancels that start, and
+// the program ends only once the start returned.
+func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
+	b := newFakeBackend()
+	b.startGate["apane"] = make(chan struct{})
+	m, start := startingModel(t, b)
+	quit := m.startQuit()
+	m.Update(quit()) // the Manager's Shutdown returned
+	if m.done {
+		t.Fatal("the program ended with a start still pending")
+	}
+	m.Update(start()) // returns: the quit cancelled it
+	if !m.done {
+		t.Fatal("the program did not end once the pending start returned")
+	}
+	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
+		t.Errorf("results = %v, want the start cancelled", r)
+	}
+}
