@@ -33,7 +33,8 @@ FUZZ_TARGETS = \
 	FuzzConfig:. \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
-	FuzzJSONString:./asciicast
+	FuzzJSONString:./asciicast \
+	FuzzString:./termsafe
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
