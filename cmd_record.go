@@ -17,6 +17,7 @@ import (
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--stop-grace D] [--kill-grace D] [--] CMD [ARGS...]"
@@ -45,7 +46,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	interactive := s.in != nil && term.IsTerminal(s.in.Fd())
 	size, err := recordSize(*sizeFlag, s.in, interactive)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", err)
+		termsafe.Fprintln(s.err, "sandmux record:", err)
 		return exitUsage
 	}
 
@@ -53,7 +54,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	defer stop()
 	rec, err := newRecording(*out, size, argv)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", err)
+		termsafe.Fprintln(s.err, "sandmux record:", err)
 		return exitFailure
 	}
 	opts := session.Options{StopGrace: *stopGrace, KillGrace: *killGrace, DrainGrace: session.DefaultDrainGrace}
@@ -63,24 +64,24 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	}
 	run, err := startHeadless(ctx, "record", argv, size, opts)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", errors.Join(err, rec.abort()))
+		termsafe.Fprintln(s.err, "sandmux record:", errors.Join(err, rec.abort()))
 		return exitFailure
 	}
 
 	var input *stdinPump
 	if interactive {
 		if input, err = startStdinPump(s.in, run.sess); err != nil {
-			fmt.Fprintln(s.err, "sandmux record: passing input through:", err)
+			termsafe.Fprintln(s.err, "sandmux record: passing input through:", err)
 		}
 	}
 	closeErr := run.finish(ctx)
 	input.stop()
 	if err := rec.finish(); err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", err)
+		termsafe.Fprintln(s.err, "sandmux record:", err)
 		return exitFailure
 	}
 	if closeErr != nil && caught() == nil {
-		fmt.Fprintln(s.err, "sandmux record:", closeErr)
+		termsafe.Fprintln(s.err, "sandmux record:", closeErr)
 	}
 	return run.exitCode(caught())
 }

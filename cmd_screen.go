@@ -9,6 +9,7 @@ import (
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 const screenUsage = "sandmux screen [--size COLSxROWS] [--ansi] [--scrollback] [--] CMD [ARGS...]"
@@ -28,7 +29,7 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	size, err := providers.ParseSize(*sizeFlag)
 	if err != nil || fs.NArg() == 0 {
 		if err != nil {
-			fmt.Fprintln(s.err, "sandmux screen:", err)
+			termsafe.Fprintln(s.err, "sandmux screen:", err)
 		}
 		fs.Usage()
 		return exitUsage
@@ -49,7 +50,7 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	opts := session.Options{Sinks: []session.Sink{screenSink{screen}}}
 	run, err := startHeadless(ctx, "screen", fs.Args(), size, opts)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux screen:", err)
+		termsafe.Fprintln(s.err, "sandmux screen:", err)
 		return exitFailure
 	}
 	sess.Store(run.sess)

@@ -257,3 +257,21 @@ env = { TITLE = "\u001b]0;pwned\u0007" }
 		checkSafe(t, "check stderr", errs)
 	}
 }
+
+// TestContract_T1_HeadlessErrorsEscaped checks that record and screen
+// print the errors of a start that failed on a hostile name escaped.
+func TestContract_T1_HeadlessErrorsEscaped(t *testing.T) {
+	tmp := t.TempDir()
+	for _, args := range [][]string{
+		{"screen", "--", "/nonexistent" + titleName},
+		{"record", "-o", filepath.Join(tmp, "missing"+clipName, "x.cast"), "--", "true"},
+		{"record", "-o", filepath.Join(tmp, "x.cast"), "--", "/nonexistent" + titleName},
+	} {
+		code, out, errs := sandmuxCmd(t, nil, args...)
+		if code == exitOK || errs == "" {
+			t.Errorf("%q: exit %d, stderr %q; want a failure", args, code, errs)
+		}
+		checkSafe(t, args[0]+" stdout", out)
+		checkSafe(t, args[0]+" stderr", errs)
+	}
+}
