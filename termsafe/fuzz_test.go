@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -50,7 +51,11 @@ func unsafeIn(s string, newlineOK bool) string {
 			return "a C0 control"
 		case r >= 0x80 && r <= 0x9f:
 			return "a C1 control"
-		case needsEscape(r) && r >= 0x80:
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+			return "a bidi control"
+		case r == 0x2028, r == 0x2029:
+			return "a line or paragraph separator"
+		case unicode.Is(unicode.Cf, r) && r != 0x200c && r != 0x200d:
 			return "a format character"
 		}
 	}
