@@ -134,7 +134,8 @@ func snapshotSave(ctx context.Context, args []string, s stdio) int {
 			termsafe.Fprintf(s.out, "  ... %d more in %s\n", m.NoteCount-i, snapshot.ManifestPath(path))
 			break
 		}
-		termsafe.Fprintf(s.out, "  left out %s: %s\n", n.Path, n.Reason)
+		// The reason is a message that may quote the name's link target.
+		fmt.Fprintf(s.out, "  left out %s: %s\n", termsafe.String(n.Path), termsafe.Message(n.Reason))
 	}
 	return exitOK
 }

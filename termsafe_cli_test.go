@@ -58,7 +58,7 @@ func checkSafe(t *testing.T, what, out string) {
 }
 
 // hostileWorkspace makes a workspace, itself under a hostile name, holding
-// files, a symlink and a FIFO with hostile names.
+// files, symlinks (one pointing outside it) and a FIFO with hostile names.
 func hostileWorkspace(t *testing.T, tmp string) string {
 	t.Helper()
 	ws := filepath.Join(tmp, "ws"+titleName)
@@ -71,6 +71,9 @@ func hostileWorkspace(t *testing.T, tmp string) string {
 		}
 	}
 	if err := os.Symlink(linkDest, filepath.Join(ws, linkName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../"+linkDest, filepath.Join(ws, "out"+titleName)); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Mkfifo(filepath.Join(ws, fifoName), 0o644); err != nil {
@@ -112,6 +115,7 @@ func TestContract_T1_SnapshotCommandsEscapeNames(t *testing.T) {
 		want     string // escaped text the output must show
 	}{
 		{[]string{"snapshot", "save", ws, "-o", archive}, exitOK, `left out fifo\x1b]52;c;aGVsbG8=\x07: not a file`},
+		{[]string{"snapshot", "save", ws, "-o", archive}, exitOK, `left out out\x1b]0;pwned\x07: symlink to "../dest\x1b]0;pwned\a" points outside the workspace: not saved`},
 		{[]string{"snapshot", "save", ws, "--sandbox", "box", "--store", store}, exitOK, `saved ` + tmp + `/ws\x1b]0;pwned\x07 to ` + tmp + `/store`},
 		{[]string{"snapshot", "ls", "--store", store}, exitOK, `store` + `a\x1b]52;c;aGVsbG8=\x07b/box/`},
 		{[]string{"snapshot", "ls", "--store", filepath.Join(tmp, "empty"+titleName)}, exitOK, `no snapshots in ` + tmp + `/empty\x1b]0;pwned\x07`},
