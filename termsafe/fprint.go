@@ -50,3 +50,20 @@ func (o operand) Format(st fmt.State, verb rune) {
 	}
 	_, _ = io.WriteString(st, s) // st is fmt's buffer: writing to it cannot fail.
 }
+
+// NewWriter returns a writer that escapes everything written through it as
+// Message does, keeping tabs too: for a package that prints on its own,
+// such as flag, whose errors name the argument it refused (a file name,
+// when a shell expanded a pattern). Each Write is escaped on its own, so
+// give it whole messages: a character split between two writes shows as
+// its bytes.
+func NewWriter(w io.Writer) io.Writer { return writer{w} }
+
+type writer struct{ w io.Writer }
+
+func (w writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.w, escape(string(p), keepNL|keepTab|keepBS)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

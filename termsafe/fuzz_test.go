@@ -33,6 +33,11 @@ func FuzzString(f *testing.F) {
 				t.Fatalf("%s(%q) = %q holds %s", name, s, o, unsafeIn(o, true))
 			}
 		}
+		var b strings.Builder
+		_, _ = NewWriter(&b).Write([]byte(s))
+		if o := strings.ReplaceAll(b.String(), "\t", " "); unsafeIn(o, true) != "" {
+			t.Fatalf("NewWriter wrote %q for %q: %s", b.String(), s, unsafeIn(o, true))
+		}
 		if back, err := decode(Lines(s)); err != nil || back != s {
 			t.Fatalf("Lines(%q) decodes to %q, %v", s, back, err)
 		}

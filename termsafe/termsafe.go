@@ -46,25 +46,33 @@ import (
 // table above lists, newline included, is shown escaped. String is
 // one-to-one (two different strings never print the same), and it returns
 // s itself, without allocating, when s needs no escaping.
-func String(s string) string { return escape(s, false, true) }
+func String(s string) string { return escape(s, 0) }
 
 // Lines is String for multi-line text: newlines are kept, everything else
 // is escaped as String escapes it.
-func Lines(s string) string { return escape(s, true, true) }
+func Lines(s string) string { return escape(s, keepNL) }
 
 // Message returns an error message safe to print: as Lines, but leaving
 // backslashes as they are. Error text quotes names Go's way (%q), whose
 // escapes are already safe; escaping their backslashes again would double
 // each one. A control character inside an unquoted part is still escaped.
-func Message(s string) string { return escape(s, true, false) }
+func Message(s string) string { return escape(s, keepNL|keepBS) }
 
 // Safe reports whether String(s) == s.
-func Safe(s string) bool { return safeUpTo(s, false, true) == len(s) }
+func Safe(s string) bool { return safeUpTo(s, 0) == len(s) }
 
-// escape is the one implementation: keepNL keeps newlines raw, escBS
-// escapes backslashes.
-func escape(s string, keepNL, escBS bool) string {
-	i := safeUpTo(s, keepNL, escBS)
+// mode says what escape keeps raw that String escapes.
+type mode uint8
+
+const (
+	keepNL  mode = 1 << iota // newlines
+	keepTab                  // tabs
+	keepBS                   // backslashes
+)
+
+// escape is the one implementation of every variant.
+func escape(s string, m mode) string {
+	i := safeUpTo(s, m)
 	if i == len(s) {
 		return s
 	}
@@ -74,7 +82,7 @@ func escape(s string, keepNL, escBS bool) string {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			writeByte(&b, c, keepNL, escBS)
+			writeByte(&b, c, m)
 			i++
 			continue
 		}
@@ -98,11 +106,11 @@ func escape(s string, keepNL, escBS bool) string {
 
 // safeUpTo returns the length of s's longest prefix that needs no
 // escaping: the fast path, which neither allocates nor decodes ASCII.
-func safeUpTo(s string, keepNL, escBS bool) int {
+func safeUpTo(s string, m mode) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if asciiEscaped(c, keepNL, escBS) {
+			if asciiEscaped(c, m) {
 				return i
 			}
 			i++
@@ -117,18 +125,20 @@ func safeUpTo(s string, keepNL, escBS bool) int {
 	return len(s)
 }
 
-func asciiEscaped(c byte, keepNL, escBS bool) bool {
-	switch {
-	case c == '\n':
-		return !keepNL
-	case c == '\\':
-		return escBS
+func asciiEscaped(c byte, m mode) bool {
+	switch c {
+	case '\n':
+		return m&keepNL == 0
+	case '\t':
+		return m&keepTab == 0
+	case '\\':
+		return m&keepBS == 0
 	}
 	return c < 0x20 || c == 0x7f
 }
 
-func writeByte(b *strings.Builder, c byte, keepNL, escBS bool) {
-	if !asciiEscaped(c, keepNL, escBS) {
+func writeByte(b *strings.Builder, c byte, m mode) {
+	if !asciiEscaped(c, m) {
 		b.WriteByte(c)
 		return
 	}

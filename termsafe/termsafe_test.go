@@ -76,6 +76,17 @@ func TestFprintf(t *testing.T) {
 	}
 }
 
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := NewWriter(&b)
+	if n, err := fmt.Fprintf(w, "flag provided but not defined: -%s\n\t-o FILE\n", "x\x1b]0;t\x07\\"); err != nil || n != 50 {
+		t.Errorf("Write: %d, %v", n, err)
+	}
+	if want := "flag provided but not defined: -x\\x1b]0;t\\x07\\\n\t-o FILE\n"; b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
+}
+
 type stringer string
 
 func (s stringer) String() string { return string(s) }
