@@ -19,7 +19,7 @@ const checkUsage = "sandmux check [-c FILE]: validate the config and print the r
 // config can be tried without starting any sandbox.
 func runCheck(_ context.Context, args []string, s stdio) int {
 	flags := flag.NewFlagSet("check", flag.ContinueOnError)
-	flags.SetOutput(s.err)
+	flags.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	file := flags.String("c", "", "read the config from `FILE` instead of searching for it")
 	flags.Usage = func() {
 		synopsis, _, _ := strings.Cut(checkUsage, ":")

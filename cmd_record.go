@@ -29,7 +29,7 @@ const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--stop-grac
 // 129.
 func runRecord(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	out := fs.String("o", "", "write the recording to `FILE`")
 	sizeFlag := fs.String("size", "", "terminal size `COLSxROWS` (default: this terminal's, else 80x24)")
 	stopGrace := fs.Duration("stop-grace", session.DefaultStopGrace, "on a signal, wait `D` after SIGHUP before SIGTERM")

@@ -18,7 +18,7 @@ const screenUsage = "sandmux screen [--size COLSxROWS] [--ansi] [--scrollback] [
 // screen, and prints the final screen as a real terminal would show it.
 func runScreen(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("screen", flag.ContinueOnError)
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	sizeFlag := fs.String("size", "80x24", "terminal size `COLSxROWS`")
 	withSGR := fs.Bool("ansi", false, "keep colours and attributes (SGR)")
 	withScrollback := fs.Bool("scrollback", false, "print the scrollback before the screen")

@@ -60,7 +60,7 @@ func runSnapshot(ctx context.Context, args []string, s stdio) int {
 // -o FILE) and checks that there are between least and most positional
 // arguments, named by want. A code of -1 means go on.
 func snapshotFlags(fs *flag.FlagSet, args []string, s stdio, want string, least, most int) ([]string, int) {
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	fs.Usage = func() { fmt.Fprint(s.err, snapshotHelp) }
 	var pos []string
 	for {

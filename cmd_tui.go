@@ -31,7 +31,7 @@ const tuiUsage = "sandmux [-c FILE] ['CMD' ...]: open the config's sandboxes, or
 // has been torn down, then prints one line per session.
 func runTUI(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("sandmux", flag.ContinueOnError)
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	cfgPath := fs.String("c", "", "read the config from `FILE`")
 	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", tuiUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {

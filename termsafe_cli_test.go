@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -277,5 +278,28 @@ func TestContract_T1_HeadlessErrorsEscaped(t *testing.T) {
 		}
 		checkSafe(t, args[0]+" stdout", out)
 		checkSafe(t, args[0]+" stderr", errs)
+	}
+}
+
+// TestContract_T1_FlagErrorsEscaped passes every command an unknown flag
+// named as a file a shell pattern could expand to: the flag package's
+// complaint, which names it raw, reaches stderr escaped.
+func TestContract_T1_FlagErrorsEscaped(t *testing.T) {
+	for _, args := range [][]string{
+		{"snapshot", "verify", "-" + titleName},
+		{"check", "-" + titleName},
+		{"record", "-" + titleName},
+		{"screen", "-" + titleName},
+		{"-" + titleName},
+	} {
+		var out, errb bytes.Buffer
+		code := run(args, stdio{in: os.Stdin, out: &out, err: &errb})
+		if code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+		checkSafe(t, fmt.Sprintf("%q stderr", args), errb.String())
+		if !strings.Contains(errb.String(), `-\x1b]0;pwned\x07`) {
+			t.Errorf("%q: stderr does not name the flag escaped: %q", args, errb.String())
+		}
 	}
 }
