@@ -110,8 +110,10 @@ func safeUpTo(s string, m mode) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if asciiEscaped(c, m) {
-				return i
+			if c < 0x20 || c == '\\' || c == 0x7f {
+				if asciiEscaped(c, m) {
+					return i
+				}
 			}
 			i++
 			continue
