@@ -37,7 +37,8 @@ FUZZ_TARGETS = \
 	FuzzDecodeRequest:./control \
 	FuzzUnescape:./control \
 	FuzzParseStat:./providers/local \
-	FuzzEscapeControls:./providers/local
+	FuzzEscapeControls:./providers/local \
+	FuzzString:./termsafe
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

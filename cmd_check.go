@@ -9,6 +9,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 const checkUsage = "sandmux check [-c FILE]: validate the config and print the resolved sandboxes"
@@ -17,7 +19,7 @@ const checkUsage = "sandmux check [-c FILE]: validate the config and print the r
 // config can be tried without starting any sandbox.
 func runCheck(_ context.Context, args []string, s stdio) int {
 	flags := flag.NewFlagSet("check", flag.ContinueOnError)
-	flags.SetOutput(s.err)
+	flags.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	file := flags.String("c", "", "read the config from `FILE` instead of searching for it")
 	flags.Usage = func() {
 		synopsis, _, _ := strings.Cut(checkUsage, ":")
@@ -37,7 +39,7 @@ func runCheck(_ context.Context, args []string, s stdio) int {
 	}
 	cfg, err := loadConfig(*file)
 	if err != nil {
-		fmt.Fprintln(s.err, err)
+		termsafe.Fprintln(s.err, err)
 		return exitFailure
 	}
 	printConfig(s.out, cfg)
@@ -45,22 +47,24 @@ func runCheck(_ context.Context, args []string, s stdio) int {
 }
 
 // printConfig writes the config's source, then one block per sandbox.
+// Every string of a config may hold anything: each is printed escaped
+// (termsafe), commands as a shell reads them back (shellQuote).
 func printConfig(w io.Writer, c *Config) {
 	if c.Source == builtinSource {
-		fmt.Fprintf(w, "config: %s (none of %s exists)\n", builtinSource, strings.Join(configSearchPath(), ", "))
+		termsafe.Fprintf(w, "config: %s (none of %s exists)\n", builtinSource, strings.Join(configSearchPath(), ", "))
 	} else {
-		fmt.Fprintf(w, "config: %s\n", c.Source)
+		termsafe.Fprintf(w, "config: %s\n", c.Source)
 	}
 	for _, s := range c.Sandboxes {
 		command := "the provider's shell"
 		if len(s.Command) > 0 {
 			command = shellQuote(s.Command)
 		}
-		fmt.Fprintf(w, "\nsandbox %s\n", s.Name)
-		fmt.Fprintf(w, "  provider:  %s\n", s.Provider)
-		fmt.Fprintf(w, "  command:   %s\n", command)
-		fmt.Fprintf(w, "  workspace: %s\n", s.Workspace)
-		fmt.Fprintf(w, "  size:      %s (TERM=%s)\n", s.Size, s.Term)
+		termsafe.Fprintf(w, "\nsandbox %s\n", s.Name)
+		termsafe.Fprintf(w, "  provider:  %s\n", s.Provider)
+		fmt.Fprintf(w, "  command:   %s\n", command) // shellQuote's output is safe as it is
+		termsafe.Fprintf(w, "  workspace: %s\n", s.Workspace)
+		termsafe.Fprintf(w, "  size:      %s (TERM=%s)\n", s.Size, s.Term)
 		if len(s.Env) > 0 {
 			var env []string
 			for _, k := range slices.Sorted(maps.Keys(s.Env)) {
@@ -70,7 +74,7 @@ func printConfig(w io.Writer, c *Config) {
 		}
 		fmt.Fprintf(w, "  graces:    stop %s, kill %s, drain %s\n",
 			shortDuration(s.StopGrace), shortDuration(s.KillGrace), shortDuration(s.DrainGrace))
-		fmt.Fprintf(w, "  snapshot:  %s, keep %d, restore %s", s.Snapshot, s.SnapshotKeep, s.Restore)
+		termsafe.Fprintf(w, "  snapshot:  %s, keep %d, restore %s", s.Snapshot, s.SnapshotKeep, s.Restore)
 		if len(s.SnapshotExclude) > 0 {
 			fmt.Fprintf(w, ", exclude %s", shellQuote(s.SnapshotExclude))
 		}
@@ -79,15 +83,20 @@ func printConfig(w io.Writer, c *Config) {
 }
 
 // shellQuote joins words as a shell would need them typed, so the printed
-// command can be pasted.
+// command can be pasted. It is safe to print: a word termsafe would escape
+// is written $'…' with termsafe's escapes, which bash, zsh and ksh read
+// back as the word.
 func shellQuote(words []string) string {
 	quoted := make([]string, len(words))
 	for i, w := range words {
-		if w != "" && !strings.ContainsFunc(w, func(r rune) bool {
+		switch {
+		case w != "" && !strings.ContainsFunc(w, func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-		}) {
+		}):
 			quoted[i] = w
-		} else {
+		case !termsafe.Safe(w):
+			quoted[i] = "$'" + strings.ReplaceAll(termsafe.String(w), "'", `\'`) + "'"
+		default:
 			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/endpoint"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 const ctlUsage = "sandmux ctl [-L NAME | -S PATH] [--json] ls|run|start|close|kill|restart|send|keys|screen|wait|events|quit ...: drive a running server"
@@ -47,7 +48,7 @@ var ctlCommands = map[string]ctlCommand{
 // Exit codes: 0 done, 1 failed (the message says what to do), 2 usage.
 func runCtl(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	name := fs.String("L", "", "the server's `NAME` (default: $"+endpoint.EnvSocket+" inside a pane, else "+endpoint.DefaultName+")")
 	path := fs.String("S", "", "the server's socket `PATH`")
 	asJSON := fs.Bool("json", false, "print the reply as JSON")
@@ -61,24 +62,24 @@ func runCtl(ctx context.Context, args []string, s stdio) int {
 	}
 	sub, ok := ctlCommands[fs.Arg(0)]
 	if !ok {
-		fmt.Fprintf(s.err, "sandmux ctl: unknown subcommand %q\n", fs.Arg(0))
+		termsafe.Fprintf(s.err, "sandmux ctl: unknown subcommand %q\n", fs.Arg(0))
 		fs.Usage()
 		return exitUsage
 	}
 	subFlags := flag.NewFlagSet("ctl "+fs.Arg(0), flag.ContinueOnError)
-	subFlags.SetOutput(s.err)
+	subFlags.SetOutput(termsafe.NewWriter(s.err))
 	subFlags.Usage = func() { fmt.Fprintln(s.err, "usage: sandmux ctl", sub.usage); subFlags.PrintDefaults() }
 	req, err := sub.parse(subFlags, fs.Args()[1:])
 	if err != nil {
 		if !errors.Is(err, flag.ErrHelp) && err.Error() != "" {
-			fmt.Fprintln(s.err, "sandmux ctl:", err)
+			termsafe.Fprintln(s.err, "sandmux ctl:", err)
 		}
 		subFlags.Usage()
 		return exitUsage
 	}
 	socket, err := ctlSocket(*name, *path)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux ctl:", err)
+		termsafe.Fprintln(s.err, "sandmux ctl:", err)
 		return exitUsage
 	}
 	return ctlCall(ctx, socket, req, *asJSON, s)
@@ -110,9 +111,9 @@ func ctlCall(ctx context.Context, socket string, req control.Request, asJSON boo
 	conn, err := endpoint.Dial(socket)
 	if err != nil {
 		if errors.Is(err, endpoint.ErrNoServer) {
-			fmt.Fprintln(s.err, "sandmux ctl:", err, "(start one with sandmux or sandmux serve; sandmux ls lists those running)")
+			termsafe.Fprintln(s.err, "sandmux ctl:", err, "(start one with sandmux or sandmux serve; sandmux ls lists those running)")
 		} else {
-			fmt.Fprintln(s.err, "sandmux ctl:", err)
+			termsafe.Fprintln(s.err, "sandmux ctl:", err)
 		}
 		return exitFailure
 	}
@@ -130,7 +131,9 @@ func ctlCall(ctx context.Context, socket string, req control.Request, asJSON boo
 	}
 	rep, err := cl.Call(ctx, req)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux ctl:", err)
+		// The server's message may quote a session's name or a remote's
+		// error.
+		termsafe.Fprintln(s.err, "sandmux ctl:", err)
 		return exitFailure
 	}
 	if asJSON {
@@ -146,7 +149,7 @@ func ctlEvents(ctx context.Context, cl *control.Client, s stdio) int {
 		return enc.Encode(e) == nil // a reader that went away ends the stream
 	})
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux ctl events:", err)
+		termsafe.Fprintln(s.err, "sandmux ctl events:", err)
 		return exitFailure
 	}
 	return exitOK
@@ -204,8 +207,7 @@ func cell(s string) string {
 	if s == "" {
 		return "-"
 	}
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
+	return termsafe.String(s)
 }
 
 func optInt(p *int) string {

@@ -107,7 +107,7 @@ func TestCtlSubcommandsBecomeRequests(t *testing.T) {
 func TestCtlOutput(t *testing.T) {
 	path, _ := fakeServer(t)
 	out, _, code := ctl(t, path, "ls")
-	if code != 0 || !strings.Contains(out, "NAME") || !strings.Contains(out, `web\x1b]0;x\a`) || strings.ContainsRune(out, 0x1b) {
+	if code != 0 || !strings.Contains(out, "NAME") || !strings.Contains(out, `web\x1b]0;x\x07`) || strings.ContainsRune(out, 0x1b) {
 		t.Errorf("ctl ls = %q (exit %d): want a table with the name escaped", out, code)
 	}
 	out, _, _ = ctl(t, path, "--json", "ls")

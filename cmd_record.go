@@ -16,6 +16,7 @@ import (
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--stop-grace D] [--kill-grace D] [--] CMD [ARGS...]"
@@ -27,7 +28,7 @@ const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--stop-grac
 // 129.
 func runRecord(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	out := fs.String("o", "", "write the recording to `FILE`")
 	sizeFlag := fs.String("size", "", "terminal size `COLSxROWS` (default: this terminal's, else 80x24)")
 	stopGrace := fs.Duration("stop-grace", session.DefaultStopGrace, "on a signal, wait `D` after SIGHUP before SIGTERM")
@@ -44,7 +45,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	interactive := s.in != nil && term.IsTerminal(s.in.Fd())
 	size, err := recordSize(*sizeFlag, s.in, interactive)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", err)
+		termsafe.Fprintln(s.err, "sandmux record:", err)
 		return exitUsage
 	}
 
@@ -52,7 +53,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	defer stop()
 	rec, err := newRecording(*out, size, argv)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", err)
+		termsafe.Fprintln(s.err, "sandmux record:", err)
 		return exitFailure
 	}
 	opts := session.Options{StopGrace: *stopGrace, KillGrace: *killGrace, DrainGrace: session.DefaultDrainGrace}
@@ -62,7 +63,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	}
 	run, err := startHeadless(ctx, "record", argv, size, opts)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", errors.Join(err, rec.abort()))
+		termsafe.Fprintln(s.err, "sandmux record:", errors.Join(err, rec.abort()))
 		return exitFailure
 	}
 
@@ -70,7 +71,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	var resizes *resizeFollower
 	if interactive {
 		if input, err = startStdinPump(s.in, run.sess); err != nil {
-			fmt.Fprintln(s.err, "sandmux record: passing input through:", err)
+			termsafe.Fprintln(s.err, "sandmux record: passing input through:", err)
 		}
 		if *sizeFlag == "" {
 			resizes = followResizes(s.in, run.sess, rec.cast)
@@ -80,11 +81,11 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 	resizes.stop()
 	input.stop()
 	if err := rec.finish(); err != nil {
-		fmt.Fprintln(s.err, "sandmux record:", err)
+		termsafe.Fprintln(s.err, "sandmux record:", err)
 		return exitFailure
 	}
 	if closeErr != nil && caught() == nil {
-		fmt.Fprintln(s.err, "sandmux record:", closeErr)
+		termsafe.Fprintln(s.err, "sandmux record:", closeErr)
 	}
 	return run.exitCode(caught())
 }

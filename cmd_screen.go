@@ -11,6 +11,7 @@ import (
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 const screenUsage = "sandmux screen [--size COLSxROWS] [--ansi] [--scrollback] [--timeout D] [--] CMD [ARGS...]"
@@ -23,7 +24,7 @@ const exitTimeout = 124
 // screen, and prints the final screen as a real terminal would show it.
 func runScreen(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("screen", flag.ContinueOnError)
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	sizeFlag := fs.String("size", "80x24", "terminal size `COLSxROWS`")
 	withSGR := fs.Bool("ansi", false, "keep colours and attributes (SGR)")
 	withScrollback := fs.Bool("scrollback", false, "print the scrollback before the screen")
@@ -35,7 +36,7 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	size, err := providers.ParseSize(*sizeFlag)
 	if err != nil || fs.NArg() == 0 || *timeout < 0 {
 		if err != nil {
-			fmt.Fprintln(s.err, "sandmux screen:", err)
+			termsafe.Fprintln(s.err, "sandmux screen:", err)
 		}
 		fs.Usage()
 		return exitUsage
@@ -58,7 +59,7 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	opts := session.Options{Sinks: []session.Sink{screenSink{screen}}}
 	run, err := startHeadless(ctx, "screen", fs.Args(), size, opts)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux screen:", startError(fs.Args(), err))
+		termsafe.Fprintln(s.err, "sandmux screen:", startError(fs.Args(), err))
 		return exitFailure
 	}
 	sess.Store(run.sess)

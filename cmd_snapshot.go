@@ -11,8 +11,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/snapshot"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 const snapshotHelp = `usage:
@@ -31,6 +33,8 @@ The store is $XDG_STATE_HOME/sandmux/snapshots unless --store says otherwise.
 
 // runSnapshot is `sandmux snapshot`: save, restore, list and verify
 // workspace archives by hand, with the rules the TUI's snapshots follow.
+// Names, paths and errors it prints come from workspaces, archives and the
+// store: they are printed through termsafe, never raw.
 func runSnapshot(ctx context.Context, args []string, s stdio) int {
 	if len(args) == 0 {
 		fmt.Fprint(s.err, snapshotHelp)
@@ -56,7 +60,7 @@ func runSnapshot(ctx context.Context, args []string, s stdio) int {
 // -o FILE) and checks that there are between least and most positional
 // arguments, named by want. A code of -1 means go on.
 func snapshotFlags(fs *flag.FlagSet, args []string, s stdio, want string, least, most int) ([]string, int) {
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	fs.Usage = func() { fmt.Fprint(s.err, snapshotHelp) }
 	var pos []string
 	for {
@@ -106,7 +110,7 @@ func snapshotSave(ctx context.Context, args []string, s stdio) int {
 	if *sandbox != "" {
 		st, serr := openStore(*store)
 		if serr != nil {
-			fmt.Fprintln(s.err, "sandmux snapshot save:", serr)
+			termsafe.Fprintln(s.err, "sandmux snapshot save:", serr)
 			return exitFailure
 		}
 		st.Keep = *keep
@@ -117,20 +121,21 @@ func snapshotSave(ctx context.Context, args []string, s stdio) int {
 		m, err = snapshot.Save(ctx, snapshot.DirSource(pos[0]), path, opts)
 	}
 	if err != nil {
-		fmt.Fprintf(s.err, "sandmux snapshot save: %v\n", err)
+		termsafe.Fprintf(s.err, "sandmux snapshot save: %v\n", err)
 		if ctx.Err() != nil {
 			fmt.Fprintln(s.err, "nothing was written: an earlier archive of that name is unchanged")
 		}
 		return exitFailure
 	}
-	fmt.Fprintf(s.out, "saved %s to %s: %d files, %s -> %s, sha256 %s\n",
+	termsafe.Fprintf(s.out, "saved %s to %s: %d files, %s -> %s, sha256 %s\n",
 		pos[0], path, m.Files, size(m.Bytes), size(m.ArchiveSize), m.SHA256)
 	for i, n := range m.Notes {
 		if i == 10 {
-			fmt.Fprintf(s.out, "  ... %d more in %s\n", m.NoteCount-i, snapshot.ManifestPath(path))
+			termsafe.Fprintf(s.out, "  ... %d more in %s\n", m.NoteCount-i, snapshot.ManifestPath(path))
 			break
 		}
-		fmt.Fprintf(s.out, "  left out %s: %s\n", n.Path, n.Reason)
+		// The reason is a message that may quote the name's link target.
+		fmt.Fprintf(s.out, "  left out %s: %s\n", termsafe.String(n.Path), termsafe.Message(n.Reason))
 	}
 	return exitOK
 }
@@ -157,18 +162,19 @@ func snapshotRestore(ctx context.Context, args []string, s stdio) int {
 	}
 	lim, err := limits()
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux snapshot restore:", err)
+		termsafe.Fprintln(s.err, "sandmux snapshot restore:", err)
 		return exitUsage
 	}
 	r, err := snapshot.Restore(ctx, pos[0], pos[1], snapshot.RestoreOptions{Replace: *replace, Limits: lim, OnProgress: progressPrinter(s.err)})
 	if err != nil {
-		fmt.Fprintf(s.err, "sandmux snapshot restore: %v\n%s", err, nextStep(err, pos[1]))
+		termsafe.Fprintf(s.err, "sandmux snapshot restore: %v\n", err)
+		printNextStep(s.err, err, pos[1])
 		return exitFailure
 	}
-	fmt.Fprintf(s.out, "restored %s into %s: %d files, %d directories, %d symlinks, %s\n",
+	termsafe.Fprintf(s.out, "restored %s into %s: %d files, %d directories, %d symlinks, %s\n",
 		pos[0], pos[1], r.Files, r.Dirs, r.Symlinks, size(r.Bytes))
 	for _, w := range r.Warnings {
-		fmt.Fprintln(s.err, "warning:", w)
+		fmt.Fprintln(s.err, "warning:", termsafe.Message(w))
 	}
 	return exitOK
 }
@@ -182,40 +188,40 @@ func snapshotVerify(ctx context.Context, args []string, s stdio) int {
 	}
 	lim, err := limits()
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux snapshot verify:", err)
+		termsafe.Fprintln(s.err, "sandmux snapshot verify:", err)
 		return exitUsage
 	}
 	r, err := snapshot.Verify(ctx, pos[0], snapshot.VerifyOptions{Limits: lim, OnProgress: progressPrinter(s.err)})
 	if err != nil {
-		fmt.Fprintf(s.err, "sandmux snapshot verify: %v\n%s", err, nextStep(err, ""))
+		termsafe.Fprintf(s.err, "sandmux snapshot verify: %v\n", err)
+		printNextStep(s.err, err, "")
 		return exitFailure
 	}
-	fmt.Fprintf(s.out, "ok: %s: %s, %d files, %d directories, %d symlinks, %s\n",
+	termsafe.Fprintf(s.out, "ok: %s: %s, %d files, %d directories, %d symlinks, %s\n",
 		pos[0], r.Format, r.Files, r.Dirs, r.Symlinks, size(r.Bytes))
 	if r.Manifest != nil {
-		fmt.Fprintf(s.out, "matches its manifest (sha256 %s, sandbox %q, created %s)\n",
+		termsafe.Fprintf(s.out, "matches its manifest (sha256 %s, sandbox %q, created %s)\n",
 			r.SHA256, r.Manifest.Sandbox, r.Manifest.Created.Local().Format(time.DateTime))
 	} else {
-		fmt.Fprintf(s.out, "no manifest beside it (%s): every member was checked, the checksum could not be\n", snapshot.ManifestPath(pos[0]))
+		termsafe.Fprintf(s.out, "no manifest beside it (%s): every member was checked, the checksum could not be\n", snapshot.ManifestPath(pos[0]))
 	}
 	return exitOK
 }
 
-// nextStep tells the user what to do about a failed restore or verify.
-func nextStep(err error, dir string) string {
+// printNextStep tells the user what to do about a failed restore or verify.
+func printNextStep(w io.Writer, err error, dir string) {
 	switch {
 	case errors.Is(err, snapshot.ErrNotEmpty):
-		return "pass --replace to swap out its contents, or restore into a new directory\n"
+		fmt.Fprintln(w, "pass --replace to swap out its contents, or restore into a new directory")
 	case errors.Is(err, snapshot.ErrUnsafe):
-		return "the archive is unsafe and was not unpacked; check where it came from\n"
+		fmt.Fprintln(w, "the archive is unsafe and was not unpacked; check where it came from")
 	case errors.Is(err, snapshot.ErrLimit):
-		return "if you trust the archive, raise --max-bytes or --max-members\n"
+		fmt.Fprintln(w, "if you trust the archive, raise --max-bytes or --max-members")
 	case errors.Is(err, snapshot.ErrCorrupt), errors.Is(err, snapshot.ErrChecksum):
-		return "the archive is damaged; use an older snapshot (sandmux snapshot ls)\n"
+		fmt.Fprintln(w, "the archive is damaged; use an older snapshot (sandmux snapshot ls)")
 	case dir != "":
-		return fmt.Sprintf("%s is unchanged\n", dir)
+		termsafe.Fprintf(w, "%s is unchanged\n", dir)
 	}
-	return ""
 }
 
 func snapshotList(_ context.Context, args []string, s stdio) int {
@@ -228,7 +234,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 	}
 	st, err := openStore(*storeDir)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux snapshot ls:", err)
+		termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 		return exitFailure
 	}
 	sandbox := ""
@@ -237,19 +243,19 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 	}
 	entries, err := st.List(sandbox)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux snapshot ls:", err)
+		termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 		return exitFailure
 	}
 	if *cfgPath != "" {
 		cfg, err := loadConfig(*cfgPath)
 		if err != nil {
-			fmt.Fprintln(s.err, "sandmux snapshot ls:", err)
+			termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 			return exitFailure
 		}
 		entries = configEntries(cfg, entries)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(s.err, "no snapshots in %s\n", st.Root)
+		termsafe.Fprintf(s.err, "no snapshots in %s\n", st.Root)
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
@@ -259,7 +265,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		if e.Manifest != nil {
 			files = strconv.FormatInt(e.Manifest.Files, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Sandbox, e.Time.Local().Format("2006-01-02 15:04:05.000"), size(e.Size), files, e.Path)
+		termsafe.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Sandbox, e.Time.Local().Format("2006-01-02 15:04:05.000"), size(e.Size), files, e.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return exitFailure
@@ -303,10 +309,15 @@ func progressPrinter(w io.Writer) func(snapshot.Progress) {
 		return nil
 	}
 	return func(p snapshot.Progress) {
-		path := p.Path
+		path := termsafe.String(p.Path)
 		if len(path) > 50 {
-			path = "..." + path[len(path)-47:]
+			cut := len(path) - 47
+			for cut < len(path) && !utf8.RuneStart(path[cut]) {
+				cut++
+			}
+			path = "..." + path[cut:]
 		}
+		// The line erase is sandmux's own; only the path came from outside.
 		fmt.Fprintf(f, "\r\x1b[K%d files, %s  %s", p.Files, size(p.Bytes), path)
 		if p.Done {
 			fmt.Fprint(f, "\r\x1b[K")

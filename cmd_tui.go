@@ -20,6 +20,7 @@ import (
 	"github.com/sandmux/sandmux/providers/ssh"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
+	"github.com/sandmux/sandmux/termsafe"
 	"github.com/sandmux/sandmux/ui"
 )
 
@@ -30,7 +31,7 @@ const tuiUsage = "sandmux [-c FILE] ['CMD' ...]: open the config's sandboxes, or
 // has been torn down, then prints one line per session.
 func runTUI(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("sandmux", flag.ContinueOnError)
-	fs.SetOutput(s.err)
+	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
 	cfgPath := fs.String("c", "", "read the config from `FILE`")
 	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", tuiUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -45,12 +46,12 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	}
 	cfg, err := loadConfig(*cfgPath)
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux:", err)
+		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}
 	store, err := snapshot.DefaultRoot()
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux:", err)
+		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}
 	var warned warnings
@@ -69,7 +70,7 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	// runs, at the lowest rate, with nothing to draw.
 	tty, err := ui.OpenTerminal(s.in, s.outFile())
 	if err != nil {
-		fmt.Fprintln(s.err, "sandmux:", err)
+		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}
 	model.UseTerminal(tty)
@@ -100,18 +101,20 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	shutErr := mgr.Shutdown(context.WithoutCancel(ctx))
 	mgr.Wait()
 
+	// Names, exit summaries, warnings and errors come from configs,
+	// providers and remote hosts: all are printed escaped, one line each.
 	for _, r := range model.Results() {
-		fmt.Fprintln(s.out, r)
+		termsafe.Fprintln(s.out, r)
 	}
 	for _, w := range warned.list {
-		fmt.Fprintln(s.err, "sandmux: warning:", w)
+		termsafe.Fprintln(s.err, "sandmux: warning:", w)
 	}
 	if runErr != nil {
-		fmt.Fprintln(s.err, "sandmux:", runErr)
+		termsafe.Fprintln(s.err, "sandmux:", runErr)
 		return exitFailure
 	}
 	if err := errors.Join(model.ShutdownErr(), shutErr); err != nil {
-		fmt.Fprintln(s.err, "sandmux:", err)
+		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}
 	return exitOK

@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 // helpText is the help overlay, written from the key map table.
@@ -40,7 +42,7 @@ func (m *Model) teardownText() string {
 		if m.modal == modalClosing && p.key != m.closingKey {
 			continue
 		}
-		fmt.Fprintf(&b, "  %-16s %s\n", p.spec.Name, p.status())
+		termsafe.Fprintf(&b, "  %-16s %s\n", p.spec.Name, p.status())
 	}
 	b.WriteString("\n")
 	if m.killRequested {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 // Chrome styles. Pane bodies are rendered by vt's run renderer; lipgloss
@@ -162,7 +163,7 @@ func appendBodyRow(dst []byte, p *pane, y, w int) []byte {
 		}
 	}
 	if y == 0 && p.phase == phaseFailed {
-		msg := ansi.Truncate(fmt.Sprintf("%v — prefix r restarts", p.err), w, "…")
+		msg := ansi.Truncate(termsafe.String(fmt.Sprint(p.err))+" — prefix r restarts", w, "…")
 		return append(dst, emptyBodyStyle.Render(msg+strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))...)
 	}
 	return append(dst, strings.Repeat(" ", w)...)
@@ -188,7 +189,9 @@ func (m *Model) title(i int, p *pane, w int) string {
 	if p.notice != "" {
 		b.WriteString(" · " + p.notice)
 	}
-	text := ansi.Truncate(" "+b.String(), w, "…")
+	// Name, state, error and notice may all come from outside (a config,
+	// a provider, a remote host): the whole line is escaped before styling.
+	text := ansi.Truncate(" "+termsafe.String(b.String()), w, "…")
 	text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
 	style := titleStyle
 	switch {

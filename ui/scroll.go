@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 // searchState is a scrollback search: the query, whether it is still being
@@ -114,11 +115,11 @@ func (m *Model) scrollStatus() string {
 	if s := p.search; s != nil {
 		switch {
 		case s.typing:
-			return "/" + s.query + "▏"
+			return "/" + termsafe.String(s.query) + "▏" // a paste can hold anything
 		case s.notFound:
-			return fmt.Sprintf("SCROLL /%s: not found", s.query)
+			return termsafe.String(fmt.Sprintf("SCROLL /%s: not found", s.query))
 		}
-		return fmt.Sprintf("SCROLL /%s", s.query)
+		return termsafe.String(fmt.Sprintf("SCROLL /%s", s.query))
 	}
 	return fmt.Sprintf("SCROLL %d/%d", p.scroll, p.frame.Scrollback)
 }
