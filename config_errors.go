@@ -34,9 +34,11 @@ func (e *configError) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
+		b.WriteString(shorten(e.Key, maxQuoted) + ": ")
 	}
-	b.WriteString(e.Err.Error())
+	// Each part quotes values shortened; this bounds what a provider's
+	// check says too, whatever the input.
+	b.WriteString(shorten(e.Err.Error(), maxMessage))
 	return b.String()
 }
 
@@ -58,17 +60,23 @@ func (e *subKeyError) Unwrap() error     { return e.err }
 type problems struct {
 	file  string
 	lines keyLines
-	errs  []*configError
+	errs  []*configError // at most maxProblems
+	more  int            // problems found beyond those
 }
 
 func (p *problems) add(key string, err error) {
 	if sub, ok := err.(*subKeyError); ok {
 		key, err = key+sub.key, sub.err
 	}
+	msg := err.Error()
 	for _, e := range p.errs {
-		if e.Key == key && e.Err.Error() == err.Error() {
+		if e.Key == key && e.Err.Error() == msg {
 			return // one [defaults] value, inherited by many sandboxes
 		}
+	}
+	if len(p.errs) == maxProblems {
+		p.more++ // Counted, not compared: a long list stays linear.
+		return
 	}
 	p.errs = append(p.errs, &configError{File: p.file, Line: p.lines.find(key), Key: key, Err: err})
 }
@@ -78,34 +86,44 @@ func (p *problems) err() error {
 	slices.SortStableFunc(p.errs, func(a, b *configError) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))
 	})
-	switch len(p.errs) {
-	case 0:
+	switch {
+	case len(p.errs) == 0:
 		return nil
-	case 1:
+	case len(p.errs) == 1 && p.more == 0:
 		return p.errs[0]
 	}
-	errs := make([]error, len(p.errs))
+	errs := make([]error, len(p.errs), len(p.errs)+1)
 	for i, e := range p.errs {
 		errs[i] = e
+	}
+	if p.more > 0 {
+		errs = append(errs, &configError{File: p.file, Err: errTooMany(p.more)})
 	}
 	return errors.Join(errs...)
 }
 
-// literal shows a TOML value as a config file would spell it, shortened.
-func literal(v any) string {
+// literal shows a TOML value as a config file would spell it, shortened
+// to at most maxQuoted runes however long or deep the value.
+func literal(v any) string { return shorten(literalAt(v, 0), maxQuoted) }
+
+// literalAt spells v at depth levels of arrays; below the third level an
+// array is only hinted at, so the result stays small.
+func literalAt(v any, depth int) string {
 	switch v := v.(type) {
 	case string:
-		if r := []rune(v); len(r) > 40 {
-			v = string(r[:40]) + "…"
-		}
-		return strconv.Quote(v)
+		return strconv.Quote(shorten(v, maxQuoted/2))
 	case []any:
-		if len(v) > 4 {
-			return "[" + literal(v[0]) + ", …]"
+		switch {
+		case len(v) == 0:
+			return "[]"
+		case depth >= 3:
+			return "[…]"
+		case len(v) > 4:
+			return "[" + literalAt(v[0], depth+1) + ", …]"
 		}
 		parts := make([]string, len(v))
 		for i, e := range v {
-			parts[i] = literal(e)
+			parts[i] = literalAt(e, depth+1)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
@@ -113,7 +131,7 @@ func literal(v any) string {
 	case []map[string]any:
 		return "an array of tables"
 	}
-	return fmt.Sprint(v)
+	return shorten(fmt.Sprint(v), maxQuoted)
 }
 
 func quoteAll[S ~string](list []S) string {
