@@ -60,44 +60,47 @@ func (e *subKeyError) Unwrap() error     { return e.err }
 type problems struct {
 	file  string
 	lines keyLines
-	errs  []*configError // at most maxProblems
-	more  int            // problems found beyond those
+	errs  []*configError
+	seen  map[string]bool // key and message of each error in errs
 }
 
 func (p *problems) add(key string, err error) {
 	if sub, ok := err.(*subKeyError); ok {
 		key, err = key+sub.key, sub.err
 	}
-	msg := err.Error()
-	for _, e := range p.errs {
-		if e.Key == key && e.Err.Error() == msg {
-			return // one [defaults] value, inherited by many sandboxes
-		}
-	}
-	if len(p.errs) == maxProblems {
-		p.more++ // Counted, not compared: a long list stays linear.
+	// One [defaults] value, inherited by many sandboxes, is one mistake. A
+	// set rather than a scan of errs keeps a config of many mistakes
+	// linear.
+	id := key + "\x00" + err.Error()
+	if p.seen[id] {
 		return
 	}
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[id] = true
 	p.errs = append(p.errs, &configError{File: p.file, Line: p.lines.find(key), Key: key, Err: err})
 }
 
-// err returns nil, the one error, or all of them joined, in file order.
+// err returns nil, the one error, or the first maxProblems in file order
+// joined, followed by how many more there are.
 func (p *problems) err() error {
 	slices.SortStableFunc(p.errs, func(a, b *configError) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))
 	})
-	switch {
-	case len(p.errs) == 0:
+	switch len(p.errs) {
+	case 0:
 		return nil
-	case len(p.errs) == 1 && p.more == 0:
+	case 1:
 		return p.errs[0]
 	}
-	errs := make([]error, len(p.errs), len(p.errs)+1)
-	for i, e := range p.errs {
+	shown := p.errs[:min(len(p.errs), maxProblems)]
+	errs := make([]error, len(shown), len(shown)+1)
+	for i, e := range shown {
 		errs[i] = e
 	}
-	if p.more > 0 {
-		errs = append(errs, &configError{File: p.file, Err: errTooMany(p.more)})
+	if more := len(p.errs) - len(shown); more > 0 {
+		errs = append(errs, &configError{File: p.file, Err: errTooMany(more)})
 	}
 	return errors.Join(errs...)
 }

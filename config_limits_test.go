@@ -90,8 +90,8 @@ func TestConfigNestingScanner(t *testing.T) {
 }
 
 // No error message grows with the input: quoted values, keys and the TOML
-// decoder's own message are shortened, and past 100 problems the rest are
-// counted, not listed (nor compared with each other).
+// decoder's own message are shortened, and past the first 100 problems in
+// the file the rest are counted, not listed.
 func TestConfigErrorsBounded(t *testing.T) {
 	hermetic(t)
 	const sb = "[[sandbox]]\nname = \"a\"\n"
@@ -129,6 +129,9 @@ func TestConfigErrorsBounded(t *testing.T) {
 		last := errs[len(errs)-1].Error()
 		if len(errs) != maxProblems+1 || !strings.HasPrefix(last, "c.toml: ") || !strings.Contains(last, "9900 more") {
 			t.Errorf("%d errors, the last %q", len(errs), last)
+		}
+		if first := errs[0].Error(); !strings.HasPrefix(first, "c.toml:3: ") {
+			t.Errorf("the first shown is %q, want the first in the file", first)
 		}
 	})
 }
