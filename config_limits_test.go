@@ -19,9 +19,10 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// A small hostile config is refused before it is decoded: at its file and
-// line, with a message of bounded length, allocating little.
-func TestConfigHostileNestingRefused(t *testing.T) {
+// K1 (a config is bounded before it is decoded): a small hostile config
+// is refused before it is decoded, at its file and line, with a message of
+// bounded length, allocating little.
+func TestContract_K1_HostileConfigRefusedBeforeDecoding(t *testing.T) {
 	hermetic(t)
 	const sb = "[[sandbox]]\nname = \"a\"\n" // lines 1-2
 	deepLines := sb + "command = [\n" + strings.Repeat("[\n", 100)
@@ -60,6 +61,7 @@ func TestConfigHostileNestingRefused(t *testing.T) {
 			if n > 8<<20 {
 				t.Errorf("refusing it allocated %d MiB", n>>20)
 			}
+			t.Logf("%d KB refused, allocating %d KiB", len(tt.doc)/1000, n>>10)
 		})
 	}
 }
@@ -92,7 +94,7 @@ func TestConfigNestingScanner(t *testing.T) {
 // No error message grows with the input: quoted values, keys and the TOML
 // decoder's own message are shortened, and past the first 100 problems in
 // the file the rest are counted, not listed.
-func TestConfigErrorsBounded(t *testing.T) {
+func TestContract_K1_ConfigErrorsBounded(t *testing.T) {
 	hermetic(t)
 	const sb = "[[sandbox]]\nname = \"a\"\n"
 	long := strings.Repeat("x", 100_000)
