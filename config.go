@@ -18,6 +18,7 @@ import (
 	_ "embed" // for the built-in default config
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -273,14 +274,14 @@ var providerOptions = []option[ProvidersConfig]{
 // configSearchPath that exists, else the built-in default.
 func loadConfig(path string) (*Config, error) {
 	if path != "" {
-		data, err := os.ReadFile(path)
+		data, err := readConfigFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("read config: %w (check the file given to -c)", err)
 		}
 		return parseConfig(path, data)
 	}
 	for _, p := range configSearchPath() {
-		data, err := os.ReadFile(p)
+		data, err := readConfigFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -290,6 +291,18 @@ func loadConfig(path string) (*Config, error) {
 		return parseConfig(p, data)
 	}
 	return parseConfig(builtinSource, defaultConfig)
+}
+
+// readConfigFile reads at most one byte more than a config may hold, so
+// that checkConfigShape refuses a huge file (or -c /dev/zero) without it
+// being read whole.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxConfigSize+1))
 }
 
 // configSearchPath returns the files loadConfig tries, in order, before
@@ -318,6 +331,9 @@ func xdgDir(env, fallback string) string {
 // parseConfig decodes and validates the config in data; name is the file it
 // came from, for errors and Config.Source.
 func parseConfig(name string, data []byte) (*Config, error) {
+	if err := checkConfigShape(name, data); err != nil {
+		return nil, err
+	}
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		return nil, syntaxError(name, err)
@@ -338,9 +354,11 @@ func parseConfig(name string, data []byte) (*Config, error) {
 func syntaxError(name string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return &configError{File: name, Line: pe.Position.Line, Err: fmt.Errorf("%s (fix the TOML syntax here)", strings.TrimSuffix(pe.Message, "."))}
+		// The decoder quotes the input it stumbled on, however long.
+		msg := shorten(strings.TrimSuffix(pe.Message, "."), 2*maxQuoted)
+		return &configError{File: name, Line: pe.Position.Line, Err: fmt.Errorf("%s (fix the TOML syntax here)", msg)}
 	}
-	return &configError{File: name, Err: fmt.Errorf("parse: %w", err)}
+	return &configError{File: name, Err: fmt.Errorf("parse: %s", shorten(err.Error(), 2*maxQuoted))}
 }
 
 // decode overlays the document on the defaults; it reports unknown keys and
@@ -494,8 +512,14 @@ func unknownKey(key string, known []string, at string) error {
 		return fmt.Errorf("unknown key ([%s] has no keys yet)", at)
 	}
 	best, dist := "", 3
+	lower := strings.ToLower(key)
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), k); d < dist {
+		// The distance is at least the difference in length: a long key
+		// costs nothing to rule out.
+		if abs(len(lower)-len(k)) >= dist {
+			continue
+		}
+		if d := editDistance(lower, k); d < dist {
 			best, dist = k, d
 		}
 	}
@@ -504,6 +528,8 @@ func unknownKey(key string, known []string, at string) error {
 	}
 	return fmt.Errorf("unknown key (use one of %s)", strings.Join(known, ", "))
 }
+
+func abs(n int) int { return max(n, -n) }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.
 func editDistance(a, b string) int {
@@ -557,7 +583,7 @@ func (c *Config) validate() error {
 		}
 		c.checkRemoteSandbox(p, s, at)
 		if j, dup := first[s.Name]; dup {
-			p.add(at+".name", fmt.Errorf("%q already names sandbox[%d] (give each sandbox its own name)", s.Name, j))
+			p.add(at+".name", fmt.Errorf("%s already names sandbox[%d] (give each sandbox its own name)", literal(s.Name), j))
 		} else if s.Name != "" {
 			first[s.Name] = i
 		}

@@ -34,9 +34,11 @@ func (e *configError) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
+		b.WriteString(shorten(e.Key, maxQuoted) + ": ")
 	}
-	b.WriteString(e.Err.Error())
+	// Each part quotes values shortened; this bounds what a provider's
+	// check says too, whatever the input.
+	b.WriteString(shorten(e.Err.Error(), maxMessage))
 	return b.String()
 }
 
@@ -59,21 +61,29 @@ type problems struct {
 	file  string
 	lines keyLines
 	errs  []*configError
+	seen  map[string]bool // key and message of each error in errs
 }
 
 func (p *problems) add(key string, err error) {
 	if sub, ok := err.(*subKeyError); ok {
 		key, err = key+sub.key, sub.err
 	}
-	for _, e := range p.errs {
-		if e.Key == key && e.Err.Error() == err.Error() {
-			return // one [defaults] value, inherited by many sandboxes
-		}
+	// One [defaults] value, inherited by many sandboxes, is one mistake. A
+	// set rather than a scan of errs keeps a config of many mistakes
+	// linear.
+	id := key + "\x00" + err.Error()
+	if p.seen[id] {
+		return
 	}
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[id] = true
 	p.errs = append(p.errs, &configError{File: p.file, Line: p.lines.find(key), Key: key, Err: err})
 }
 
-// err returns nil, the one error, or all of them joined, in file order.
+// err returns nil, the one error, or the first maxProblems in file order
+// joined, followed by how many more there are.
 func (p *problems) err() error {
 	slices.SortStableFunc(p.errs, func(a, b *configError) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))
@@ -84,28 +94,39 @@ func (p *problems) err() error {
 	case 1:
 		return p.errs[0]
 	}
-	errs := make([]error, len(p.errs))
-	for i, e := range p.errs {
+	shown := p.errs[:min(len(p.errs), maxProblems)]
+	errs := make([]error, len(shown), len(shown)+1)
+	for i, e := range shown {
 		errs[i] = e
+	}
+	if more := len(p.errs) - len(shown); more > 0 {
+		errs = append(errs, &configError{File: p.file, Err: errTooMany(more)})
 	}
 	return errors.Join(errs...)
 }
 
-// literal shows a TOML value as a config file would spell it, shortened.
-func literal(v any) string {
+// literal shows a TOML value as a config file would spell it, shortened
+// to at most maxQuoted runes however long or deep the value.
+func literal(v any) string { return shorten(literalAt(v, 0), maxQuoted) }
+
+// literalAt spells v at depth levels of arrays; below the third level an
+// array is only hinted at, so the result stays small.
+func literalAt(v any, depth int) string {
 	switch v := v.(type) {
 	case string:
-		if r := []rune(v); len(r) > 40 {
-			v = string(r[:40]) + "…"
-		}
-		return strconv.Quote(v)
+		return strconv.Quote(shorten(v, maxQuoted/2))
 	case []any:
-		if len(v) > 4 {
-			return "[" + literal(v[0]) + ", …]"
+		switch {
+		case len(v) == 0:
+			return "[]"
+		case depth >= 3:
+			return "[…]"
+		case len(v) > 4:
+			return "[" + literalAt(v[0], depth+1) + ", …]"
 		}
 		parts := make([]string, len(v))
 		for i, e := range v {
-			parts[i] = literal(e)
+			parts[i] = literalAt(e, depth+1)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
@@ -113,7 +134,7 @@ func literal(v any) string {
 	case []map[string]any:
 		return "an array of tables"
 	}
-	return fmt.Sprint(v)
+	return shorten(fmt.Sprint(v), maxQuoted)
 }
 
 func quoteAll[S ~string](list []S) string {

@@ -8,13 +8,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
 
 // FuzzConfig: parseConfig never panics; an accepted config validates again
-// unchanged; every error names the file; and the key scanner finds every
-// key toml reports outside arrays, so errors about them have a line.
+// unchanged; every error names the file and stays short however long the
+// input; and the key scanner finds every key toml reports outside arrays,
+// so errors about them have a line.
 func FuzzConfig(f *testing.F) {
 	for _, name := range []string{"config.example.toml", "default_config.toml"} {
 		data, err := os.ReadFile(name)
@@ -27,6 +29,13 @@ func FuzzConfig(f *testing.F) {
 	f.Add([]byte("sandbox = [{ name = \"a\", env = { B = \"\" } }, 2]\nui = { fps = 0 }\n"))
 	f.Add([]byte("[defaults]\nrestore = \"replace\"\n[[sandbox]]\nname = 'b'\ns = \"\"\"\n]]\"\"\"\n"))
 	f.Add([]byte("[providers.local]\nshell = \"/bin/sh\"\n[[sandbox]]\nname = \"c\"\nworkspace = \"~/w\"\n"))
+	// Nesting around the depth limit, and brackets that do not nest.
+	const sb = "[[sandbox]]\nname = \"d\"\n"
+	f.Add([]byte(sb + "command = " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n"))
+	f.Add([]byte(sb + "env = " + strings.Repeat("{a=", 70) + "1" + strings.Repeat("}", 70) + "\n"))
+	f.Add([]byte(sb + "env = { " + strings.Repeat("a.", 40) + "b = [[{c.d = [1]}]] }\n"))
+	f.Add([]byte(sb + "[" + strings.Repeat("sandbox.", 66) + "x]\n"))
+	f.Add([]byte(sb + "command = ['[[[[', \"{{\\\"[[\", \"\"\"\n[[[\n\"\"\"\"\", '''\n{{{\n'''''] # [[[[\n[\"[[[[\"]\n"))
 
 	dir := f.TempDir()
 	f.Setenv("HOME", dir)
@@ -41,6 +50,9 @@ func FuzzConfig(f *testing.F) {
 				errs = joined.Unwrap()
 			}
 			for _, e := range errs {
+				if n := utf8.RuneCountInString(e.Error()); n > maxMessage+3*maxQuoted+len(name) {
+					t.Fatalf("an error of %d runes: %.300q", n, e)
+				}
 				var ce *configError
 				if !errors.As(e, &ce) || ce.File != name || !strings.HasPrefix(e.Error(), name) {
 					t.Fatalf("error %q (%T) does not start with the file name", e, e)

@@ -70,7 +70,7 @@ func (p *problems) takeProviderTables(t map[string]any, at string) (map[string]a
 func (p *problems) remoteOptions(c *Config, s *Sandbox, at string, own map[string]map[string]any) {
 	for name := range own {
 		if name != s.Provider {
-			p.add(joinKey(at, name), fmt.Errorf("this sandbox's provider is %q (set provider = %q, or remove this table)", s.Provider, name))
+			p.add(joinKey(at, name), fmt.Errorf("this sandbox's provider is %s (set provider = %q, or remove this table)", literal(s.Provider), name))
 		}
 	}
 	if _, ok := remoteProviderNamed(s.Provider); !ok {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,12 @@ import (
 var sandmuxBin string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if fuzzing() {
+		// A fuzz target here needs no binary, and every fuzz worker runs
+		// TestMain: a race build in each would eat the fuzzing time.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "sandmux-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -29,6 +36,16 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	_ = os.RemoveAll(dir) // Best effort: a temp dir.
 	os.Exit(code)
+}
+
+// fuzzing reports whether this run fuzzes (a coordinator or a worker).
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }
 
 // need skips the test with a loud reason when a tool is missing, and fails

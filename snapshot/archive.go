@@ -5,10 +5,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strconv"
 
@@ -41,11 +41,11 @@ type scanned struct {
 }
 
 // scan reads the whole archive from r, applies every member rule and limit,
-// and hands admitted members to s. It stops at the first refusal; nothing
+// and hands admitted members to s. Every byte read goes to sum, and
+// Size and SHA256 describe them. It stops at the first refusal; nothing
 // it refuses reaches the sink.
-func scan(ctx context.Context, r io.Reader, lim Limits, s sink, rep *reporter) (scanned, error) {
+func scan(ctx context.Context, r io.Reader, sum hash.Hash, lim Limits, s sink, rep *reporter) (scanned, error) {
 	lim = lim.withDefaults()
-	sum := sha256.New()
 	counted := &countReader{r: r}
 	raw := bufio.NewReaderSize(io.TeeReader(counted, sum), 1<<20)
 	stream, format, closeFn, err := decompress(raw)

@@ -72,6 +72,9 @@ func (t *tempFile) sync() error {
 // rename moves the synced file to its final name. With noReplace an
 // existing file is never overwritten (the error wraps os.ErrExist).
 func (t *tempFile) rename(noReplace bool) error {
+	if crashPoint != nil {
+		crashPoint("rename to " + filepath.Base(t.final))
+	}
 	var err error
 	if noReplace {
 		err = unix.Renameat2(unix.AT_FDCWD, t.f.Name(), unix.AT_FDCWD, t.final, unix.RENAME_NOREPLACE)
@@ -92,6 +95,11 @@ func (t *tempFile) abort() {
 	_ = t.f.Close()           // Best effort: may already be closed by sync.
 	_ = os.Remove(t.f.Name()) // Best effort: absent after a rename; a stale cleaner catches the rest.
 }
+
+// crashPoint, when set (only by tests), is called at each point where a
+// crash must leave a usable snapshot: before every rename and when a save
+// has renamed everything. A test process kills itself there.
+var crashPoint func(point string)
 
 // syncToDisk is switched off only by the fuzz test, which creates
 // thousands of throwaway trees.

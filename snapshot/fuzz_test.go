@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,6 +36,14 @@ func FuzzExtract(f *testing.F) {
 	f.Add(zstdBytes(f, tarBytes(f, dir("a/"), symlink("a/l", ".."), symlink("b", "a/l/../x"))))
 	f.Add(zstdBytes(f, tarBytes(f, entry{Name: "hl", Type: tar.TypeLink, Link: "a"})))
 	f.Add(zstdBomb(f, 2))
+	// With the manifest frame Save appends, so the fuzzer reaches its parser.
+	data := zstdBytes(f, full)
+	frame, err := manifestFrame(&Manifest{Version: ManifestVersion, Files: 2, Dirs: 2, Symlinks: 1, Bytes: 6,
+		DataSize: int64(len(data)), DataSHA256: fmt.Sprintf("%x", sha256.Sum256(data))})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(append(data, frame...))
 	// Thousands of throwaway trees: syncing each to disk would make the
 	// fuzzer (and its minimizer) crawl without testing anything more.
 	syncToDisk = false

@@ -9,6 +9,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(crashChildEnv) != "" {
+		os.Exit(crashChild())
+	}
 	flag.Parse()
 	// Go minimizes each new fuzz input for up to 60 s by default, byte by
 	// byte; an input of a few KiB takes that whole minute, so a 60 s run

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,9 +14,11 @@ const ManifestVersion = 1
 // ManifestSuffix is appended to an archive's file name to name its manifest.
 const ManifestSuffix = ".json"
 
-// Manifest describes one archive. It is stored beside the archive, as
-// ManifestPath(archive), and written before the archive is renamed into
-// place, so an archive under its final name always has one.
+// Manifest describes one archive. Save stores it twice: inside the
+// archive, in a frame at its end (the authoritative copy; see frame.go),
+// and beside it as ManifestPath(archive), a cache for people and for older
+// sandmux, rewritten by every save and ignored by readers when it does not
+// describe the archive's data.
 type Manifest struct {
 	Version  int       `json:"version"`
 	Sandbox  string    `json:"sandbox,omitempty"`
@@ -33,8 +34,15 @@ type Manifest struct {
 	Symlinks int64 `json:"symlinks"`
 	Bytes    int64 `json:"bytes"`
 	// ArchiveSize and SHA256 (lowercase hex) describe the archive file.
+	// The copy inside the archive cannot know them (it would hash itself):
+	// there they are zero, and a reader fills in ArchiveSize.
 	ArchiveSize int64  `json:"archive_size"`
 	SHA256      string `json:"sha256"`
+	// DataSize and DataSHA256 describe the archive's data: its bytes before
+	// the manifest frame. Empty in manifests of archives without a frame
+	// (those of sandmux before the frame, or made by other tools).
+	DataSize   int64  `json:"data_size,omitempty"`
+	DataSHA256 string `json:"data_sha256,omitempty"`
 	// Exclude is the exclusion patterns the save used.
 	Exclude []string `json:"exclude,omitempty"`
 	// Notes lists entries the save left out because a restore would refuse
@@ -63,25 +71,38 @@ func (m *Manifest) note(path, reason string) {
 // ManifestPath returns where the manifest of archive is stored.
 func ManifestPath(archive string) string { return archive + ManifestSuffix }
 
-// ReadManifest reads the manifest stored beside archive. It returns an
-// error wrapping fs.ErrNotExist when there is none.
+// ReadManifest reads archive's manifest: the copy inside the archive when
+// it has one, else the copy beside it (see Manifest). It returns an error
+// wrapping fs.ErrNotExist when there is neither.
 func ReadManifest(archive string) (*Manifest, error) {
-	p := ManifestPath(archive)
-	data, err := os.ReadFile(p)
+	f, err := os.Open(archive)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no manifest %s: %w", p, err)
-		}
-		return nil, fmt.Errorf("read manifest %s: %w", p, err)
+		return nil, fmt.Errorf("read the manifest of %s: %w", archive, err)
 	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("manifest %s is damaged: %w; verify the archive without it by moving it away", p, err)
+	defer f.Close()
+	m, _, err := manifestOf(f, archive)
+	if err == nil && m == nil {
+		err = fmt.Errorf("no manifest inside %s or beside it (%s): %w", archive, ManifestPath(archive), fs.ErrNotExist)
 	}
-	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("manifest %s has version %d, this sandmux reads %d; use a matching sandmux", p, m.Version, ManifestVersion)
+	return m, err
+}
+
+// manifestOf finds the manifest of the open archive f (nil if it has none)
+// and where its data ends.
+func manifestOf(f *os.File, archive string) (*Manifest, embedded, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, embedded{}, fmt.Errorf("stat %s: %w", archive, err)
 	}
-	return &m, nil
+	e, err := readEmbedded(f, info.Size(), archive)
+	if err != nil {
+		return nil, embedded{}, err
+	}
+	beside, err := readBeside(archive)
+	if err != nil && e.man == nil {
+		return nil, embedded{}, err
+	}
+	return resolveManifest(e, beside, info.Size()), e, nil
 }
 
 func writeManifest(archive string, m *Manifest) error {

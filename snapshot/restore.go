@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -59,39 +61,76 @@ func Verify(ctx context.Context, archive string, opts VerifyOptions) (*Report, e
 
 // read scans archive into s and checks it against its manifest.
 func read(ctx context.Context, archive string, lim Limits, s sink, rep *reporter) (*Report, error) {
-	man, f, err := openArchive(archive)
+	o, err := openArchive(archive)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return readFrom(ctx, f, archive, man, lim, s, rep)
+	defer o.f.Close()
+	return o.readFrom(ctx, lim, s, rep)
+}
+
+// opened is an archive file and what its end and its neighbour say about it.
+type opened struct {
+	f    *os.File
+	name string
+	man  *Manifest // nil if it has none
+	emb  embedded
 }
 
 // openArchive opens archive and reads its manifest, if it has one.
-func openArchive(archive string) (*Manifest, *os.File, error) {
-	man, err := ReadManifest(archive)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, err
-	}
+func openArchive(archive string) (*opened, error) {
 	f, err := os.Open(archive)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open archive: %w", err)
+		return nil, fmt.Errorf("open archive: %w", err)
 	}
-	return man, f, nil
+	man, emb, err := manifestOf(f, archive)
+	if err != nil {
+		_ = f.Close() // Read-only.
+		return nil, err
+	}
+	return &opened{f: f, name: archive, man: man, emb: emb}, nil
 }
 
-func readFrom(ctx context.Context, f io.Reader, archive string, man *Manifest, lim Limits, s sink, rep *reporter) (*Report, error) {
-	sc, err := scan(ctx, f, lim, s, rep)
+// readFrom reads the archive from its start: its data through the scan,
+// then the manifest frame, if any, into the whole file's checksum.
+func (o *opened) readFrom(ctx context.Context, lim Limits, s sink, rep *reporter) (*Report, error) {
+	if _, err := o.f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("rewind archive: %w", err)
+	}
+	sum := sha256.New()
+	sc, err := scan(ctx, io.LimitReader(o.f, o.emb.dataLen), sum, lim, s, rep)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Archive: archive, Format: sc.Format, Files: sc.Files, Dirs: sc.Dirs, Symlinks: sc.Symlinks,
-		Bytes: sc.Bytes, Size: sc.Size, SHA256: sc.SHA256, Manifest: man}
-	return r, r.matchManifest()
+	r := &Report{Archive: o.name, Format: sc.Format, Files: sc.Files, Dirs: sc.Dirs, Symlinks: sc.Symlinks,
+		Bytes: sc.Bytes, Size: sc.Size, SHA256: sc.SHA256, Manifest: o.man}
+	if o.emb.man == nil {
+		if o.man == nil {
+			return r, nil
+		}
+		return r, r.match(o.man, o.man.ArchiveSize, r.Size, o.man.SHA256, r.SHA256)
+	}
+	n, err := io.Copy(sum, o.f)
+	if err != nil {
+		return nil, fmt.Errorf("read the manifest frame of %s: %w", o.name, err)
+	}
+	r.Size, r.SHA256 = sc.Size+n, hex.EncodeToString(sum.Sum(nil))
+	if err := r.match(o.emb.man, o.emb.man.DataSize, sc.Size, o.emb.man.DataSHA256, sc.SHA256); err != nil {
+		return nil, err
+	}
+	if o.man.SHA256 != "" && o.man.SHA256 != r.SHA256 {
+		// The copy beside described the same data in another frame: stale.
+		m := *o.emb.man
+		m.ArchiveSize = r.Size
+		r.Manifest = &m
+	}
+	return r, nil
 }
 
-func (r *Report) matchManifest() error {
-	m := r.Manifest
+// match compares what the scan found with m, whose checksum and size
+// describe size bytes hashing to sha: the whole file for a manifest beside
+// the archive, the data before the frame for the one inside.
+func (r *Report) match(m *Manifest, wantSize, size int64, wantSHA, sha string) error {
 	if m == nil {
 		return nil
 	}
@@ -100,7 +139,7 @@ func (r *Report) matchManifest() error {
 		want, got any
 	}
 	for _, f := range []field{
-		{"sha256", m.SHA256, r.SHA256}, {"archive size", m.ArchiveSize, r.Size},
+		{"sha256", wantSHA, sha}, {"archive size", wantSize, size},
 		{"files", m.Files, r.Files}, {"directories", m.Dirs, r.Dirs},
 		{"symlinks", m.Symlinks, r.Symlinks}, {"bytes", m.Bytes, r.Bytes},
 	} {

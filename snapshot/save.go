@@ -33,11 +33,12 @@ type SaveOptions struct {
 	OnProgress func(Progress)
 }
 
-// Save archives src to the file archive and writes its manifest beside it
-// (ManifestPath). Both appear under their final names only when complete
-// and on disk (W4): a crash or a cancellation at any point leaves whatever
-// was there before, untouched. An existing archive of that name is
-// replaced.
+// Save archives src to the file archive, with its manifest inside it (a
+// frame at its end) and a copy beside it (ManifestPath). The archive
+// appears under its final name only when complete and on disk (W4): a
+// crash or a cancellation before that leaves whatever was there before,
+// untouched, and from then on the new snapshot is whole. An existing
+// archive of that name is replaced.
 //
 // Save works on the calling goroutine: run it off the UI goroutine (W1).
 // When ctx is cancelled it stops, waits for everything it started (the
@@ -118,20 +119,39 @@ func save(ctx context.Context, src Source, archive string, ex *Matcher, m *Manif
 		return context.Cause(ctx)
 	}
 	m.Files, m.Dirs, m.Symlinks, m.Bytes = w.chk.files, w.chk.dirs, int64(len(w.chk.links)), w.chk.bytes
+	m.DataSize, m.DataSHA256 = t.written, hex.EncodeToString(sum.Sum(nil))
+	frame, err := manifestFrame(m)
+	if err != nil {
+		return err
+	}
+	if _, err := io.MultiWriter(t, sum).Write(frame); err != nil {
+		return fmt.Errorf("write the manifest into %s: %w", t.f.Name(), err)
+	}
 	m.ArchiveSize, m.SHA256 = t.written, hex.EncodeToString(sum.Sum(nil))
 	if err := t.sync(); err != nil {
 		return err
 	}
-	// The manifest goes first: an archive under its final name always has
-	// one. The directory fsync makes both renames durable.
-	if err := writeManifest(archive, m); err != nil {
-		return err
-	}
+	// The archive carries its manifest, so it goes first and alone decides
+	// what the snapshot is: at every instant the final name holds the old
+	// archive or the new one, each complete, and the copy beside it is a
+	// cache that readers ignore while it is stale. The fsync between the
+	// renames keeps that order on disk: a crash can never keep the new
+	// manifest beside an old archive that has no manifest inside.
 	if err := t.rename(false); err != nil {
 		return err
 	}
 	committed = true
-	return syncDir(filepath.Dir(archive))
+	dir := filepath.Dir(archive)
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	if err := writeManifest(archive, m); err != nil {
+		return fmt.Errorf("the snapshot is saved, but its manifest beside it is not: %w", err)
+	}
+	if crashPoint != nil {
+		crashPoint("saved")
+	}
+	return syncDir(dir)
 }
 
 const copyBuffer = 1 << 20

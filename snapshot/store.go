@@ -22,8 +22,8 @@ const ArchiveSuffix = ".tar.zst"
 // names sorts by time: 20261129T072644.123Z.tar.zst.
 const nameLayout = "20060102T150405.000Z"
 
-// Store keeps snapshots as root/<sandbox>/<time>.tar.zst with a manifest
-// beside each, the newest Keep per sandbox. The root is usually
+// Store keeps snapshots as root/<sandbox>/<time>.tar.zst, each carrying its
+// manifest with a copy beside it, the newest Keep per sandbox. The root is usually
 // $XDG_STATE_HOME/sandmux/snapshots (see DefaultRoot).
 type Store struct {
 	Root string
@@ -233,8 +233,9 @@ func (s *Store) Prune(sandbox string) error {
 	return errors.Join(errs...)
 }
 
-// removeOrphanManifests removes manifests whose archive never appeared (a
-// crash between the two renames of a save) or whose removal was cut short.
+// removeOrphanManifests removes manifests whose archive is gone: a Prune
+// cut short between its two removals, or a manifest written beside an
+// archive by other means.
 func (s *Store) removeOrphanManifests(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -249,8 +250,8 @@ func (s *Store) removeOrphanManifests(dir string) error {
 		if _, ok := archiveTime(archive); !ok || exists(filepath.Join(dir, archive)) {
 			continue
 		}
-		// A save in progress writes its manifest just before its archive:
-		// leave young ones alone.
+		// Leave young ones alone: a Prune or a save of another process may
+		// be between its two steps.
 		if info, err := e.Info(); err != nil || time.Since(info.ModTime()) < staleAge {
 			continue
 		}

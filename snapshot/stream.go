@@ -34,16 +34,13 @@ func RestoreStream(ctx context.Context, archive string, importFn func(ctx contex
 var errImportStopped = errors.New("the importer stopped reading")
 
 func restoreStream(ctx context.Context, archive string, importFn func(context.Context, io.Reader) error, lim Limits, rep *reporter) (r *Report, err error) {
-	man, f, err := openArchive(archive)
+	o, err := openArchive(archive)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if _, err := readFrom(ctx, f, archive, man, lim, discardSink{buf: make([]byte, copyBuffer)}, newReporter(nil)); err != nil {
+	defer o.f.Close()
+	if _, err := o.readFrom(ctx, lim, discardSink{buf: make([]byte, copyBuffer)}, newReporter(nil)); err != nil {
 		return nil, err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("rewind archive: %w", err)
 	}
 	ictx, cancel := context.WithCancelCause(ctx)
 	pr, pw := io.Pipe()
@@ -58,7 +55,7 @@ func restoreStream(ctx context.Context, archive string, importFn func(context.Co
 	stopWrite := context.AfterFunc(ctx, func() { pw.CloseWithError(context.Cause(ctx)) })
 	defer stopWrite()
 	tw := tar.NewWriter(pw)
-	r, err = readFrom(ctx, f, archive, man, lim, &tarSink{tw: tw}, rep)
+	r, err = o.readFrom(ctx, lim, &tarSink{tw: tw}, rep)
 	if err == nil {
 		err = tw.Close()
 	}
