@@ -22,6 +22,10 @@ const (
 	opRepeat                 // REP, n times (no bytes)
 	opSync                   // 2026 set (n=1) or reset (n=0) (no bytes)
 	opGoto                   // CUP: the cursor ends at n = y<<16 | x (0-based)
+	opPen                    // the pen (termState.pen) changed (no bytes)
+	opErase                  // fills cells with the background; may move the cursor
+	opRestore                // restores the cursor, and with it vt10x's pen
+	opAlt                    // enters (n=1) or leaves (n=0) the alternate screen
 )
 
 // emitter receives the filter's output, in stream order.
@@ -74,7 +78,6 @@ type filter struct {
 	strEsc   bool // saw ESC inside the string: ST or the start of a new sequence
 	strBEL   bool // the OSC ended with BEL (replies use the same terminator)
 	scratch  []byte
-	sgrOut   []int
 	cols     int
 	rows     int
 	top, bot int // scroll region, 0-based inclusive
@@ -94,6 +97,7 @@ type termState struct {
 	lnm      bool
 	shape    CursorShape
 	title    string
+	pen      style // the SGR state and hyperlink, as the child set them
 
 	g     [2]byte // G0 and G1 designations: '0' is DEC line drawing
 	shift int     // 0 after SI, 1 after SO
@@ -101,6 +105,7 @@ type termState struct {
 	saved struct {
 		g     [2]byte
 		shift int
+		pen   style
 	}
 }
 
@@ -291,13 +296,14 @@ func (f *filter) syncCharset() {
 }
 
 // saveCharset and restoreCharset follow vt10x's cursor save and restore,
-// which carry the line-drawing flag with the cursor attributes.
+// which carry the line-drawing flag with the cursor attributes; the pen
+// goes with them, as in xterm.
 func (f *filter) saveCharset() {
-	f.st.saved.g, f.st.saved.shift = f.st.g, f.st.shift
+	f.st.saved.g, f.st.saved.shift, f.st.saved.pen = f.st.g, f.st.shift, f.st.pen
 }
 
 func (f *filter) restoreCharset() {
-	f.st.g, f.st.shift = f.st.saved.g, f.st.saved.shift
+	f.st.g, f.st.shift, f.st.pen = f.st.saved.g, f.st.saved.shift, f.st.saved.pen
 	f.st.gfx = f.st.g[f.st.shift] == '0'
 }
 
@@ -331,18 +337,20 @@ func (f *filter) escPlain(final byte, raw []byte) {
 		f.out.seq(opStyle, 0, raw)
 	case '8':
 		f.restoreCharset()
-		f.out.seq(opMove, 0, raw)
+		f.out.seq(opRestore, 0, raw)
 	case 'D':
 		f.out.seq(opIndex, 1, raw)
 	case 'E':
 		f.out.seq(opNextLine, 1, raw)
-	case 'M', 'H':
+	case 'M': // RI scrolls down at the top margin
+		f.out.seq(opErase, 0, raw)
+	case 'H':
 		f.out.seq(opMove, 0, raw)
 	case 'c':
 		if f.st.modes.AltScreen {
 			// vt10x's reset clears the alternate-screen flag without
 			// swapping the buffers back: leave the alternate screen first.
-			f.out.seq(opMove, 0, []byte("\x1b[?1047l"))
+			f.out.seq(opAlt, 0, []byte("\x1b[?1047l"))
 		}
 		f.reset()
 		f.out.seq(opReset, 0, raw)

@@ -18,10 +18,11 @@ type cursorModel struct {
 // lastPrint is the last character printed, for REP and for composing a
 // combining mark that follows it.
 type lastPrint struct {
-	ok bool
-	r  rune
-	x  int // its column (the cursor's row is still its row)
-	w  int
+	ok  bool
+	r   rune
+	x   int // its column (the cursor's row is still its row)
+	w   int
+	pen uint32
 }
 
 // maxPending bounds the bytes held before a flush to vt10x.
@@ -55,10 +56,12 @@ func (s *Screen) feedsScrollback() bool {
 }
 
 // lineFeed moves the model down a line, capturing the top row first when
-// this line feed scrolls it off the main screen.
-func (s *Screen) lineFeed() {
+// this line feed scrolls it off the main screen. It reports whether the
+// line feed scrolls (the caller fills the new line, see fillScrolled).
+func (s *Screen) lineFeed() bool {
 	s.loadCursor()
-	if s.cur.y == s.f.bot {
+	scrolls := s.cur.y == s.f.bot
+	if scrolls {
 		if s.feedsScrollback() {
 			s.capture(1)
 		}
@@ -66,6 +69,7 @@ func (s *Screen) lineFeed() {
 		s.cur.y++
 	}
 	s.cur.wrap = false
+	return scrolls
 }
 
 // text places printable text.
@@ -99,8 +103,9 @@ func (s *Screen) ascii(t string) {
 			continue
 		}
 		n := min(len(t), s.cols-s.cur.x)
+		s.toVT(s.printPen)
 		s.pending = append(s.pending, t[:n]...)
-		s.last = lastPrint{ok: true, r: rune(t[n-1]), x: s.cur.x + n - 1, w: 1}
+		s.last = lastPrint{ok: true, r: rune(t[n-1]), x: s.cur.x + n - 1, w: 1, pen: s.printPen}
 		s.cur.x += n
 		if s.cur.x >= s.cols {
 			s.cur.x, s.cur.wrap = s.cols-1, true
@@ -134,22 +139,28 @@ func (s *Screen) printRune(r rune) {
 // moves to the next line first (a scroll point on the bottom margin).
 func (s *Screen) put(r rune, w int) {
 	s.loadCursor()
+	scrolled := false
 	if s.cur.wrap && s.f.st.autowrap {
-		s.lineFeed()
+		scrolled = s.lineFeed()
 		s.cur.x = 0
 	}
+	s.toVT(s.printPen)
 	if s.f.st.modes.Insert && !s.cur.wrap {
 		s.pending = append(s.pending, "\x1b[@"...)
 		if w == 2 {
 			s.pending = append(s.pending, "\x1b[@"...)
 		}
 	}
-	s.last = lastPrint{ok: true, r: r, x: s.cur.x, w: w}
+	s.last = lastPrint{ok: true, r: r, x: s.cur.x, w: w, pen: s.printPen}
 	s.pending = utf8.AppendRune(s.pending, r)
 	s.advance()
 	if w == 2 {
 		s.pending = utf8.AppendRune(s.pending, placeholder)
 		s.advance()
+	}
+	if scrolled && !s.cur.wrap {
+		// vt10x blanked the line it wrapped onto in default colours.
+		s.fillScrolled(false)
 	}
 }
 
@@ -181,6 +192,7 @@ func (s *Screen) compose(r rune) {
 	// The cursor is still on the character's row, just after it (or on it
 	// with a wrap pending); CHA there, print, and the cursor ends where it
 	// was.
+	s.toVT(s.last.pen)
 	s.pending = append(s.pending, "\x1b["...)
 	s.pending = appendInt(s.pending, s.last.x+1)
 	s.pending = append(s.pending, 'G')
@@ -196,10 +208,15 @@ func (s *Screen) control(b byte) {
 	s.last.ok = false
 	switch b {
 	case '\n', '\v', '\f':
-		s.lineFeed()
+		scrolled := s.lineFeed()
 		if s.f.st.lnm {
 			s.cur.x = 0
 		}
+		s.pending = append(s.pending, b)
+		if scrolled {
+			s.fillScrolled(true)
+		}
+		return
 	case '\r':
 		s.cur.x, s.cur.wrap = 0, false
 	case '\b':
@@ -221,24 +238,53 @@ func (s *Screen) control(b byte) {
 
 // seq performs one filtered sequence.
 func (s *Screen) seq(o op, n int, raw []byte) {
-	if o != opStyle {
+	if o != opStyle && o != opPen {
 		s.last.ok = o == opRepeat && s.last.ok
 	}
 	switch o {
 	case opStyle:
+	case opPen:
+		s.penChanged()
+		return
 	case opIndex, opNextLine:
-		s.lineFeed()
+		scrolled := s.lineFeed()
 		if o == opNextLine {
 			s.cur.x = 0
 		}
+		s.pending = append(s.pending, raw...)
+		if scrolled {
+			s.fillScrolled(true)
+		}
+		return
+	case opErase:
+		s.toVT(s.erasePen())
+		s.cur.known = false
 	case opScrollUp:
 		if s.feedsScrollback() {
 			s.flush()
 			s.capture(min(n, s.rows))
 		}
+		s.toVT(s.erasePen())
+	case opRestore:
+		// vt10x's pen comes back with the cursor: whatever id it held.
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+		s.vtPen = -1
+		s.penChanged()
+		return
+	case opAlt:
+		s.altSwitch(n == 1, raw)
+		return
+	case opReset:
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+		s.vtPen, s.printPen, s.erasePenID = 0, 0, -1
+		s.unpinScreen()
+		return
 	case opEraseAbove:
 		s.loadCursor()
 		s.cur.known = false
+		s.toVT(s.erasePen())
 		s.pending = append(s.pending, raw...)
 		if s.cur.y == 1 && (!s.f.st.origin || s.f.top == 0) {
 			// vt10x clears rows above only when the cursor is below row
@@ -257,6 +303,8 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 		s.pending = appendInt(s.pending, s.cur.x+1)
 		s.pending = append(s.pending, 'H')
 		s.cur.known = false
+		s.vtPen = 0 // raw has SGR 0
+		s.penChanged()
 		return
 	case opRepeat:
 		// Bounded: a huge count cannot do more than fill the screen.
@@ -277,6 +325,26 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	s.pending = append(s.pending, raw...)
 	if len(s.pending) > maxPending {
 		s.flush()
+	}
+}
+
+// altSwitch enters or leaves the alternate screen. On entry the main
+// screen's pen ids are pinned (sweeps cannot see it while hidden); vt10x
+// blanks the alternate screen with its pen on the way out, so that pen is
+// the default, and 1049 restores the cursor with its pen.
+func (s *Screen) altSwitch(enter bool, raw []byte) {
+	s.cur.known = false
+	if enter {
+		s.pinScreen()
+	} else {
+		s.toVT(0)
+	}
+	s.pending = append(s.pending, raw...)
+	if !enter {
+		s.flush()
+		s.unpinScreen()
+		s.vtPen = -1
+		s.penChanged()
 	}
 }
 

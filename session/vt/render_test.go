@@ -10,7 +10,7 @@ func TestRenderSGR(t *testing.T) {
 	s, _ := newScreen(t, 8, 2)
 	s.Write("\x1b[1;31mA\x1b[0;38;5;200;48;2;1;2;3mB\x1b[0;3;4;5mC\x1b[0;7mD\x1b[0;97;100mE\x1b[mF")
 	got := string(Render(nil, frame(s)))
-	want := "\x1b[0;1;91mA" +
+	want := "\x1b[0;1;31mA" +
 		"\x1b[0;38;5;200;48;2;1;2;3mB" +
 		"\x1b[0;3;4;5mC" +
 		"\x1b[0;7mD" + // reverse of default colours: swapped once, by the terminal

@@ -65,7 +65,15 @@ type Screen struct {
 	lfBuf    []int
 	bulkRow  []vt10x.Glyph
 	bulks    int // how many bulk layouts ran, for tests
-	penCache map[penKey]vt10x.Glyph
+	penCache map[penKey]style
+	inBulk   bool // a bulk layout holds pen ids in bulkRow
+
+	// Pens (pen.go).
+	pens       penTable
+	printPen   uint32   // id of the filter's pen
+	erasePenID int32    // id of its background-only pen, -1 until asked for
+	vtPen      int64    // the id vt10x's pen holds, -1 when unknown
+	altPins    []uint32 // ids the main screen uses while the alternate one hides it
 
 	syncTimeout  time.Duration
 	syncDeadline time.Time // zero when no update holds the dirty signal
@@ -96,6 +104,8 @@ func New(cols, rows int, opts ...Option) *Screen {
 		done:        make(chan struct{}),
 	}
 	s.sb.max = c.scrollback
+	s.pens.init()
+	s.erasePenID = -1
 	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
 	s.f = newFilter(s, cols, rows)
 	s.wg.Go(func() { s.replies.drain(c.replies, s.done) })
@@ -191,6 +201,9 @@ func (s *Screen) Resize(cols, rows int) {
 		s.capture(slide)
 	}
 	oldCols := s.cols
+	// vt10x fills what a resize adds with its pen: make it the default.
+	s.toVT(0)
+	s.flush()
 	s.term.Resize(cols, rows)
 	s.cols, s.rows = cols, rows
 	s.f.resize(cols, rows)

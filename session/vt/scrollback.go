@@ -84,7 +84,14 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 // background and no attribute that draws on a space.
 func blank(c *Cell) bool {
 	return (c.Rune == ' ' || c.Rune == 0) && c.Flags == 0 && c.BG.IsDefault() &&
-		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike) == 0
+		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike|AttrOverline) == 0
+}
+
+// blankStyle reports whether a space in st shows nothing.
+func blankStyle(st style) bool {
+	c := Cell{Rune: ' '}
+	c.setStyle(st)
+	return blank(&c)
 }
 
 // cells writes line l into dst (len = frame width), padding with blanks.
@@ -95,7 +102,8 @@ func (l *sbLine) cells(dst []Cell) {
 		for k := int32(0); k < r.n && x < len(dst); k++ {
 			ch, size := utf8.DecodeRuneInString(text)
 			text = text[size:]
-			dst[x] = Cell{Rune: ch, FG: r.st.fg, BG: r.st.bg, Attrs: r.st.attrs}
+			dst[x] = Cell{Rune: ch}
+			dst[x].setStyle(r.st)
 			x++
 		}
 	}
@@ -129,7 +137,10 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 	end := used
 	for end > 0 {
 		g := cell(end - 1)
-		if g.Char != ' ' || g.Mode&^vtWrap != 0 || g.BG != vt10x.DefaultBG {
+		if g.Char != ' ' {
+			break
+		}
+		if id := glyphPen(g); id != 0 && !blankStyle(s.pens.style(id)) {
 			break
 		}
 		end--
@@ -139,7 +150,7 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 	}
 	row := s.rowBuf[:end]
 	for x := range row {
-		row[x] = cellFromGlyph(cell(x))
+		row[x] = s.cellOf(cell(x))
 	}
 	fixWide(row)
 	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
@@ -149,7 +160,7 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 // readRowInto converts the first len(row) cells of screen row y.
 func (s *Screen) readRowInto(y int, row []Cell) {
 	for x := range row {
-		row[x] = cellFromGlyph(s.term.Cell(x, y))
+		row[x] = s.cellOf(s.term.Cell(x, y))
 	}
 	fixWide(row)
 }

@@ -1,6 +1,7 @@
 package vt_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -123,7 +124,21 @@ var diffCases = []diffCase{
 		xterm:  []string{"  XY", "", "", "", "Z"},
 		script: `printf 'ab\033[2;4r\033[?6h\033[1;3H\033[4h\033[!pXY\033[6;1HZ\n'`},
 	{name: "scroll region with history", cols: 10, rows: 6, history: true, script: `seq 1 10; printf '\033[1;3r\033[3;1H'; seq 11 15; printf '\033[r\033[6;1H'; seq 16 20`},
+	{name: "bold base colours", cols: 40, rows: 4, styles: true, script: `printf '\033[1;34mdir\033[0m \033[1;31;42mB\033[22m n \033[1;37;7mR\033[m\n\033[01;32mexe\033[0m \033[1;90mgrey\033[m\n'`},
+	{name: "RGB black and dark blues", cols: 40, rows: 4, styles: true, script: `printf '\033[38;2;0;0;0;48;2;255;255;255mblack\033[m \033[38;2;0;0;5mb5\033[48;2;0;0;200m b200\033[m \033[38:2::0:0:1mc\033[m\n'`},
+	{name: "background erase on scroll", cols: 12, rows: 5, styles: true, script: `seq 1 4; printf '\033[44mblue\n\n\033[41mred\033D\033[m\n\033[42mgreen\033E\033[m\n\033[45m\033[S\033[m'` + markLastColumn(12, 5)},
+	{name: "background erase on auto-wrap", cols: 12, rows: 3, styles: true, script: `printf '\n\n\033[42mgreen-wraps-onto\033[m'` + markLastColumn(12, 3),
+		note:        "tmux blanks a line that auto-wrap scrolls in with the default background; xterm (xtermAutoWrap, as IND) with the current one",
+		xtermStyles: []string{"«d/d/»           |", "«d/p2/»green-wraps«d/d/»|", "«d/p2/»onto       «d/d/»|"}},
+	{name: "background erase on edits", cols: 12, rows: 6, styles: true, script: `printf 'abcdefghij\n0123456789\n\033[43;4;31m\033[1;5H\033[K\033[2;3H\033[2X\033[2P\033[1@\033[3;1H\033[1L\033[5;1H\033[J\033[m'` + markLastColumn(12, 6)},
 	{name: "SU SD", cols: 10, rows: 6, history: true, script: `seq 1 6 | tr -d '\n'; printf '\r'; seq 1 5; printf '\033[2S\033[1T'`},
+}
+
+// markLastColumn is sh code that prints '|' in the last column of every
+// row in the default style: capture-pane drops trailing blanks even when
+// they have a background, so the mark keeps them in the comparison.
+func markLastColumn(cols, rows int) string {
+	return fmt.Sprintf("; printf '\\033[m'; for r in $(seq 1 %d); do printf '\\033[%%d;%dH|' $r; done", rows, cols)
 }
 
 func TestDifferentialTmux(t *testing.T) {

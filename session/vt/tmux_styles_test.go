@@ -21,14 +21,9 @@ type tcell struct {
 }
 
 func (c tcell) style() string {
+	// Colours as the program wrote them: bold does not brighten (tmux
+	// keeps bold and colour apart, and most terminals today draw them so).
 	fg := c.fg
-	// vt10x bakes bold into colours 0-7 (brightening them) unless reverse;
-	// apply the same on both sides.
-	if c.bold && !c.rev && strings.HasPrefix(fg, "p") {
-		if n, _ := strconv.Atoi(fg[1:]); n < 8 {
-			fg = "p" + strconv.Itoa(n+8)
-		}
-	}
 	var a string
 	for _, f := range []struct {
 		on bool

@@ -59,6 +59,9 @@ type diffCase struct {
 	// xterm, when set, is the screen xterm shows where tmux shows
 	// another: ours is compared with it and tmux's is logged.
 	xterm []string
+	// xtermStyles, when set, is the styles xterm shows where tmux shows
+	// others, as xterm above.
+	xtermStyles []string
 }
 
 // screenState is what is compared.
@@ -317,6 +320,10 @@ func runDiffCases(t *testing.T, cases []diffCase) {
 				ref.text = c.xterm
 			}
 			diff(t, "screen", ref.text, ours.text)
+			if c.xtermStyles != nil {
+				t.Logf("tmux shows styles %q; xterm and sandmux %q", ref.styles, c.xtermStyles)
+				ref.styles = c.xtermStyles
+			}
 			if c.styles {
 				diff(t, "styles", ref.styles, ours.styles)
 			}
