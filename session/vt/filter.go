@@ -86,7 +86,8 @@ type filter struct {
 	// cleared by whoever shows it (Screen.TakeAttention).
 	attention bool
 
-	st termState
+	links linkTable
+	st    termState
 }
 
 // termState is everything the filter tracks about the terminal.

@@ -17,8 +17,8 @@ var (
 )
 
 // osc handles a complete OSC string: titles, colour queries and
-// notifications (which ask for attention). Everything else (hyperlinks,
-// clipboard, cwd, colour changes) is dropped; vt10x would log it or, for colour changes, bake new colours into
+// notifications (which ask for attention) and hyperlinks (link.go).
+// Everything else (clipboard, cwd, colour changes) is dropped; vt10x would log it or, for colour changes, bake new colours into
 // cells.
 func (f *filter) osc(data []byte) {
 	cmd, rest, _ := bytes.Cut(data, []byte{';'})
@@ -29,6 +29,8 @@ func (f *filter) osc(data []byte) {
 	switch n {
 	case 0, 2:
 		f.setTitle(rest)
+	case 8:
+		f.setLink(rest)
 	case 9:
 		// iTerm2's notification; "9;4;…" is ConEmu's progress report.
 		if !bytes.HasPrefix(rest, []byte("4;")) {

@@ -108,6 +108,7 @@ func New(cols, rows int, opts ...Option) *Screen {
 	s.erasePenID = -1
 	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
 	s.f = newFilter(s, cols, rows)
+	s.f.links.roots = s.linkRoots
 	s.wg.Go(func() { s.replies.drain(c.replies, s.done) })
 	s.wg.Go(s.clock)
 	return s

@@ -17,6 +17,9 @@ type Frame struct {
 	Cursor     Cursor
 	Modes      Modes
 	Title      string
+	// Links are the hyperlinks (OSC 8 "params;URI") cells refer to by
+	// Cell.Link; Links[0] is "", no link.
+	Links []string
 	// Scrollback is how many lines the scrollback held; First is the
 	// index of the frame's top row in scrollback + screen (First ==
 	// Scrollback for the live screen).
@@ -113,6 +116,7 @@ func (s *Screen) snapshotRange(f *Frame, first, n int) {
 		Visible: st.modes.CursorVisible && cy >= 0 && cy < n}
 	f.Modes = st.modes
 	f.Title = st.title
+	f.Links = append(f.Links[:0], s.f.links.urls...)
 	f.Scrollback = sbLen
 	f.First = first
 }

@@ -10,14 +10,17 @@ import (
 )
 
 // A style-aware line: runs written as «style»text, trailing default blanks
-// dropped. Faint, conceal and strikethrough are left out: vt10x does not
-// keep them.
+// dropped. Compared cell for cell: text, palette and RGB colours, bold,
+// faint, italic, underline (style and colour), blink, reverse,
+// strikethrough, overline and conceal. Hyperlinks are not: tmux 3.3's
+// capture-pane does not show them (TestHyperlinks covers them).
 type tcell struct {
-	r            rune
-	fg, bg       string
-	bold, ital   bool
-	under, blink bool
-	rev          bool
+	r                  rune
+	fg, bg, ul         string
+	bold, faint, ital  bool
+	under              int // 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5 dashed
+	blink, rev, strike bool
+	over, hidden       bool
 }
 
 func (c tcell) style() string {
@@ -28,10 +31,14 @@ func (c tcell) style() string {
 	for _, f := range []struct {
 		on bool
 		s  string
-	}{{c.bold, "b"}, {c.ital, "i"}, {c.under, "u"}, {c.blink, "k"}, {c.rev, "r"}} {
+	}{{c.bold, "b"}, {c.faint, "f"}, {c.ital, "i"}, {c.under > 0, "u" + strconv.Itoa(c.under)},
+		{c.blink, "k"}, {c.rev, "r"}, {c.strike, "s"}, {c.over, "o"}, {c.hidden, "h"}} {
 		if f.on {
 			a += f.s
 		}
+	}
+	if c.under > 0 && c.ul != "" && c.ul != "d" {
+		a += "=" + c.ul
 	}
 	return fg + "/" + c.bg + "/" + a
 }
@@ -76,10 +83,16 @@ func styleLines(f *vt.Frame) []string {
 			if r == 0 {
 				r = ' '
 			}
-			cells = append(cells, tcell{r: r, fg: colorName(c.FG), bg: colorName(c.BG),
-				bold: c.Attrs&vt.AttrBold != 0, ital: c.Attrs&vt.AttrItalic != 0,
-				under: c.Attrs&vt.AttrUnderline != 0, blink: c.Attrs&vt.AttrBlink != 0,
-				rev: c.Attrs&vt.AttrReverse != 0})
+			under := 0
+			if c.Attrs&vt.AttrUnderline != 0 {
+				under = 1 + int(c.Under)
+			}
+			cells = append(cells, tcell{r: r, fg: colorName(c.FG), bg: colorName(c.BG), ul: colorName(c.UL),
+				bold: c.Attrs&vt.AttrBold != 0, faint: c.Attrs&vt.AttrFaint != 0,
+				ital: c.Attrs&vt.AttrItalic != 0, under: under,
+				blink: c.Attrs&vt.AttrBlink != 0, rev: c.Attrs&vt.AttrReverse != 0,
+				strike: c.Attrs&vt.AttrStrike != 0, over: c.Attrs&vt.AttrOverline != 0,
+				hidden: c.Attrs&vt.AttrConceal != 0})
 		}
 		out = append(out, encodeRow(cells))
 	}
@@ -149,27 +162,50 @@ func applySGR(c *tcell, params string) {
 		return n
 	}
 	for i := 0; i < len(ps); i++ {
+		if ps[i] == "5:3" { // tmux 3.3's capture-pane writes overline so
+			c.over = true
+			continue
+		}
 		switch n := num(i); {
 		case n == 0:
 			*c = tcell{fg: "d", bg: "d"}
 		case n == 1:
 			c.bold = true
+		case n == 2:
+			c.faint = true
 		case n == 3:
 			c.ital = true
 		case n == 4:
-			c.under = !strings.HasPrefix(ps[i], "4:0")
+			c.under = 1
+			if k, ok := strings.CutPrefix(ps[i], "4:"); ok {
+				c.under, _ = strconv.Atoi(k)
+			}
 		case n == 5 || n == 6:
 			c.blink = true
 		case n == 7:
 			c.rev = true
+		case n == 8:
+			c.hidden = true
+		case n == 9:
+			c.strike = true
 		case n == 21:
-			c.under = true
+			c.under = 2
 		case n == 22:
-			c.bold = false
+			c.bold, c.faint = false, false
 		case n == 23:
 			c.ital = false
 		case n == 24:
-			c.under = false
+			c.under = 0
+		case n == 28:
+			c.hidden = false
+		case n == 29:
+			c.strike = false
+		case n == 53:
+			c.over = true
+		case n == 55:
+			c.over = false
+		case n == 59:
+			c.ul = "d"
 		case n == 25:
 			c.blink = false
 		case n == 27:
@@ -186,7 +222,7 @@ func applySGR(c *tcell, params string) {
 			c.fg = "d"
 		case n == 49:
 			c.bg = "d"
-		case n == 38 || n == 48:
+		case n == 38 || n == 48 || n == 58:
 			var v string
 			if num(i+1) == 5 {
 				v = "p" + strconv.Itoa(num(i+2))
@@ -195,10 +231,13 @@ func applySGR(c *tcell, params string) {
 				v = fmt.Sprintf("#%02x%02x%02x", num(i+2), num(i+3), num(i+4))
 				i += 4
 			}
-			if n == 38 {
+			switch n {
+			case 38:
 				c.fg = v
-			} else {
+			case 48:
 				c.bg = v
+			default:
+				c.ul = v
 			}
 		}
 	}
