@@ -103,7 +103,8 @@ scan:
 			i += n
 		case c >= 0x80:
 			r, n := utf8.DecodeRuneInString(text[i:])
-			if runeWidth(r) == 0 || r == placeholder || r == utf8.RuneError && n == 1 {
+			if runeWidth(r) == 0 || r == placeholder || r == utf8.RuneError && n == 1 ||
+				isStandIn(r) || isRegional(r) {
 				break scan
 			}
 			i += n

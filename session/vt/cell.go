@@ -80,7 +80,10 @@ const (
 // Cell is one character cell. Colours are as the application set them:
 // AttrReverse asks whoever draws the cell to swap them (exactly once).
 type Cell struct {
-	Rune   rune // 0 or ' ' for a blank
+	Rune rune // 0 or ' ' for a blank; the first code point of a cluster
+	// Text is the whole grapheme cluster as the program wrote it (a base
+	// and its marks, an emoji sequence) when it is more than Rune alone.
+	Text   string
 	FG, BG Color
 	UL     Color // underline colour; the default means the foreground
 	Attrs  Attr
@@ -126,7 +129,7 @@ func fixWide(row []Cell) {
 			}
 			continue
 		}
-		if c.Rune < 0x7f || runeWidth(c.Rune) != 2 {
+		if c.Text == "" && c.Rune < 0x7f || cellWidth(c) != 2 {
 			continue
 		}
 		if x+1 < len(row) && row[x+1].Rune == placeholder {

@@ -226,23 +226,30 @@ func (s *Screen) sweep() {
 // main screen is back.
 func (s *Screen) pinScreen() {
 	s.flush()
-	s.altPins = s.altPins[:0]
+	s.altPins, s.altRunes = s.altPins[:0], s.altRunes[:0]
 	last := uint32(0)
 	for y := 0; y < s.rows; y++ {
 		for x := 0; x < s.cols; x++ {
-			if id := glyphPen(s.term.Cell(x, y)); id != last && id != 0 {
+			g := s.term.Cell(x, y)
+			if id := glyphPen(g); id != last && id != 0 {
 				s.altPins = append(s.altPins, id)
 				last = id
+			}
+			if isStandIn(g.Char) {
+				s.altRunes = append(s.altRunes, g.Char)
 			}
 		}
 	}
 }
 
-func (s *Screen) unpinScreen() { s.altPins = s.altPins[:0] }
+func (s *Screen) unpinScreen() { s.altPins, s.altRunes = s.altPins[:0], s.altRunes[:0] }
 
 // cellOf converts a stored vt10x glyph.
 func (s *Screen) cellOf(g vt10x.Glyph) Cell {
 	c := Cell{Rune: g.Char}
+	if isStandIn(c.Rune) {
+		c.Rune, c.Text = s.clusters.lookup(c.Rune)
+	}
 	if id := glyphPen(g); id != 0 {
 		c.setStyle(s.pens.style(id))
 	}

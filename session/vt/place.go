@@ -1,10 +1,6 @@
 package vt
 
-import (
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
-)
+import "unicode/utf8"
 
 // cursorModel mirrors vt10x's cursor between flushes so that text can be
 // placed (wide runes, scroll points) without asking vt10x after every
@@ -18,11 +14,13 @@ type cursorModel struct {
 // lastPrint is the last character printed, for REP and for composing a
 // combining mark that follows it.
 type lastPrint struct {
-	ok  bool
-	r   rune
-	x   int // its column (the cursor's row is still its row)
-	w   int
-	pen uint32
+	ok       bool
+	r        rune // a stand-in for a cluster (cluster.go)
+	x        int  // its column (the cursor's row is still its row)
+	w        int
+	pen      uint32
+	zwj      bool // the cluster ends with a ZWJ: a pictograph joins it
+	regional bool // a lone regional indicator: a second one makes a flag
 }
 
 // maxPending bounds the bytes held before a flush to vt10x.
@@ -114,25 +112,48 @@ func (s *Screen) ascii(t string) {
 	}
 }
 
-// printRune places one non-ASCII character according to its width.
+// printRune places one non-ASCII character according to its width, or
+// adds it to the cluster before it (cluster.go).
 func (s *Screen) printRune(r rune) {
 	if r == placeholder {
 		r = utf8.RuneError
 	}
-	switch runeWidth(r) {
-	case 0:
-		s.compose(r)
-	case 1:
-		s.put(r, 1)
-	default:
-		s.loadCursor()
-		if s.cur.x == s.cols-1 && !s.cur.wrap && s.f.st.autowrap && s.cols > 1 {
-			// xterm wraps a wide rune that would start in the last
-			// column; vt10x would split it. Fill the column first.
-			s.put(' ', 1)
-		}
-		s.put(r, 2)
+	w := runeWidth(r)
+	if w == 0 && r < 0xa0 {
+		return // a C1 control: nothing to show
 	}
+	if s.joins(r, w) {
+		s.extend(r)
+		return
+	}
+	if w == 0 {
+		return // a mark with nothing to join
+	}
+	c := r
+	if isStandIn(r) {
+		// A real code point of the stand-in planes goes through the table.
+		var ok bool
+		if c, ok = s.internCluster(utf8.AppendRune(s.clBuf[:0], r)); !ok {
+			c = utf8.RuneError
+		}
+	}
+	s.place(c, w)
+	s.last.regional = isRegional(r)
+}
+
+// place prints r (a rune or stand-in) of width w at the cursor.
+func (s *Screen) place(r rune, w int) {
+	if w == 1 {
+		s.put(r, 1)
+		return
+	}
+	s.loadCursor()
+	if s.cur.x == s.cols-1 && !s.cur.wrap && s.f.st.autowrap && s.cols > 1 {
+		// xterm wraps a wide rune that would start in the last
+		// column; vt10x would split it. Fill the column first.
+		s.put(' ', 1)
+	}
+	s.put(r, 2)
 }
 
 // put places r (w columns) at the cursor, as vt10x will: a pending wrap
@@ -171,36 +192,6 @@ func (s *Screen) advance() {
 	} else {
 		s.cur.wrap = true
 	}
-}
-
-// compose attaches a zero-width character to the one before it: NFC may
-// turn the pair into one character (e + U+0301 = é, Hangul jamo into a
-// syllable), which is then printed again over the first. Anything that
-// does not compose (ZWJ, variation selectors, unpaired marks) is dropped:
-// vt10x would give it a cell of its own.
-func (s *Screen) compose(r rune) {
-	if !s.last.ok || r < 0xa0 {
-		return
-	}
-	in := utf8.AppendRune(utf8.AppendRune(s.nfcBuf[0][:0], s.last.r), r)
-	out := norm.NFC.Append(s.nfcBuf[1][:0], in...)
-	s.nfcBuf[0], s.nfcBuf[1] = in, out
-	c, n := utf8.DecodeRune(out)
-	if n != len(out) || runeWidth(c) != s.last.w {
-		return
-	}
-	// The cursor is still on the character's row, just after it (or on it
-	// with a wrap pending); CHA there, print, and the cursor ends where it
-	// was.
-	s.toVT(s.last.pen)
-	s.pending = append(s.pending, "\x1b["...)
-	s.pending = appendInt(s.pending, s.last.x+1)
-	s.pending = append(s.pending, 'G')
-	s.pending = utf8.AppendRune(s.pending, c)
-	if s.last.w == 2 {
-		s.pending = utf8.AppendRune(s.pending, placeholder)
-	}
-	s.last.r = c
 }
 
 // control passes BS, HT, LF, VT, FF or CR, keeping the model.
@@ -309,11 +300,7 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	case opRepeat:
 		// Bounded: a huge count cannot do more than fill the screen.
 		for i := min(n, s.cols*s.rows); i > 0 && s.last.ok; i-- {
-			if s.last.r < 0x80 {
-				s.put(s.last.r, 1)
-			} else {
-				s.printRune(s.last.r)
-			}
+			s.place(s.last.r, s.last.w)
 		}
 	case opSync:
 		s.syncChanged(n == 1)

@@ -60,9 +60,12 @@ func renderRow(dst []byte, row []Cell, links []string) []byte {
 			}
 			cur = st
 		}
-		if r < utf8.RuneSelf {
+		switch {
+		case r == clusterRune:
+			dst = append(dst, c.Text...)
+		case r < utf8.RuneSelf:
 			dst = append(dst, byte(r))
-		} else {
+		default:
 			dst = utf8.AppendRune(dst, r)
 		}
 		if wide {
@@ -96,20 +99,29 @@ func appendLink(dst []byte, links []string, id uint16) []byte {
 	return append(dst, "\x1b\\"...)
 }
 
-// printable returns what cell x shows, and whether it is the first half of
-// a complete wide rune. Anything that would not take exactly its cells
-// (controls, a zero-width rune, a wide rune without its placeholder or
-// one marked narrow) shows as a blank.
+// clusterRune is what printable returns for a cell whose Text it shows.
+const clusterRune = -1
+
+// printable returns what cell x shows (clusterRune for its Text), and
+// whether it is the first half of a complete wide character. Anything
+// that would not take exactly its cells (controls, a zero-width rune, a
+// wide rune without its placeholder or one marked narrow) shows as a
+// blank.
 func printable(row []Cell, x int) (rune, bool) {
 	c := &row[x]
 	r := c.Rune
 	switch {
+	case c.Text != "":
+		if c.Flags&FlagPlaceholder != 0 || r < 0x20 || r >= 0x7f && r < 0xa0 {
+			return ' ', false
+		}
+		r = clusterRune
 	case r >= 0x20 && r < 0x7f:
 		return r, false
 	case c.Flags&FlagPlaceholder != 0, r < 0x20, r >= 0x7f && r < 0xa0:
 		return ' ', false
 	}
-	w := runeWidth(r)
+	w := cellWidth(c)
 	if c.Flags&FlagWide != 0 {
 		if w == 2 && x+1 < len(row) && row[x+1].Flags&FlagPlaceholder != 0 {
 			return r, true
@@ -211,7 +223,11 @@ func RenderRowText(dst []byte, f *Frame, y int) []byte {
 	end := len(dst)
 	for x := 0; x < len(row); x++ {
 		r, wide := printable(row, x)
-		dst = utf8.AppendRune(dst, r)
+		if r == clusterRune {
+			dst = append(dst, row[x].Text...)
+		} else {
+			dst = utf8.AppendRune(dst, r)
+		}
 		if r != ' ' {
 			end = len(dst)
 		}

@@ -75,18 +75,41 @@ func TestRenderRowWidths(t *testing.T) {
 }
 
 // displayWidth strips escapes and sums rune widths.
+// displayWidth is how many columns rendered text takes on a terminal
+// that segments clusters as the Screen does: SGR and OSC 8 take none.
 func displayWidth(s string) int {
 	w := 0
+	var cl []byte
+	end := func() {
+		if len(cl) > 0 {
+			w += clusterWidth(string(cl))
+		}
+		cl = cl[:0]
+	}
 	for len(s) > 0 {
+		if strings.HasPrefix(s, "\x1b]") {
+			i := strings.Index(s, "\x1b\\")
+			s = s[i+2:]
+			continue
+		}
 		if s[0] == 0x1b {
 			i := strings.IndexByte(s, 'm')
 			s = s[i+1:]
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s)
-		w += runeWidth(r)
 		s = s[n:]
+		last, _ := utf8.DecodeLastRune(cl)
+		first, _ := utf8.DecodeRune(cl)
+		switch {
+		case len(cl) > 0 && (runeWidth(r) == 0 || last == 0x200d && pictograph(r) ||
+			isRegional(r) && isRegional(first) && utf8.RuneCount(cl) == 1):
+		default:
+			end()
+		}
+		cl = utf8.AppendRune(cl, r)
 	}
+	end()
 	return w
 }
 

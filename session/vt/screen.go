@@ -56,7 +56,6 @@ type Screen struct {
 	last    lastPrint
 	sb      scrollback
 	rowBuf  []Cell
-	nfcBuf  [2][]byte
 	closed  bool
 
 	// Bulk scrolling (bulk.go).
@@ -74,6 +73,11 @@ type Screen struct {
 	erasePenID int32    // id of its background-only pen, -1 until asked for
 	vtPen      int64    // the id vt10x's pen holds, -1 when unknown
 	altPins    []uint32 // ids the main screen uses while the alternate one hides it
+
+	// Grapheme clusters (cluster.go).
+	clusters clusterTable
+	clBuf    []byte
+	altRunes []rune // stand-ins the main screen uses while the alternate one hides it
 
 	syncTimeout  time.Duration
 	syncDeadline time.Time // zero when no update holds the dirty signal
@@ -105,6 +109,7 @@ func New(cols, rows int, opts ...Option) *Screen {
 	}
 	s.sb.max = c.scrollback
 	s.pens.init()
+	s.clusters.init()
 	s.erasePenID = -1
 	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
 	s.f = newFilter(s, cols, rows)

@@ -19,9 +19,15 @@ type scrollback struct {
 }
 
 type sbLine struct {
-	text    string
-	runs    []sbRun
-	wrapped bool // the line continues on the next one (auto-wrap)
+	text     string // a rune per cell: a cluster's first code point
+	runs     []sbRun
+	clusters []sbCluster // cells holding more than one code point
+	wrapped  bool        // the line continues on the next one (auto-wrap)
+}
+
+type sbCluster struct {
+	x    int32
+	text string
 }
 
 type sbRun struct {
@@ -59,9 +65,12 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	}
 	var sb strings.Builder
 	sb.Grow(end)
-	l.runs = l.runs[:0]
+	l.runs, l.clusters = l.runs[:0], l.clusters[:0]
 	for x := 0; x < end; x++ {
 		c := &row[x]
+		if c.Text != "" {
+			l.clusters = append(l.clusters, sbCluster{int32(x), c.Text})
+		}
 		switch {
 		case c.Flags&FlagPlaceholder != 0:
 			sb.WriteRune(placeholder)
@@ -109,6 +118,11 @@ func (l *sbLine) cells(dst []Cell) {
 	}
 	for ; x < len(dst); x++ {
 		dst[x] = Cell{Rune: ' '}
+	}
+	for _, c := range l.clusters {
+		if int(c.x) < len(dst) {
+			dst[c.x].Text = c.text
+		}
 	}
 	// The line may be wider than dst (the screen shrank since) and cut a
 	// wide rune in half: fixWide turns the lone half into a blank.

@@ -2,10 +2,7 @@ package vt_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // A program that asks for DA1 and waits for the answer, as fish 4 and
@@ -67,10 +64,6 @@ printf 'a\tb\tc\td\te\tf\tg|\n'
 printf '\t\t\t\t\t\tX\n'
 `
 
-func stripZeroWidth(s string) string {
-	return strings.NewReplacer("\u200d", "", "\ufe0f", "").Replace(s)
-}
-
 var diffCases = []diffCase{
 	{name: "plain", cols: 30, rows: 5, cursor: true, script: `printf 'hello\nworld\n  indented\n'`},
 	{name: "colours16", cols: 40, rows: 6, styles: true, script: `printf '\033[31mred\033[42mgreen-bg\033[0m \033[91mbright\033[104mbg\033[m\n\033[1;34mbold blue\033[22m not bold\033[m\n\033[3mital\033[23m \033[4munder\033[24m \033[5mblink\033[25m \033[7mrev\033[27m\n\033[7;31;47mrev colours\033[m\n'`},
@@ -101,8 +94,14 @@ var diffCases = []diffCase{
 	{name: "long lines into history", cols: 10, rows: 4, history: true, script: `for i in 1 2 3 4 5 6; do printf 'row%d-abcdefghij-end\n' $i; done`},
 	{name: "curses", cols: 50, rows: 12, styles: true, cursor: true, files: map[string]string{"tui.py": cursesPy}, script: `python3 "$D/tui.py"`},
 	{name: "REP", cols: 20, rows: 4, script: `printf 'ab\033[3bc\n-\033[9b|\n'`, note: "tmux caps REP at the end of the line (xterm wraps); the case stays within a line"},
-	{name: "combining marks", cols: 20, rows: 4, cursor: true, tmuxFix: norm.NFC.String, script: `printf 'cafe\314\201 x\n\341\204\200\341\205\241|\n'`, note: "tmux keeps the mark beside its base in one cell; text compared after NFC"},
-	{name: "ZWJ and variation selectors", cols: 20, rows: 4, tmuxFix: stripZeroWidth, script: `printf 'a\342\200\215b \342\235\244\357\270\217|\n'`, note: "tmux stores ZWJ and VS16 in the cell; xterm and sandmux drop them (per code point width)"},
+	{name: "combining marks", cols: 20, rows: 5, cursor: true, styles: true, script: `printf 'cafe\314\201 x\314\201 \033[1;31ma\314\201\314\202\033[m|\n\341\204\200\341\205\241|\n'; printf '\340\270\201\340\270\265\340\271\210\340\270\231 \340\244\225\340\245\201|\n'`},
+	{name: "ZWJ sequences", cols: 20, rows: 4, cursor: true,
+		note:   "tmux 3.3 joins the sequence into one cell (the cursor agrees) but its capture-pane writes the joiners out of order and loses the last emoji; the text is compared with the bytes as written",
+		xterm:  []string{"a\u200db 👨\u200d👩\u200d👧|", "🇯🇵|😀︎|"},
+		script: `printf 'a\342\200\215b \360\237\221\250\342\200\215\360\237\221\251\342\200\215\360\237\221\247|\n\360\237\207\257\360\237\207\265|\360\237\230\200\357\270\216|\n'`},
+	{name: "VS16 widens", cols: 20, rows: 4, cursor: true, script: `printf '\342\235\244\357\270\217|\342\235\204\357\270\217|x'`,
+		note:        "tmux 3.3 keeps a narrow character with VS16 narrow; the emoji standard and current terminals (and tmux 3.4) draw it wide: cursor compared with that",
+		xtermCursor: &[2]int{7, 0}},
 	{name: "title", cols: 20, rows: 3, title: true, script: `printf '\033]2;hello \342\200\234world\342\200\235\007text\n'`},
 	{name: "modes do not print", cols: 30, rows: 4, script: `printf '\033[?2004h\033[?1000h\033[?1006h\033[?1004h\033[?2026hsync\033[?2026l\033[5 q\033[?12h\033[?1h\033=x\n'`},
 	{name: "DECSTBM and RI at top", cols: 20, rows: 6, cursor: true, script: `printf '1\n2\n3\n4\n5\n6\033[2;5r\033[2;1H\033M\033MX\033[r'`},

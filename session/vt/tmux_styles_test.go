@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/session/vt"
@@ -15,7 +16,7 @@ import (
 // strikethrough, overline and conceal. Hyperlinks are not: tmux 3.3's
 // capture-pane does not show them (TestHyperlinks covers them).
 type tcell struct {
-	r                  rune
+	text               string // the cell's character: a cluster as written
 	fg, bg, ul         string
 	bold, faint, ital  bool
 	under              int // 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5 dashed
@@ -45,7 +46,7 @@ func (c tcell) style() string {
 
 func encodeRow(cells []tcell) string {
 	end := len(cells)
-	for end > 0 && cells[end-1].r == ' ' && cells[end-1].style() == "d/d/" {
+	for end > 0 && cells[end-1].text == " " && cells[end-1].style() == "d/d/" {
 		end--
 	}
 	var b strings.Builder
@@ -55,7 +56,7 @@ func encodeRow(cells []tcell) string {
 			fmt.Fprintf(&b, "«%s»", st)
 			last = st
 		}
-		b.WriteRune(c.r)
+		b.WriteString(c.text)
 	}
 	return b.String()
 }
@@ -79,15 +80,11 @@ func styleLines(f *vt.Frame) []string {
 			if c.Flags&vt.FlagPlaceholder != 0 {
 				continue
 			}
-			r := c.Rune
-			if r == 0 {
-				r = ' '
-			}
 			under := 0
 			if c.Attrs&vt.AttrUnderline != 0 {
 				under = 1 + int(c.Under)
 			}
-			cells = append(cells, tcell{r: r, fg: colorName(c.FG), bg: colorName(c.BG), ul: colorName(c.UL),
+			cells = append(cells, tcell{text: c.String(), fg: colorName(c.FG), bg: colorName(c.BG), ul: colorName(c.UL),
 				bold: c.Attrs&vt.AttrBold != 0, faint: c.Attrs&vt.AttrFaint != 0,
 				ital: c.Attrs&vt.AttrItalic != 0, under: under,
 				blink: c.Attrs&vt.AttrBlink != 0, rev: c.Attrs&vt.AttrReverse != 0,
@@ -119,8 +116,12 @@ func tmuxStyles(s string, fix func(string) string) []string {
 				t = fix(t)
 			}
 			for _, r := range t {
+				if n := len(cells); n > 0 && joinsCell(cells[n-1].text, r) {
+					cells[n-1].text += string(r)
+					continue
+				}
 				c := cur
-				c.r = r
+				c.text = string(r)
 				cells = append(cells, c)
 			}
 			text.Reset()
@@ -150,6 +151,27 @@ func tmuxStyles(s string, fix func(string) string) []string {
 		out = append(out, encodeRow(cells))
 	}
 	return trimLines(strings.Join(out, "\n"))
+}
+
+// joinsCell reports whether r belongs in the cell of cluster prev, as
+// tmux and sandmux store them: zero-width code points join the character
+// before them, a pictograph joins after a ZWJ, two regional indicators
+// make one flag.
+func joinsCell(prev string, r rune) bool {
+	last, _ := utf8.DecodeLastRuneInString(prev)
+	first, _ := utf8.DecodeRuneInString(prev)
+	regional := func(r rune) bool { return r >= 0x1f1e6 && r <= 0x1f1ff }
+	switch {
+	case prev == " ":
+		return false
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf), r >= 0x1160 && r <= 0x11ff:
+		return true
+	case last == 0x200d:
+		return r >= 0x1f000 || r >= 0x2600 && r <= 0x27bf
+	case regional(r):
+		return regional(first) && utf8.RuneCountInString(prev) == 1
+	}
+	return false
 }
 
 func applySGR(c *tcell, params string) {
