@@ -192,8 +192,9 @@ func (s *Screen) DroppedReplies() uint64 { return s.replies.dropped.Load() }
 
 // Resize changes the size of the emulator; resize the PTY after it, so that
 // the child's redraw lands on a screen of the new size. Lines that leave the
-// top of the main screen when it shrinks go to the scrollback. Content is
-// not reflowed.
+// top of the main screen when it shrinks go to the scrollback, and come
+// back when it grows, so the bottom stays put (as in tmux). Content is not
+// reflowed (grow.go says why).
 func (s *Screen) Resize(cols, rows int) {
 	cols, rows = max(cols, 1), max(rows, 1)
 	s.mu.Lock()
@@ -206,7 +207,7 @@ func (s *Screen) Resize(cols, rows int) {
 	if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
 		s.capture(slide)
 	}
-	oldCols := s.cols
+	oldCols, oldRows := s.cols, s.rows
 	// vt10x fills what a resize adds with its pen: make it the default.
 	s.toVT(0)
 	s.flush()
@@ -216,6 +217,9 @@ func (s *Screen) Resize(cols, rows int) {
 	s.cur.known, s.last.ok = false, false
 	if cols > oldCols {
 		s.extendTabs(oldCols)
+	}
+	if rows > oldRows {
+		s.pullBack(rows - oldRows)
 	}
 	s.markDirty()
 }

@@ -41,6 +41,20 @@ func (b *scrollback) clear() {
 	b.lines, b.head = nil, 0
 }
 
+// dropNewest forgets the newest n lines (pulled back onto the screen).
+func (b *scrollback) dropNewest(n int) {
+	n = min(n, len(b.lines))
+	if b.head == 0 {
+		b.lines = b.lines[:len(b.lines)-n]
+		return
+	}
+	// A full ring: unroll it oldest first, then cut.
+	lines := make([]sbLine, 0, len(b.lines))
+	lines = append(lines, b.lines[b.head:]...)
+	lines = append(lines, b.lines[:b.head]...)
+	b.lines, b.head = lines[:len(lines)-n], 0
+}
+
 // line returns the i-th line, 0 being the oldest.
 func (b *scrollback) line(i int) *sbLine {
 	return &b.lines[(b.head+i)%len(b.lines)]

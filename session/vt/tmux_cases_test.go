@@ -132,6 +132,8 @@ var diffCases = []diffCase{
 	{name: "background erase on edits", cols: 12, rows: 6, styles: true, script: `printf 'abcdefghij\n0123456789\n\033[43;4;31m\033[1;5H\033[K\033[2;3H\033[2X\033[2P\033[1@\033[3;1H\033[1L\033[5;1H\033[J\033[m'` + markLastColumn(12, 6)},
 	{name: "faint strike overline", cols: 40, rows: 4, styles: true, script: `printf '\033[2mfaint\033[22m \033[1;2mboth\033[22m \033[9mstruck\033[29m \033[53mover\033[55m \033[2;9;31mdone\033[m \033[8mhid\033[28mden\033[m\n'`},
 	{name: "underline styles and colour", cols: 40, rows: 4, styles: true, script: `printf '\033[4msingle\033[4:2m double\033[4:3m curly\033[4:4m dotted\033[4:5m dashed\033[24m\n\033[4:3;58;5;196mred\033[58:2::0:128:255m rgb\033[59m plain\033[4:0m off\033[21m dbl\033[m\n'`},
+	{name: "growing pulls scrollback back", cols: 20, rows: 6, resize: [2]int{20, 10}, waitFor: "ready", history: true, cursor: true, styles: true,
+		script: `seq 1 12; printf '\033[44mblue\033[m e\314\201\n'; printf 'ready'; while [ "$(stty size)" = "6 20" ]; do sleep 0.02; done; printf ' grown'`},
 	{name: "SU SD", cols: 10, rows: 6, history: true, script: `seq 1 6 | tr -d '\n'; printf '\r'; seq 1 5; printf '\033[2S\033[1T'`},
 }
 
