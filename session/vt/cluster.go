@@ -15,8 +15,12 @@ import "unicode/utf8"
 // per code point, wcwidth): zero-width code points (marks, ZWJ, variation
 // selectors) join the character before them, a pictograph after a ZWJ
 // joins the sequence (tmux), a second regional indicator joins the first
-// (a flag, two columns). VS16 makes a narrow pictograph wide, as in
-// current terminals and the emoji standard (tmux 3.3 keeps it narrow).
+// (a flag, two columns). VS16 does not widen a narrow character: xterm
+// and tmux 3.3 keep it narrow, and so do the programs drawing with
+// wcwidth (vim positions the next character one column on; see the replay
+// corpus). Render leaves VS16 out of such a narrow cell, so an outer
+// terminal or layout that would widen it cannot shift the row; the text
+// keeps it.
 //
 // The table is bounded and forgets stand-ins no cell uses: a sweep marks
 // the stand-ins of the visible cells, of the main screen while the
@@ -165,19 +169,16 @@ func (s *Screen) joins(r rune, w int) bool {
 // over it: the cursor ends just after it, as it was (or two columns on,
 // when VS16 or a flag makes it wide).
 func (s *Screen) extend(r rune) {
-	b := s.lastText(s.clBuf[:0])
-	n := len(b)
-	b = utf8.AppendRune(b, r)
+	b := utf8.AppendRune(s.lastText(s.clBuf[:0]), r)
 	s.clBuf = b
 	if len(b) > maxClusterLen {
 		return
 	}
 	w := s.last.w
-	first, _ := utf8.DecodeRune(b[:n])
-	widen := w == 1 && (r == 0xfe0f && pictographBase(first) || isRegional(r) && s.last.regional)
+	widen := w == 1 && isRegional(r) && s.last.regional
 	if widen {
 		if s.last.x+1 >= s.cols {
-			return // no room to grow at the margin: drop the selector
+			return // joins tests for room: never reached
 		}
 		w = 2
 	}
@@ -214,35 +215,17 @@ func pictograph(r rune) bool {
 		r == 0x3030 || r == 0x303d || r == 0x3297 || r == 0x3299 || r == 0xa9 || r == 0xae
 }
 
-// pictographBase reports whether the cluster text starts with a pictograph
-// (or a keycap base), which VS16 turns into a wide emoji.
-func pictographBase(r rune) bool {
-	return pictograph(r) || r == '#' || r == '*' || r >= '0' && r <= '9'
-}
-
 func isRegional(r rune) bool { return r >= 0x1f1e6 && r <= 0x1f1ff }
 
 // clusterWidth is the width of a cluster as extend gives it.
 func clusterWidth(text string) int {
 	first, n := utf8.DecodeRuneInString(text)
-	w := runeWidth(first)
-	if w != 1 {
-		return w
-	}
-	rest := text[n:]
 	if isRegional(first) {
-		if r, _ := utf8.DecodeRuneInString(rest); isRegional(r) {
+		if r, _ := utf8.DecodeRuneInString(text[n:]); isRegional(r) {
 			return 2
 		}
 	}
-	if pictographBase(first) {
-		for _, r := range rest {
-			if r == 0xfe0f {
-				return 2
-			}
-		}
-	}
-	return w
+	return runeWidth(first)
 }
 
 // cellWidth is how many columns cell c takes.

@@ -1,6 +1,9 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Render appends the frame as text with SGR escapes to dst and returns it.
 // Rows are separated by "\n" (what Bubble Tea views and lipgloss join on)
@@ -61,6 +64,8 @@ func renderRow(dst []byte, row []Cell, links []string) []byte {
 			cur = st
 		}
 		switch {
+		case r == clusterRune && !wide:
+			dst = appendNarrow(dst, c.Text)
 		case r == clusterRune:
 			dst = append(dst, c.Text...)
 		case r < utf8.RuneSelf:
@@ -97,6 +102,20 @@ func appendLink(dst []byte, links []string, id uint16) []byte {
 	dst = append(dst, "\x1b]8;"...)
 	dst = append(dst, links[id]...)
 	return append(dst, "\x1b\\"...)
+}
+
+// appendNarrow appends a narrow cluster without VS16 (U+FE0F): it would
+// ask the terminal, and width-measuring layouts, for a wide emoji.
+func appendNarrow(dst []byte, text string) []byte {
+	for len(text) > 0 {
+		i := strings.Index(text, "\ufe0f")
+		if i < 0 {
+			return append(dst, text...)
+		}
+		dst = append(dst, text[:i]...)
+		text = text[i+len("\ufe0f"):]
+	}
+	return dst
 }
 
 // clusterRune is what printable returns for a cell whose Text it shows.
