@@ -206,10 +206,17 @@ type bulk struct {
 	wrap bool
 }
 
-// penKey is an SGR sequence applied to a pen.
+// penKey is an SGR sequence applied to a pen (its id: sweeps, which free
+// ids, empty the cache).
 type penKey struct {
-	pen style
+	pen uint32
 	sgr string
+}
+
+// penResult is what the sequence makes of the pen.
+type penResult struct {
+	st style
+	id uint32
 }
 
 // sgr applies an SGR sequence to the pen. The first time a sequence meets
@@ -217,17 +224,16 @@ type penKey struct {
 // since logs repeat a few colours.
 func (b *bulk) sgr(seq string) {
 	s := b.s
-	k := penKey{s.f.st.pen, seq}
-	if pen, ok := s.penCache[k]; ok {
-		s.f.st.pen = pen
-		s.penChanged()
+	k := penKey{s.printPen, seq}
+	if r, ok := s.penCache[k]; ok {
+		s.f.st.pen, s.printPen, s.erasePenID = r.st, r.id, -1
 		return
 	}
 	s.f.write(seq)
 	if s.penCache == nil || len(s.penCache) > 4096 {
-		s.penCache = map[penKey]style{} // bounded: a child could vary colours forever
+		s.penCache = map[penKey]penResult{} // bounded: a child could vary colours forever
 	}
-	s.penCache[k] = s.f.st.pen
+	s.penCache[k] = penResult{s.f.st.pen, s.printPen}
 }
 
 // print places r (w columns) as the wrapper's put and vt10x would.

@@ -124,5 +124,5 @@ func (s *Screen) linkRoots(mark func(id uint16)) {
 			mark(r.st.link)
 		}
 	}
-	clear(s.penCache) // its styles may name links about to be freed
+	// s.sweep emptied the pen cache, whose styles may name links.
 }

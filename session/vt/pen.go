@@ -216,6 +216,7 @@ func (s *Screen) sweep() {
 		}
 	}
 	s.erasePenID = -1
+	clear(s.penCache) // it names ids by number
 	// In use are at most two ids per cell of both screens and a few pens:
 	// a limit of twice that keeps sweeps rare.
 	t.limit = max(minPenLimit, 4*s.cols*s.rows+64)
@@ -246,12 +247,16 @@ func (s *Screen) unpinScreen() { s.altPins, s.altRunes = s.altPins[:0], s.altRun
 
 // cellOf converts a stored vt10x glyph.
 func (s *Screen) cellOf(g vt10x.Glyph) Cell {
+	if g.FG >= 1<<24 && g.Char > 0 && g.Char < standInBase {
+		return Cell{Rune: g.Char} // the common case, kept cheap
+	}
 	c := Cell{Rune: g.Char}
 	if isStandIn(c.Rune) {
 		c.Rune, c.Text = s.clusters.lookup(c.Rune)
 	}
-	if id := glyphPen(g); id != 0 {
-		c.setStyle(s.pens.style(id))
+	if id := glyphPen(g); id != 0 && int(id) < len(s.pens.pens) {
+		st := &s.pens.pens[id].st
+		c.FG, c.BG, c.UL, c.Attrs, c.Under, c.Link = st.fg, st.bg, st.ul, st.attrs, st.under, st.link
 	}
 	if c.Rune == 0 {
 		c.Rune = ' '

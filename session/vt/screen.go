@@ -64,7 +64,7 @@ type Screen struct {
 	lfBuf    []int
 	bulkRow  []vt10x.Glyph
 	bulks    int // how many bulk layouts ran, for tests
-	penCache map[penKey]style
+	penCache map[penKey]penResult
 	inBulk   bool // a bulk layout holds pen ids in bulkRow
 
 	// Pens (pen.go).

@@ -80,12 +80,15 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	var sb strings.Builder
 	sb.Grow(end)
 	l.runs, l.clusters = l.runs[:0], l.clusters[:0]
+	var prev *Cell
 	for x := 0; x < end; x++ {
 		c := &row[x]
 		if c.Text != "" {
 			l.clusters = append(l.clusters, sbCluster{int32(x), c.Text})
 		}
 		switch {
+		case c.Rune < utf8.RuneSelf && c.Rune > 0 && c.Flags == 0:
+			sb.WriteByte(byte(c.Rune))
 		case c.Flags&FlagPlaceholder != 0:
 			sb.WriteRune(placeholder)
 		case c.Rune == 0:
@@ -93,12 +96,12 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 		default:
 			sb.WriteRune(c.Rune)
 		}
-		st := c.style()
-		if k := len(l.runs); k > 0 && l.runs[k-1].st == st {
-			l.runs[k-1].n++
+		if prev != nil && sameStyle(prev, c) {
+			l.runs[len(l.runs)-1].n++
 		} else {
-			l.runs = append(l.runs, sbRun{n: 1, st: st})
+			l.runs = append(l.runs, sbRun{n: 1, st: c.style()})
 		}
+		prev = c
 	}
 	l.text, l.wrapped = sb.String(), wrapped
 }
@@ -108,6 +111,13 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 func blank(c *Cell) bool {
 	return (c.Rune == ' ' || c.Rune == 0) && c.Flags == 0 && c.BG.IsDefault() &&
 		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike|AttrOverline) == 0
+}
+
+// sameStyle reports whether two cells have the same style (cheaper than
+// comparing their style()s, which this runs per scrolled cell).
+func sameStyle(a, b *Cell) bool {
+	return a.FG == b.FG && a.BG == b.BG && a.Attrs == b.Attrs && a.UL == b.UL &&
+		a.Under == b.Under && a.Link == b.Link
 }
 
 // blankStyle reports whether a space in st shows nothing.
