@@ -7,7 +7,7 @@ import (
 
 // The attributes vt10x does not keep are kept per cell: faint,
 // strikethrough, overline, conceal, underline styles and colour.
-func TestAttributesKept(t *testing.T) {
+func TestContract_E1_AttributesKept(t *testing.T) {
 	s, _ := newScreen(t, 20, 2)
 	s.Write("\x1b[2mF\x1b[22;9mS\x1b[29;53mO\x1b[55;4:3mC\x1b[4:2mD\x1b[4:4;58;5;196mT" +
 		"\x1b[4:5;58:2::1:2:3mH\x1b[59mx\x1b[21my\x1b[24mn\x1b[m\x1b[8mZ\x1b[28mz\x1b[1;2mb\x1b[22mN")
@@ -70,7 +70,7 @@ func TestHyperlinks(t *testing.T) {
 }
 
 // The link table is bounded: links no cell uses any more are forgotten.
-func TestLinkTableBounded(t *testing.T) {
+func TestContract_L2_LinkTableBounded(t *testing.T) {
 	s, _ := newScreen(t, 10, 2, WithScrollback(5))
 	var b strings.Builder
 	for i := range 5000 {

@@ -8,7 +8,7 @@ import (
 
 // A cell holds the whole grapheme cluster as written (no NFC rewriting,
 // nothing dropped), with the width xterm and tmux give it.
-func TestClustersKeepBytes(t *testing.T) {
+func TestContract_E1_ClustersKeepBytes(t *testing.T) {
 	for _, c := range []struct {
 		in string
 		x  int // cursor column after
@@ -67,7 +67,7 @@ func TestClustersScrollRepeatMargin(t *testing.T) {
 
 // The cluster table forgets clusters no cell shows any more, the hidden
 // main screen's included.
-func TestClusterTableBounded(t *testing.T) {
+func TestContract_L2_ClusterTableBounded(t *testing.T) {
 	s, _ := newScreen(t, 6, 2)
 	s.Write("e\u0301\x1b[?1049h")
 	var b strings.Builder

@@ -10,7 +10,7 @@ func cellAt(s *Screen, x, y int) Cell { return frame(s).Cell(x, y) }
 
 // Bold with a base colour keeps the colour the program asked for: most
 // terminals today do not brighten bold, so 1;34 stays palette 4.
-func TestBoldKeepsBaseColour(t *testing.T) {
+func TestContract_E1_BoldKeepsBaseColour(t *testing.T) {
 	s, _ := newScreen(t, 10, 2)
 	s.Write("\x1b[1;34mD\x1b[0;1;7;32;45mR\x1b[0;1;94mB\x1b[m")
 	for _, c := range []struct {
@@ -49,7 +49,7 @@ func TestRGBColoursExact(t *testing.T) {
 // The pen table forgets pens no cell uses: a child cycling through
 // millions of colours cannot grow it past its limit, and the colours on
 // screen (the hidden main screen included) survive every sweep.
-func TestPenTableBounded(t *testing.T) {
+func TestContract_L2_PenTableBounded(t *testing.T) {
 	s, _ := newScreen(t, 8, 3)
 	s.Write("\x1b[38;2;1;2;3mK\x1b[m\x1b[?1049h")
 	var b []byte
