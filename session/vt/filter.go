@@ -87,6 +87,7 @@ type filter struct {
 	attention bool
 
 	links linkTable
+	clip  *Clipboard // the latest OSC 52 write, until taken
 	st    termState
 }
 
@@ -245,7 +246,7 @@ func (f *filter) collect(text string, i int) int {
 		case c == ansi.CAN || c == ansi.SUB:
 			f.endString(false)
 			return i + 1
-		case len(f.strBuf) < maxStringLen:
+		case len(f.strBuf) < maxStringLen || len(f.strBuf) < f.stringLimit():
 			f.strBuf = append(f.strBuf, c)
 		default:
 			f.strLong = true
@@ -259,6 +260,9 @@ func (f *filter) endString(ok bool) {
 	f.str = strNone
 	if ok && !f.strLong && kind == strOSC {
 		f.osc(f.strBuf)
+	}
+	if cap(f.strBuf) > 4*maxStringLen {
+		f.strBuf = nil // a long clipboard write: do not keep its buffer
 	}
 }
 

@@ -18,8 +18,9 @@ var (
 
 // osc handles a complete OSC string: titles, colour queries and
 // notifications (which ask for attention) and hyperlinks (link.go).
-// Everything else (clipboard, cwd, colour changes) is dropped; vt10x would log it or, for colour changes, bake new colours into
-// cells.
+// Clipboard writes are kept for the UI (clipboard.go). Everything else
+// (clipboard reads, cwd, colour changes) is dropped; vt10x would log it
+// or, for colour changes, bake new colours into cells.
 func (f *filter) osc(data []byte) {
 	cmd, rest, _ := bytes.Cut(data, []byte{';'})
 	n, ok := atoi(cmd)
@@ -31,6 +32,8 @@ func (f *filter) osc(data []byte) {
 		f.setTitle(rest)
 	case 8:
 		f.setLink(rest)
+	case 52:
+		f.clipboard(rest)
 	case 9:
 		// iTerm2's notification; "9;4;…" is ConEmu's progress report.
 		if !bytes.HasPrefix(rest, []byte("4;")) {
