@@ -232,11 +232,11 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	if o != opStyle && o != opPen {
 		s.last.ok = o == opRepeat && s.last.ok
 	}
+	if s.penSeq(o, n, raw) {
+		return
+	}
 	switch o {
 	case opStyle:
-	case opPen:
-		s.penChanged()
-		return
 	case opIndex, opNextLine:
 		scrolled := s.lineFeed()
 		if o == opNextLine {
@@ -247,31 +247,12 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 			s.fillScrolled(true)
 		}
 		return
-	case opErase:
-		s.toVT(s.erasePen())
-		s.cur.known = false
 	case opScrollUp:
 		if s.feedsScrollback() {
 			s.flush()
 			s.capture(min(n, s.rows))
 		}
 		s.toVT(s.erasePen())
-	case opRestore:
-		// vt10x's pen comes back with the cursor: whatever id it held.
-		s.cur.known = false
-		s.pending = append(s.pending, raw...)
-		s.vtPen = -1
-		s.penChanged()
-		return
-	case opAlt:
-		s.altSwitch(n == 1, raw)
-		return
-	case opReset:
-		s.cur.known = false
-		s.pending = append(s.pending, raw...)
-		s.vtPen, s.printPen, s.erasePenID = 0, 0, -1
-		s.unpinScreen()
-		return
 	case opEraseAbove:
 		s.loadCursor()
 		s.cur.known = false
@@ -313,6 +294,39 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	if len(s.pending) > maxPending {
 		s.flush()
 	}
+}
+
+// penSeq performs the sequences that change which pen vt10x must hold,
+// and reports whether it did all of o. An erase gets the background-only
+// pen before its bytes.
+func (s *Screen) penSeq(o op, n int, raw []byte) bool {
+	switch o {
+	case opPen:
+		s.penChanged()
+	case opErase:
+		s.toVT(s.erasePen())
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+	case opRestore:
+		// vt10x's pen comes back with the cursor: whatever id it held.
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+		s.vtPen = -1
+		s.penChanged()
+	case opAlt:
+		s.altSwitch(n == 1, raw)
+	case opReset:
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+		s.vtPen, s.printPen, s.erasePenID = 0, 0, -1
+		s.unpinScreen()
+	default:
+		return false
+	}
+	if len(s.pending) > maxPending {
+		s.flush()
+	}
+	return true
 }
 
 // altSwitch enters or leaves the alternate screen. On entry the main
