@@ -104,18 +104,14 @@ func appendLink(dst []byte, links []string, id uint16) []byte {
 	return append(dst, "\x1b\\"...)
 }
 
-// appendNarrow appends a narrow cluster without VS16 (U+FE0F): it would
-// ask the terminal, and width-measuring layouts, for a wide emoji.
+// appendNarrow appends a narrow cluster without the VS16 (U+FE0F) that
+// follows its base, which would ask the terminal, and width-measuring
+// layouts, for a wide emoji. A VS16 elsewhere (after a joiner) stays:
+// dropping it could join the cluster with the next cell.
 func appendNarrow(dst []byte, text string) []byte {
-	for len(text) > 0 {
-		i := strings.Index(text, "\ufe0f")
-		if i < 0 {
-			return append(dst, text...)
-		}
-		dst = append(dst, text[:i]...)
-		text = text[i+len("\ufe0f"):]
-	}
-	return dst
+	_, n := utf8.DecodeRuneInString(text)
+	dst = append(dst, text[:n]...)
+	return append(dst, strings.TrimPrefix(text[n:], "\ufe0f")...)
 }
 
 // clusterRune is what printable returns for a cell whose Text it shows.
