@@ -38,3 +38,22 @@ func TestClipboardWrites(t *testing.T) {
 		t.Fatal("an overlong write was kept, or what followed it lost")
 	}
 }
+
+// The cursor's shape (DECSCUSR) and colour (OSC 12) are kept for the UI
+// to show the focused pane's cursor as the child asked; a colour that is
+// not a plain colour name or value is dropped, OSC 112 resets it.
+func TestCursorShapeAndColour(t *testing.T) {
+	s, _ := newScreen(t, 10, 2)
+	s.Write("\x1b[5 q\x1b]12;#ff8800\x07")
+	if c := frame(s).Cursor; c.Shape != CursorBlinkingBar || c.Color != "#ff8800" {
+		t.Fatalf("cursor %+v", c)
+	}
+	s.Write("\x1b]12;red\x1b[31m\x07\x1b[2 q")
+	if c := frame(s).Cursor; c.Shape != CursorSteadyBlock || c.Color != "#ff8800" {
+		t.Fatalf("cursor %+v", c)
+	}
+	s.Write("\x1b]112\x07")
+	if c := frame(s).Cursor; c.Color != "" {
+		t.Fatalf("OSC 112 left %q", c.Color)
+	}
+}

@@ -100,6 +100,9 @@ type termState struct {
 	shape    CursorShape
 	title    string
 	pen      style // the SGR state and hyperlink, as the child set them
+	// cursorColor is the cursor colour the child set (OSC 12), as sent,
+	// "" for the terminal's own.
+	cursorColor string
 
 	g     [2]byte // G0 and G1 designations: '0' is DEC line drawing
 	shift int     // 0 after SI, 1 after SO
