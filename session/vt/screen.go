@@ -56,7 +56,6 @@ type Screen struct {
 	last    lastPrint
 	sb      scrollback
 	rowBuf  []Cell
-	nfcBuf  [2][]byte
 	closed  bool
 
 	// Bulk scrolling (bulk.go).
@@ -65,7 +64,20 @@ type Screen struct {
 	lfBuf    []int
 	bulkRow  []vt10x.Glyph
 	bulks    int // how many bulk layouts ran, for tests
-	penCache map[penKey]vt10x.Glyph
+	penCache map[penKey]penResult
+	inBulk   bool // a bulk layout holds pen ids in bulkRow
+
+	// Pens (pen.go).
+	pens       penTable
+	printPen   uint32   // id of the filter's pen
+	erasePenID int32    // id of its background-only pen, -1 until asked for
+	vtPen      int64    // the id vt10x's pen holds, -1 when unknown
+	altPins    []uint32 // ids the main screen uses while the alternate one hides it
+
+	// Grapheme clusters (cluster.go).
+	clusters clusterTable
+	clBuf    []byte
+	altRunes []rune // stand-ins the main screen uses while the alternate one hides it
 
 	syncTimeout  time.Duration
 	syncDeadline time.Time // zero when no update holds the dirty signal
@@ -96,8 +108,12 @@ func New(cols, rows int, opts ...Option) *Screen {
 		done:        make(chan struct{}),
 	}
 	s.sb.max = c.scrollback
+	s.pens.init()
+	s.clusters.init()
+	s.erasePenID = -1
 	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
 	s.f = newFilter(s, cols, rows)
+	s.f.links.roots = s.linkRoots
 	s.wg.Go(func() { s.replies.drain(c.replies, s.done) })
 	s.wg.Go(s.clock)
 	return s
@@ -176,8 +192,9 @@ func (s *Screen) DroppedReplies() uint64 { return s.replies.dropped.Load() }
 
 // Resize changes the size of the emulator; resize the PTY after it, so that
 // the child's redraw lands on a screen of the new size. Lines that leave the
-// top of the main screen when it shrinks go to the scrollback. Content is
-// not reflowed.
+// top of the main screen when it shrinks go to the scrollback, and come
+// back when it grows, so the bottom stays put (as in tmux). Content is not
+// reflowed (grow.go says why).
 func (s *Screen) Resize(cols, rows int) {
 	cols, rows = max(cols, 1), max(rows, 1)
 	s.mu.Lock()
@@ -190,13 +207,19 @@ func (s *Screen) Resize(cols, rows int) {
 	if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
 		s.capture(slide)
 	}
-	oldCols := s.cols
+	oldCols, oldRows := s.cols, s.rows
+	// vt10x fills what a resize adds with its pen: make it the default.
+	s.toVT(0)
+	s.flush()
 	s.term.Resize(cols, rows)
 	s.cols, s.rows = cols, rows
 	s.f.resize(cols, rows)
 	s.cur.known, s.last.ok = false, false
 	if cols > oldCols {
 		s.extendTabs(oldCols)
+	}
+	if rows > oldRows {
+		s.pullBack(rows - oldRows)
 	}
 	s.markDirty()
 }
