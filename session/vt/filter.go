@@ -64,7 +64,7 @@ const (
 // SOS, PM, APC) are collected here rather than by ansi.Parser: its table
 // ends an OSC at byte 0x9C and leaves an APC at any UTF-8 lead byte, and in
 // UTF-8 text those bytes are parts of ordinary characters (U+201C is
-// E2 80 9C).
+// 0xE2 0x80 0x9C).
 type filter struct {
 	out emitter
 	p   *ansi.Parser
