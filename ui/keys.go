@@ -30,6 +30,7 @@ var keymap = []binding{
 	{[]string{"x"}, "close the pane (teardown, then snapshot)", (*Model).closeFocused},
 	{[]string{"k"}, "kill the pane's processes now (SIGKILL)", (*Model).killFocused},
 	{[]string{"r"}, "restart an exited, killed or failed pane", (*Model).restartFocused},
+	{[]string{"d"}, "dismiss a failed close or kill (the closed pane goes)", (*Model).dismissFocused},
 	{[]string{"["}, "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", (*Model).enterScroll},
 	{[]string{"b"}, "broadcast input to the picked panes, or stop", (*Model).toggleBroadcast},
 	{[]string{"space"}, "pick or unpick the pane for broadcast", (*Model).togglePick},
@@ -273,6 +274,6 @@ func (m *Model) restartFocused() tea.Cmd {
 	// An exited session still holds its PTY, and its teardown may snapshot
 	// the workspace: it must settle before the new start restores into
 	// the workspace or runs in it.
-	b, id := m.backend, old.ID()
-	return tea.Sequence(func() tea.Msg { _ = b.Close(context.Background(), id); return nil }, start)
+	b, id, key := m.backend, old.ID(), p.key
+	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }, start)
 }

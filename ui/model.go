@@ -77,6 +77,7 @@ type Model struct {
 	rewire         chan struct{}
 	resizeGen      int
 	quitResults    []Result
+	teardownErrs   []error // failed closes and kills, for the exit code
 	shutdownErr    error
 	done           bool
 
@@ -158,6 +159,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleStarted(msg)
 	case closedMsg:
 		return m.handleClosed(msg)
+	case teardownMsg:
+		return m.handleTeardown(msg)
 	case resizedMsg, resizePTYMsg:
 		return m.handleResize(msg)
 	case attentionMsg:
@@ -195,8 +198,8 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 	if p == nil {
 		if msg.sess != nil {
 			// The pane went away while starting: nobody else owns it.
-			b, id := m.backend, msg.sess.ID()
-			return func() tea.Msg { _ = b.Close(context.Background(), id); return nil }
+			b, id, key := m.backend, msg.sess.ID(), msg.key
+			return func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }
 		}
 		return nil
 	}
@@ -234,18 +237,26 @@ func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
 }
 
 // handleClosed: a close (x) removes the pane; a kill (k) leaves it, showing
-// that it was killed, to be restarted.
+// that it was killed, to be restarted. A close that failed (its snapshot)
+// leaves the pane too, showing why, until the user dismisses it (W6).
 func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
 	i, p := m.paneByKey(msg.key, msg.gen)
 	if p == nil {
+		m.failTeardown(nil, "close", msg.err)
 		return nil
 	}
 	p.info, p.err = p.sess.Info(), msg.err
 	if m.modal == modalClosing && m.closingKey == p.key {
 		m.modal, m.killRequested = modalNone, false
-		return m.removePane(i)
+		if msg.err == nil {
+			return m.removePane(i)
+		}
+		p.phase = phaseClosed
+		m.failTeardown(p, "close", msg.err)
+		return nil
 	}
 	p.phase = phaseKilled
+	m.failTeardown(p, "kill", msg.err)
 	return nil
 }
 

@@ -55,6 +55,7 @@ type pane struct {
 	info   session.Info
 	err    error  // why it failed, or how teardown failed
 	notice string // from Prepare, e.g. a refused restore
+	alert  *alert // a failed close or kill, shown until dismissed
 
 	// body holds the rendered rows of the last frame, and rowEnd where
 	// each row ends in it.

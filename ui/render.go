@@ -124,6 +124,12 @@ func (m *Model) composeLines() []string {
 	w, h := m.area()
 	idx, rects := m.pageRects()
 	lines := make([]string, 0, h+1)
+	alerts := map[int][]string{}
+	for k, i := range idx {
+		if p := m.panes[i]; p.alert != nil {
+			alerts[i] = m.alertRows(p, rects[k].w, rects[k].h-1)
+		}
+	}
 	for y := range h {
 		m.out = m.out[:0]
 		x := 0
@@ -135,9 +141,16 @@ func (m *Model) composeLines() []string {
 				m.out = append(m.out, strings.Repeat(" ", r.x-x)...)
 			}
 			p := m.panes[idx[k]]
-			if y == r.y {
+			switch rows, ok := alerts[idx[k]]; {
+			case y == r.y:
 				m.out = append(m.out, m.title(idx[k], p, r.w)...)
-			} else {
+			case ok:
+				if row := y - r.y - 1; row < len(rows) {
+					m.out = append(m.out, rows[row]...)
+				} else {
+					m.out = append(m.out, strings.Repeat(" ", r.w)...)
+				}
+			default:
 				m.out = appendBodyRow(m.out, p, y-r.y-1, r.w)
 			}
 			x = r.x + r.w
@@ -188,6 +201,9 @@ func (m *Model) title(i int, p *pane, w int) string {
 	if p.notice != "" {
 		b.WriteString(" · " + p.notice)
 	}
+	if p.alert != nil {
+		b.WriteString(" · " + p.alert.what + " failed")
+	}
 	text := ansi.Truncate(" "+b.String(), w, "…")
 	text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
 	style := titleStyle
@@ -196,7 +212,7 @@ func (m *Model) title(i int, p *pane, w int) string {
 		style = titleFocused
 	case m.broadcast && p.picked:
 		style = titlePicked
-	case p.phase == phaseFailed:
+	case p.phase == phaseFailed || p.alert != nil:
 		style = titleFailed
 	}
 	return style.Render(text)
@@ -242,7 +258,7 @@ func (m *Model) statusLine() string {
 // cursor is the focused pane's cursor as the real terminal cursor.
 func (m *Model) cursor() *tea.Cursor {
 	p := m.focused()
-	if p == nil || p.scroll > 0 || !p.frame.Cursor.Visible {
+	if p == nil || p.scroll > 0 || p.alert != nil || !p.frame.Cursor.Visible {
 		return nil
 	}
 	idx, rects := m.pageRects()
