@@ -2,8 +2,10 @@ package vt
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
 )
@@ -121,17 +123,54 @@ func (s *Screen) Close() {
 	s.wg.Wait()
 }
 
+// writeSlice bounds the text parsed under one hold of the lock, so that
+// Snapshot and the rest wait at most about a millisecond behind a child
+// that floods, however big the Write. It holds a screenful of lines
+// several times over, which bulk scrolling needs to pay off.
+const writeSlice = 16 << 10
+
 // Write feeds settled text (complete, valid UTF-8) from the child. It never
-// blocks on the child or the UI, only on the Screen's lock.
+// blocks on the child or the UI, only on the Screen's lock, which it takes
+// once per slice of at most writeSlice bytes.
 func (s *Screen) Write(text string) {
+	for {
+		n := sliceEnd(text, writeSlice)
+		if !s.writeLocked(text[:n]) || n == len(text) {
+			return
+		}
+		text = text[n:]
+	}
+}
+
+func (s *Screen) writeLocked(text string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return
+		return false
 	}
 	s.writeText(text)
 	s.flush()
 	s.markDirty()
+	return true
+}
+
+// sliceEnd is where the first slice of text, at most n bytes, ends: after
+// its last LF when that is in the slice's second half (bulk scrolling takes
+// whole lines), else at the last rune start, so every slice stays valid
+// UTF-8.
+func sliceEnd(text string, n int) int {
+	if len(text) <= n {
+		return len(text)
+	}
+	if i := strings.LastIndexByte(text[n/2:n], '\n'); i >= 0 {
+		return n/2 + i + 1
+	}
+	for i := n; i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(text[i]) {
+			return i
+		}
+	}
+	return n // not UTF-8 after all: any cut is as good
 }
 
 // TakeAttention reports whether the child asked for attention (BEL, or an
