@@ -53,6 +53,7 @@ const (
 type Model struct {
 	cfg     Config
 	backend Backend
+	gate    *parseGate // the panes' turns at parsing output
 	panes   []*pane
 	nextKey int
 
@@ -96,9 +97,9 @@ type Result struct {
 
 // New returns the root model for the given panes.
 func New(cfg Config, b Backend, specs []PaneSpec) *Model {
-	m := &Model{cfg: cfg.withDefaults(), backend: b, rewire: make(chan struct{}, 1), width: 80, height: 24, now: time.Now}
+	m := &Model{cfg: cfg.withDefaults(), backend: b, gate: newParseGate(), rewire: make(chan struct{}, 1), width: 80, height: 24, now: time.Now}
 	for _, s := range specs {
-		m.panes = append(m.panes, &pane{key: m.nextKey, spec: s})
+		m.panes = append(m.panes, &pane{key: m.nextKey, spec: s, gate: m.gate})
 		m.nextKey++
 	}
 	return m
@@ -129,6 +130,7 @@ func (m *Model) UseTerminal(t *Terminal) { m.term = t }
 // goroutine writes it.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	m.markShown()
 	if m.term != nil && !m.done && m.width > 0 && m.height > 0 {
 		lines, cursor := m.frame()
 		m.term.Show(lines, cursor, m.width)
@@ -351,6 +353,7 @@ func (m *Model) startQuit() tea.Cmd {
 		return func() tea.Msg { b.KillAll(); return nil }
 	}
 	m.modal, m.killRequested = modalQuitting, false
+	m.gate.dropping.Store(true) // the screens will not be shown again
 	b := m.backend
 	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
 }

@@ -47,6 +47,10 @@ type pane struct {
 	key  int // stable identity for messages; never reused
 	spec PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
+	gate *parseGate
+	// shown says whether the pane is on screen, for its sink's turns at
+	// the gate; the model sets it after every update.
+	shown atomic.Bool
 
 	sess   Session
 	screen *vt.Screen
@@ -89,11 +93,6 @@ func (w *replyWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// screenSink feeds a session's settled output to the pane's screen.
-type screenSink struct{ screen *vt.Screen }
-
-func (s screenSink) Output(text string) { s.screen.Write(text) }
-
 // Messages about panes carry the pane's key and generation, so a message
 // about a pane that was restarted or removed since is dropped.
 type (
@@ -130,7 +129,7 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 	if spec.Spec.Name == "" {
 		spec.Spec.Name = spec.Name
 	}
-	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), screenSink{p.screen})
+	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), newScreenSink(p.screen, p.gate, &p.shown))
 	key, gen := p.key, p.gen
 	return func() tea.Msg {
 		if old != nil {

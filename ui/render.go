@@ -57,6 +57,21 @@ func (m *Model) pageRects() ([]int, []rect) {
 	return idx, rects
 }
 
+// markShown tells each pane's sink whether the pane is on screen.
+func (m *Model) markShown() {
+	idx, _ := m.pageRects()
+	k := 0
+	for i, p := range m.panes {
+		on := k < len(idx) && idx[k] == i
+		if on {
+			k++
+		}
+		if p.shown.Load() != on {
+			p.shown.Store(on)
+		}
+	}
+}
+
 func (m *Model) visible(i int) bool {
 	idx, _ := m.pageRects()
 	for _, j := range idx {
