@@ -27,11 +27,6 @@ type parseGate struct {
 	front []chan struct{} // waiting panes on screen, in order
 	back  []chan struct{} // waiting panes off screen, in order
 	turns int
-
-	// dropping is set once the program quits: nobody will see the
-	// screens again, so their output is consumed without parsing and the
-	// teardowns' output drain is not held up.
-	dropping atomic.Bool
 }
 
 // backTurn: one turn in this many goes to a pane off screen while both
@@ -94,7 +89,10 @@ func newScreenSink(screen *vt.Screen, gate *parseGate, shown *atomic.Bool) *scre
 }
 
 func (s *screenSink) Output(text string) {
-	for len(text) > 0 && !s.gate.dropping.Load() {
+	// Output is parsed even once the program quits: consumed unparsed, a
+	// flood would no longer hold its child back, and the children would
+	// take the processors from the teardowns.
+	for len(text) > 0 {
 		n := textSlice(text, sinkSlice)
 		s.gate.acquire(s.shown.Load(), s.wake)
 		s.screen.Write(text[:n])

@@ -353,7 +353,6 @@ func (m *Model) startQuit() tea.Cmd {
 		return func() tea.Msg { b.KillAll(); return nil }
 	}
 	m.modal, m.killRequested = modalQuitting, false
-	m.gate.dropping.Store(true) // the screens will not be shown again
 	b := m.backend
 	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
 }
