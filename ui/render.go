@@ -139,9 +139,12 @@ func (m *Model) composeLines() []string {
 	w, h := m.area()
 	idx, rects := m.pageRects()
 	lines := make([]string, 0, h+1)
-	alerts := map[int][]string{}
+	var alerts map[int][]string // the bodies of panes showing a failed teardown
 	for k, i := range idx {
 		if p := m.panes[i]; p.alert != nil {
+			if alerts == nil {
+				alerts = map[int][]string{}
+			}
 			alerts[i] = m.alertRows(p, rects[k].w, rects[k].h-1)
 		}
 	}
