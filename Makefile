@@ -33,6 +33,7 @@ FUZZ_TARGETS = \
 	FuzzConfig:. \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
+	FuzzEscapeControls:./ui \
 	FuzzJSONString:./asciicast
 
 fuzz:

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -112,4 +114,27 @@ func TestContract_W6_FailedCloseBeforeRestartIsShown(t *testing.T) {
 	if !strings.Contains(plainView(m), "close failed") || m.TeardownErr() == nil {
 		t.Errorf("the failed close before the restart is silent:\n%s", plainView(m))
 	}
+}
+
+// FuzzEscapeControls: whatever an error says, its alert text has no
+// control character left to act on the terminal, and printable text
+// passes unchanged.
+func FuzzEscapeControls(f *testing.F) {
+	f.Add("write /store: no space left on device")
+	f.Add("\x1b]52;c;aGk=\x07 \x9b31m \u0085 \u2028 \t tab")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := escapeControls(s)
+		for _, r := range out {
+			if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+				t.Fatalf("escapeControls(%q) = %q keeps control %U", s, out, r)
+			}
+		}
+		plain := true
+		for _, r := range s {
+			plain = plain && !unicode.IsControl(r) && r != '\u2028' && r != '\u2029' && r != utf8.RuneError
+		}
+		if plain && out != s {
+			t.Fatalf("escapeControls(%q) = %q changed printable text", s, out)
+		}
+	})
 }
