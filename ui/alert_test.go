@@ -90,6 +90,25 @@ func TestContract_W6_FailedKillShowsErrorUntilDismissed(t *testing.T) {
 	if m.TeardownErr() == nil {
 		t.Error("the failed kill is not kept for the exit code")
 	}
+	closeWith(t, m, "k")
+	if m.panes[0].alert != nil {
+		t.Fatal("the pane was killed again") // k on a killed pane does nothing
+	}
+}
+
+// Restarting a pane whose kill failed answers the alert too.
+func TestContract_W6_RestartAnswersAlert(t *testing.T) {
+	b := newFakeBackend()
+	b.closeErr["apane"] = errFullStore
+	m := newTestModel(t, b, 1, 120, 40)
+	closeWith(t, m, "k")
+	old := m.panes[0].screen
+	defer old.Close() // the start command, not run here, would close it
+	press(m, "ctrl+b")
+	press(m, "r")
+	if m.panes[0].alert != nil || strings.Contains(plainView(m), "kill failed") {
+		t.Errorf("the alert outlived the restart:\n%s", plainView(m))
+	}
 }
 
 // Restarting an exited pane closes its old session first; a snapshot that

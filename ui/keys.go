@@ -267,6 +267,7 @@ func (m *Model) restartFocused() tea.Cmd {
 		return nil
 	}
 	old, oldPhase := p.sess, p.phase
+	p.alert = nil // restarting answers it, as dismissing does
 	start := m.startPane(m.focus)
 	if old == nil || oldPhase != phaseExited {
 		return start
