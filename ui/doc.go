@@ -6,7 +6,7 @@
 // a Backend (the session Manager) to start, close and kill them, always
 // from a tea.Cmd, and never blocks in Update.
 //
-//	Backend.Start ─► pane (screen + session) ─► sink: parseGate turn (panes on screen first) ─► screen.Write, 16 KiB a turn
+//	Backend.Start ─► pane (screen + session) ─► sink: parseGate turn (panes on screen first) ─► screen.Write, a slice (16 KiB per 24 rows) a turn
 //	watch Cmd: select(screens' Dirty, Backend.Changed, rewire) ─► wakeMsg ─► frame tick (≤ fps)
 //	frameMsg: drain dirty ─► Screen.Snapshot ─► vt.RenderRow ─► cached rows ─► View
 //	KeyPressMsg ─► prefix? keymap command : encode for the pane's modes ─► Session.Write (non-blocking queue)

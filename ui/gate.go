@@ -33,9 +33,6 @@ type parseGate struct {
 // kinds wait.
 const backTurn = 4
 
-// sinkSlice is how much text a pane parses per turn.
-const sinkSlice = 16 << 10
-
 func newParseGate() *parseGate {
 	return &parseGate{free: max(1, runtime.GOMAXPROCS(0)-1)}
 }
@@ -92,8 +89,10 @@ func (s *screenSink) Output(text string) {
 	// Output is parsed even once the program quits: consumed unparsed, a
 	// flood would no longer hold its child back, and the children would
 	// take the processors from the teardowns.
+	_, rows := s.screen.Size()
+	limit := vt.SliceFor(rows) // a turn is one hold of the screen's lock
 	for len(text) > 0 {
-		n := textSlice(text, sinkSlice)
+		n := textSlice(text, limit)
 		s.gate.acquire(s.shown.Load(), s.wake)
 		s.screen.Write(text[:n])
 		s.gate.release()

@@ -54,8 +54,8 @@ func TestTextSlice(t *testing.T) {
 	text := strings.Repeat("ascii line\n", 3000) + strings.Repeat("日本語🎉", 9000) + "end"
 	var b strings.Builder
 	for rest := text; len(rest) > 0; {
-		n := textSlice(rest, sinkSlice)
-		if n <= 0 || n > sinkSlice || !utf8.ValidString(rest[:n]) {
+		n := textSlice(rest, 16<<10)
+		if n <= 0 || n > 16<<10 || !utf8.ValidString(rest[:n]) {
 			t.Fatalf("slice of %d bytes, valid %v", n, utf8.ValidString(rest[:n]))
 		}
 		b.WriteString(rest[:n])
@@ -74,7 +74,7 @@ func TestScreenSinkWritesAllThroughGate(t *testing.T) {
 	var shown atomic.Bool
 	g := &parseGate{free: 1}
 	sink := newScreenSink(s, g, &shown)
-	sink.Output(strings.Repeat("x", 3*sinkSlice) + "\r\nVISIBLE")
+	sink.Output(strings.Repeat("x", 3*vt.SliceFor(5)) + "\r\nVISIBLE")
 	var f vt.Frame
 	s.Snapshot(&f)
 	if !strings.Contains(string(vt.RenderRowText(nil, &f, f.Cursor.Y)), "VISIBLE") || g.free != 1 {

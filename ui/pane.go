@@ -77,9 +77,9 @@ type pane struct {
 }
 
 // paneQueueBytes bounds each pane's output queue (unless its options set
-// one). The screen parses 16 KiB a turn (see parseGate), so a deeper queue
-// adds no speed, only memory: with the session default of 256 KiB, the
-// queues and windows of a hundred flooding panes held some 80 MiB.
+// one). The screen parses 16 to 64 KiB a turn (see parseGate), so a deeper
+// queue adds no speed, only memory: with the session default of 256 KiB,
+// the queues and windows of a hundred flooding panes held some 80 MiB.
 const paneQueueBytes = 64 << 10
 
 // maxEarlyInput bounds the input kept for a pane whose start is not yet

@@ -123,35 +123,49 @@ func (s *Screen) Close() {
 	s.wg.Wait()
 }
 
-// writeSlice bounds the text parsed under one hold of the lock, so that
-// Snapshot and the rest wait at most about a millisecond behind a child
-// that floods, however big the Write. It holds a screenful of lines
-// several times over, which bulk scrolling needs to pay off.
-const writeSlice = 16 << 10
+// writeSlice bounds the text parsed under one hold of the lock, per 24
+// rows of screen, so that Snapshot and the rest wait at most about a
+// millisecond behind a child that floods, however big the Write. Bulk
+// scrolling leaves the last screenful of every slice to vt10x, so the
+// slice grows with the screen to keep that share small, up to
+// maxWriteSlice.
+const (
+	writeSlice    = 16 << 10
+	maxWriteSlice = 64 << 10
+)
 
 // Write feeds settled text (complete, valid UTF-8) from the child. It never
 // blocks on the child or the UI, only on the Screen's lock, which it takes
-// once per slice of at most writeSlice bytes.
+// once per slice (see writeSlice).
 func (s *Screen) Write(text string) {
 	for {
-		n := sliceEnd(text, writeSlice)
-		if !s.writeLocked(text[:n]) || n == len(text) {
+		n, ok := s.writeLocked(text)
+		if !ok || n == len(text) {
 			return
 		}
 		text = text[n:]
 	}
 }
 
-func (s *Screen) writeLocked(text string) bool {
+// writeLocked parses the first slice of text and returns its length, or
+// false once the Screen is closed.
+func (s *Screen) writeLocked(text string) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return false
+		return 0, false
 	}
-	s.writeText(text)
+	n := sliceEnd(text, SliceFor(s.rows))
+	s.writeText(text[:n])
 	s.flush()
 	s.markDirty()
-	return true
+	return n, true
+}
+
+// SliceFor is how many bytes a screen of rows parses per hold of its
+// lock: a caller that takes turns among screens can slice the same way.
+func SliceFor(rows int) int {
+	return min(maxWriteSlice, writeSlice*max(1, (rows+23)/24))
 }
 
 // sliceEnd is where the first slice of text, at most n bytes, ends: after

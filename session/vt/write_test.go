@@ -40,7 +40,10 @@ func TestWriteInSlicesMatchesOneHold(t *testing.T) {
 	defer sliced.Close()
 	defer whole.Close()
 	sliced.Write(text)
-	whole.writeLocked(text)
+	whole.mu.Lock()
+	whole.writeText(text)
+	whole.flush()
+	whole.mu.Unlock()
 	total := whole.ScrollbackLen() + 20
 	if got := sliced.ScrollbackLen() + 20; got != total {
 		t.Fatalf("scrollback %d lines in slices, %d in one hold", got-20, total-20)
