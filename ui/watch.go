@@ -118,9 +118,13 @@ func (m *Model) handleFrame() tea.Cmd {
 		b := m.backend
 		cmds = append(cmds, func() tea.Msg { return infosMsg{infos: b.List()} })
 	}
+	shown, _ := m.pageRects()
 	for i, p := range m.panes {
 		if p.screen == nil {
 			continue
+		}
+		for len(shown) > 0 && shown[0] < i {
+			shown = shown[1:] // both ascend: shown[0] is the next pane on screen
 		}
 		select {
 		case <-p.screen.Dirty():
@@ -138,7 +142,7 @@ func (m *Model) handleFrame() tea.Cmd {
 		if p.screen.TakeAttention() && i != m.focus {
 			p.attention = true
 		}
-		if m.visible(i) {
+		if len(shown) > 0 && shown[0] == i {
 			p.dirtyPending = false
 			p.snapshot()
 		} else {

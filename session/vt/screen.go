@@ -2,8 +2,10 @@ package vt
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
 )
@@ -137,17 +139,68 @@ func (s *Screen) Close() {
 	s.wg.Wait()
 }
 
+// writeSlice bounds the text parsed under one hold of the lock, per 24
+// rows of screen, so that Snapshot and the rest wait at most about a
+// millisecond behind a child that floods, however big the Write. Bulk
+// scrolling leaves the last screenful of every slice to vt10x, so the
+// slice grows with the screen to keep that share small, up to
+// maxWriteSlice.
+const (
+	writeSlice    = 16 << 10
+	maxWriteSlice = 64 << 10
+)
+
 // Write feeds settled text (complete, valid UTF-8) from the child. It never
-// blocks on the child or the UI, only on the Screen's lock.
+// blocks on the child or the UI, only on the Screen's lock, which it takes
+// once per slice (see writeSlice).
 func (s *Screen) Write(text string) {
+	for {
+		n, ok := s.writeLocked(text)
+		if !ok || n == len(text) {
+			return
+		}
+		text = text[n:]
+	}
+}
+
+// writeLocked parses the first slice of text and returns its length, or
+// false once the Screen is closed.
+func (s *Screen) writeLocked(text string) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return
+		return 0, false
 	}
-	s.writeText(text)
+	n := sliceEnd(text, SliceFor(s.rows))
+	s.writeText(text[:n])
 	s.flush()
 	s.markDirty()
+	return n, true
+}
+
+// SliceFor is how many bytes a screen of rows parses per hold of its
+// lock: a caller that takes turns among screens can slice the same way.
+func SliceFor(rows int) int {
+	return min(maxWriteSlice, writeSlice*max(1, (rows+23)/24))
+}
+
+// sliceEnd is where the first slice of text, at most n bytes, ends: after
+// its last LF when that is in the slice's second half (bulk scrolling takes
+// whole lines), else at the last rune start, so every slice stays valid
+// UTF-8.
+func sliceEnd(text string, n int) int {
+	if len(text) <= n {
+		return len(text)
+	}
+	if i := strings.LastIndexByte(text[n/2:n], '\n'); i >= 0 {
+		return n/2 + i + 1
+	}
+	for i := n; i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(text[i]) {
+			return i
+		}
+	}
+	return n // not UTF-8 after all: any cut is as good
 }
 
 // TakeAttention reports whether the child asked for attention (BEL, or an
