@@ -94,7 +94,9 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	// one it waits out the rest, so frames stay at most FPS a second.
 	wait := m.lastFrame.Add(time.Second / time.Duration(m.cfg.FPS)).Sub(m.now())
 	if wait <= 0 {
-		return func() tea.Msg { return frameMsg{} }
+		// Drawn in this Update: a frame message would cost a goroutine
+		// and a trip through the program's queue on every echo.
+		return m.handleFrame()
 	}
 	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
 }
