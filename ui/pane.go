@@ -85,12 +85,6 @@ type pane struct {
 	search       *searchState
 }
 
-// paneQueueBytes bounds each pane's output queue (unless its options set
-// one). The screen parses 16 to 64 KiB a turn (see parseGate), so a deeper
-// queue adds no speed, only memory: with the session default of 256 KiB,
-// the queues and windows of a hundred flooding panes held some 80 MiB.
-const paneQueueBytes = 64 << 10
-
 // maxEarlyInput bounds the input kept for a pane whose start is not yet
 // known to the model.
 const maxEarlyInput = 64 << 10
@@ -145,9 +139,6 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 		spec.Spec.Name = spec.Name
 	}
 	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), newScreenSink(p.screen, p.gate, &p.shown))
-	if opts.QueueBytes <= 0 {
-		opts.QueueBytes = paneQueueBytes
-	}
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(context.Background())
