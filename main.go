@@ -73,11 +73,21 @@ var aliases = map[string]string{
 	"-version": "version", "--version": "version", "-V": "version",
 }
 
+// softMemoryLimit is where sandmux trades throughput for memory: far above
+// what a few panes use, so their throughput is untouched.
+const softMemoryLimit = 256 << 20
+
 func main() {
 	// The emulator allocates a little garbage for every character it
 	// parses; the live heap is small, so collecting less often buys
 	// throughput (measured: about a quarter more) for little memory.
 	debug.SetGCPercent(400)
+	// With a hundred panes the live heap is large too, and five times it
+	// is no longer little: past this soft limit the collector runs as
+	// often as it must instead (GOMEMLIMIT, when set, wins).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }
 
