@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
 )
@@ -103,7 +104,7 @@ func snapshotSave(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "sandmux snapshot save: give -o FILE or --sandbox NAME (one of them)\n%s", snapshotHelp)
 		return exitUsage
 	}
-	opts := snapshot.SaveOptions{Exclude: exclude, Provider: "local", OnProgress: progressPrinter(s.err)}
+	opts := snapshot.SaveOptions{Exclude: exclude, Provider: local.Descriptor.Name, OnProgress: progressPrinter(s.err)}
 	var m *snapshot.Manifest
 	path := *out
 	var err error

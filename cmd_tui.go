@@ -14,10 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/docker"
-	"github.com/sandmux/sandmux/providers/exec"
 	"github.com/sandmux/sandmux/providers/local"
-	"github.com/sandmux/sandmux/providers/ssh"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
@@ -171,17 +168,6 @@ func forwardSignals(p *tea.Program, s stdio) (stop func()) {
 	}
 }
 
-// providerTable is every provider sandmux can open panes with. Warnings
-// (an SSH host key not being checked) go to warn.
-func providerTable(cfg *Config, warn func(string)) providers.Table {
-	return providers.Table{
-		"local":  local.New(cfg.Providers.Local.Shell),
-		"ssh":    ssh.New(warn),
-		"docker": docker.New(),
-		"exec":   exec.New(),
-	}
-}
-
 // warnings collects provider warnings while the TUI owns the terminal,
 // to be printed once it has exited.
 type warnings struct {
@@ -227,7 +213,7 @@ func adHocPanes(cmds []string) []ui.PaneSpec {
 	for _, c := range cmds {
 		specs = append(specs, ui.PaneSpec{
 			Name:     c,
-			Provider: "local",
+			Provider: local.Descriptor.Name,
 			Spec:     providers.Spec{Name: c, Command: []string{"sh", "-c", c}, Dir: dir},
 		})
 	}

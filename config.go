@@ -262,7 +262,7 @@ var uiOptions = []option[UIConfig]{
 
 // providerNames are the providers a sandbox may name; each has a
 // [providers.NAME] table, even if it has no keys yet.
-var providerNames = []string{"local", "ssh", "docker", "exec"}
+var providerNames = providerRegistry.Names()
 
 var providerOptions = []option[ProvidersConfig]{
 	{table: "local", key: "shell", note: `"" ($SHELL, else "/bin/sh")`,

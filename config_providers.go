@@ -14,15 +14,11 @@ package main
 //	ssh = { host = "dev@build.example" }
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/docker"
-	"github.com/sandmux/sandmux/providers/exec"
-	"github.com/sandmux/sandmux/providers/ssh"
 )
 
 // remoteProvider is a provider whose options its own package parses.
@@ -30,13 +26,21 @@ type remoteProvider struct {
 	name  string
 	keys  []providers.OptionKey
 	check func(map[string]any) error
+	// canSnapshot says the provider can read and write workspaces.
+	canSnapshot bool
 }
 
-var remoteProviders = []remoteProvider{
-	{"ssh", ssh.OptionKeys, func(m map[string]any) error { _, err := ssh.ParseOptions(m); return err }},
-	{"docker", docker.OptionKeys, func(m map[string]any) error { _, err := docker.ParseOptions(m); return err }},
-	{"exec", exec.OptionKeys, func(m map[string]any) error { _, err := exec.ParseOptions(m); return err }},
-}
+// remoteProviders are the registry's providers with an options table of
+// their own.
+var remoteProviders = func() []remoteProvider {
+	var rs []remoteProvider
+	for _, d := range providerRegistry {
+		if d.CheckOptions != nil {
+			rs = append(rs, remoteProvider{d.Name, d.OptionKeys, d.CheckOptions, d.CanSnapshot()})
+		}
+	}
+	return rs
+}()
 
 func remoteProviderNamed(name string) (remoteProvider, bool) {
 	for _, r := range remoteProviders {
@@ -104,12 +108,12 @@ func (c *Config) checkRemoteSandbox(p *problems, s *Sandbox, at string) {
 	if !ok {
 		return
 	}
-	if r.name == "exec" && (s.Snapshot != SnapshotNever || s.Restore != RestoreOff) {
+	if !r.canSnapshot && (s.Snapshot != SnapshotNever || s.Restore != RestoreOff) {
 		key := joinKey(at, "snapshot")
 		if s.Snapshot == SnapshotNever {
 			key = joinKey(at, "restore")
 		}
-		p.add(key, errors.New(`the exec provider cannot read or write a workspace (set snapshot = "never" and restore = false, or use the ssh or docker provider)`))
+		p.add(key, fmt.Errorf(`the %s provider cannot read or write a workspace (set snapshot = "never" and restore = false, or use a provider that can: %s)`, r.name, snapshotProviders()))
 	}
 	if err := r.check(s.Options); err != nil {
 		key := joinKey(at, r.name)
@@ -130,4 +134,16 @@ func optionKeyNames(keys []providers.OptionKey) []string {
 		names[i] = k.Name
 	}
 	return names
+}
+
+// snapshotProviders names the providers whose workspaces snapshots can
+// read, for errors.
+func snapshotProviders() string {
+	var names []string
+	for _, d := range providerRegistry {
+		if d.CanSnapshot() {
+			names = append(names, d.Name)
+		}
+	}
+	return quoteAll(names)
 }

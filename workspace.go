@@ -27,6 +27,13 @@ func (w workspaces) storeFor(sb Sandbox) *snapshot.Store {
 	return &snapshot.Store{Root: w.store, Keep: sb.SnapshotKeep}
 }
 
+// localDir reports whether sb's workspace is a directory on this machine,
+// as its provider's descriptor says.
+func localDir(sb Sandbox) bool {
+	d, ok := providerRegistry.Lookup(sb.Provider)
+	return ok && d.LocalWorkspace(false)
+}
+
 // exporter returns the provider's workspace access, if it has one; a local
 // sandbox's workspace is a directory here.
 func (w workspaces) exporter(sb Sandbox) providers.Workspace {
@@ -40,7 +47,7 @@ func (w workspaces) exporter(sb Sandbox) providers.Workspace {
 
 // source is where a snapshot of sb reads the workspace from.
 func (w workspaces) source(sb Sandbox) (snapshot.Source, error) {
-	if sb.Provider == "local" {
+	if localDir(sb) {
 		if _, err := os.Stat(sb.Workspace); err != nil {
 			return nil, fmt.Errorf("no workspace to snapshot: %w", err)
 		}
@@ -92,7 +99,7 @@ func (w workspaces) hook(sb Sandbox) func(context.Context, session.Info, func(st
 // under restore = true) is a notice for the pane, not a failure.
 func (w workspaces) prepare(sb Sandbox) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		local := sb.Provider == "local"
+		local := localDir(sb)
 		if local && sb.Restore == RestoreOff {
 			if err := os.MkdirAll(sb.Workspace, 0o755); err != nil {
 				return "", fmt.Errorf("create workspace: %w (check the workspace key of %q)", err, sb.Name)
@@ -214,16 +221,8 @@ func remoteEmpty(ctx context.Context, ws providers.Workspace, spec providers.Spe
 		return false, nil
 	case exportErr == nil && readErr == nil:
 		return true, nil
-	case exportErr != nil && missingDir(exportErr):
+	case errors.Is(exportErr, providers.ErrNoWorkspace):
 		return true, nil
 	}
 	return false, errors.Join(exportErr, readErr)
-}
-
-// missingDir recognises a workspace that does not exist, as a remote tar
-// or shell reports it.
-func missingDir(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "No such file or directory") || strings.Contains(msg, "can't cd") ||
-		strings.Contains(msg, "does not exist") || strings.Contains(msg, "Could not find the file")
 }
