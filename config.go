@@ -96,9 +96,12 @@ type Sandbox struct {
 	Command []string
 	// Workspace is the working directory: absolute and clean once validated.
 	Workspace string
-	Env       map[string]string
-	Size      providers.Size
-	Term      string
+	// WorkspaceChosen says the config wrote no workspace, so Workspace is
+	// the default sandmux chose under its data directory on this machine.
+	WorkspaceChosen bool
+	Env             map[string]string
+	Size            providers.Size
+	Term            string
 	// StopGrace is how long teardown waits after SIGHUP before SIGTERM.
 	StopGrace time.Duration
 	// KillGrace is how long teardown waits after SIGTERM before SIGKILL.
@@ -408,6 +411,7 @@ func (p *problems) decode(doc map[string]any) *Config {
 				p.add(at, errors.New("no home directory for the default workspace (set HOME or XDG_DATA_HOME, or write workspace)"))
 			}
 			s.Workspace = filepath.Join(dir, "sandmux", "workspaces", s.Name)
+			s.WorkspaceChosen = true
 		}
 		s.Options = c.Providers.options(s.Provider)
 		p.remoteOptions(c, &s, at, own)

@@ -259,7 +259,7 @@ command = ""
 	ws := filepath.Join(dir, ".local", "share", "sandmux", "workspaces")
 	want := []Sandbox{{
 		Name: "inherits", Provider: "local", Command: []string{"sh", "-c", "claude"},
-		Workspace: filepath.Join(ws, "inherits"), Env: map[string]string{"A": "1", "B": "2"},
+		Workspace: filepath.Join(ws, "inherits"), WorkspaceChosen: true, Env: map[string]string{"A": "1", "B": "2"},
 		Size: providers.Size{Cols: 100, Rows: 30}, Term: "screen",
 		StopGrace: 3 * time.Second, KillGrace: 4 * time.Second, DrainGrace: 500 * time.Millisecond,
 		Snapshot: SnapshotOnQuit, Restore: RestoreIfEmpty, SnapshotExclude: []string{"node_modules"}, SnapshotKeep: 7,
@@ -273,7 +273,7 @@ command = ""
 		Options: map[string]any{"shell": ""},
 	}, {
 		Name: "shell", Provider: "local", Command: nil,
-		Workspace: filepath.Join(ws, "shell"), Env: map[string]string{"A": "1", "B": "2"},
+		Workspace: filepath.Join(ws, "shell"), WorkspaceChosen: true, Env: map[string]string{"A": "1", "B": "2"},
 		Size: providers.Size{Cols: 100, Rows: 30}, Term: "screen",
 		StopGrace: 3 * time.Second, KillGrace: 4 * time.Second, DrainGrace: 500 * time.Millisecond,
 		Snapshot: SnapshotOnQuit, Restore: RestoreIfEmpty, SnapshotExclude: []string{"node_modules"}, SnapshotKeep: 7,

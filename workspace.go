@@ -28,10 +28,12 @@ func (w workspaces) storeFor(sb Sandbox) *snapshot.Store {
 }
 
 // localDir reports whether sb's workspace is a directory on this machine,
-// as its provider's descriptor says.
+// to be created before a start, as its provider's descriptor says: always
+// for local, and for exec when sandmux chose it (an exec workspace the
+// config writes is a path on the far side, left alone).
 func localDir(sb Sandbox) bool {
 	d, ok := providerRegistry.Lookup(sb.Provider)
-	return ok && d.LocalWorkspace(false)
+	return ok && d.LocalWorkspace(sb.WorkspaceChosen)
 }
 
 // exporter returns the provider's workspace access, if it has one; a local
