@@ -30,7 +30,7 @@ FUZZ_TARGETS = \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
-	FuzzConfig:. \
+	FuzzConfig:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
 	FuzzJSONString:./asciicast \

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
@@ -248,7 +249,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	if *cfgPath != "" {
-		cfg, err := loadConfig(*cfgPath)
+		cfg, err := config.Load(*cfgPath, providerRegistry)
 		if err != nil {
 			termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 			return exitFailure
@@ -275,7 +276,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 }
 
 // configEntries keeps the entries of the config's sandboxes.
-func configEntries(cfg *Config, entries []snapshot.Entry) []snapshot.Entry {
+func configEntries(cfg *config.Config, entries []snapshot.Entry) []snapshot.Entry {
 	names := map[string]bool{}
 	for _, sb := range cfg.Sandboxes {
 		names[sb.Name] = true

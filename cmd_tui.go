@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
@@ -41,7 +42,7 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.err, noTerminalMessage)
 		return exitFailure
 	}
-	cfg, err := loadConfig(*cfgPath)
+	cfg, err := config.Load(*cfgPath, providerRegistry)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
@@ -190,7 +191,7 @@ func (w *warnings) add(msg string) {
 
 // sandboxPanes turns the config's sandboxes into panes, with workspace
 // restore before start and snapshots after teardown as their policies say.
-func sandboxPanes(cfg *Config, table providers.Table, store string) []ui.PaneSpec {
+func sandboxPanes(cfg *config.Config, table providers.Table, store string) []ui.PaneSpec {
 	ws := workspaces{store: store, providers: table}
 	specs := make([]ui.PaneSpec, 0, len(cfg.Sandboxes))
 	for _, sb := range cfg.Sandboxes {

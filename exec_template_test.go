@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/session"
 )
 
@@ -19,7 +20,7 @@ import (
 // marker, uncommented).
 func testedTemplates(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoDir, "config.example.toml"))
+	data, err := os.ReadFile("config.example.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestConfigExampleTestedExecTemplates(t *testing.T) {
 			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(path)
+			cfg, err := config.Load(path, providerRegistry)
 			if err != nil {
 				t.Fatalf("%s: %v", line, err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/docker"
 	"github.com/sandmux/sandmux/providers/exec"
@@ -15,7 +16,7 @@ var providerRegistry = providers.Registry{local.Descriptor, ssh.Descriptor, dock
 
 // providerTable is every provider sandmux can open panes with. Warnings
 // (an SSH host key not being checked) go to warn.
-func providerTable(cfg *Config, warn func(string)) providers.Table {
+func providerTable(cfg *config.Config, warn func(string)) providers.Table {
 	return providerRegistry.Table(providers.Deps{
 		Shell: cfg.Providers.Local.Shell, Warn: warn,
 		// exec runs its CLI on a local PTY; the shell is never used there,

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
@@ -23,7 +24,7 @@ type workspaces struct {
 	providers providers.Table
 }
 
-func (w workspaces) storeFor(sb Sandbox) *snapshot.Store {
+func (w workspaces) storeFor(sb config.Sandbox) *snapshot.Store {
 	return &snapshot.Store{Root: w.store, Keep: sb.SnapshotKeep}
 }
 
@@ -31,14 +32,14 @@ func (w workspaces) storeFor(sb Sandbox) *snapshot.Store {
 // to be created before a start, as its provider's descriptor says: always
 // for local, and for exec when sandmux chose it (an exec workspace the
 // config writes is a path on the far side, left alone).
-func localDir(sb Sandbox) bool {
+func localDir(sb config.Sandbox) bool {
 	d, ok := providerRegistry.Lookup(sb.Provider)
 	return ok && d.LocalWorkspace(sb.WorkspaceChosen)
 }
 
 // exporter returns the provider's workspace access, if it has one; a local
 // sandbox's workspace is a directory here.
-func (w workspaces) exporter(sb Sandbox) providers.Workspace {
+func (w workspaces) exporter(sb config.Sandbox) providers.Workspace {
 	p, err := w.providers.Lookup(sb.Provider)
 	if err != nil {
 		return nil
@@ -48,7 +49,7 @@ func (w workspaces) exporter(sb Sandbox) providers.Workspace {
 }
 
 // source is where a snapshot of sb reads the workspace from.
-func (w workspaces) source(sb Sandbox) (snapshot.Source, error) {
+func (w workspaces) source(sb config.Sandbox) (snapshot.Source, error) {
 	if localDir(sb) {
 		if _, err := os.Stat(sb.Workspace); err != nil {
 			return nil, fmt.Errorf("no workspace to snapshot: %w", err)
@@ -66,8 +67,8 @@ func (w workspaces) source(sb Sandbox) (snapshot.Source, error) {
 // hook is the after-teardown hook that snapshots sb when its policy asks
 // for the reason of this teardown. It runs only once the session's
 // processes are gone (contract C11).
-func (w workspaces) hook(sb Sandbox) func(context.Context, session.Info, func(string)) (string, error) {
-	if sb.Snapshot == SnapshotNever {
+func (w workspaces) hook(sb config.Sandbox) func(context.Context, session.Info, func(string)) (string, error) {
+	if sb.Snapshot == config.SnapshotNever {
 		return nil
 	}
 	return func(ctx context.Context, info session.Info, stage func(string)) (string, error) {
@@ -99,19 +100,19 @@ func (w workspaces) hook(sb Sandbox) func(context.Context, session.Info, func(st
 // prepare creates a local sandbox's workspace and restores its newest
 // snapshot as the restore policy says. A refusal (a non-empty workspace
 // under restore = true) is a notice for the pane, not a failure.
-func (w workspaces) prepare(sb Sandbox) func(context.Context) (string, error) {
+func (w workspaces) prepare(sb config.Sandbox) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
 		local := localDir(sb)
-		if local && sb.Restore == RestoreOff {
+		if local && sb.Restore == config.RestoreOff {
 			if err := os.MkdirAll(sb.Workspace, 0o755); err != nil {
 				return "", fmt.Errorf("create workspace: %w (check the workspace key of %q)", err, sb.Name)
 			}
 			return "", nil
 		}
-		if sb.Restore == RestoreOff {
+		if sb.Restore == config.RestoreOff {
 			return "", nil
 		}
-		opts := snapshot.RestoreOptions{Replace: sb.Restore == RestoreReplace}
+		opts := snapshot.RestoreOptions{Replace: sb.Restore == config.RestoreReplace}
 		if local {
 			// Restore unpacks beside the workspace, then swaps it in.
 			if err := os.MkdirAll(filepath.Dir(sb.Workspace), 0o755); err != nil {
@@ -151,7 +152,7 @@ func mkdirAll(local bool, dir string) error {
 }
 
 // restoreRemote streams the newest snapshot into a remote workspace.
-func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot.RestoreOptions) (snapshot.Entry, error) {
+func (w workspaces) restoreRemote(ctx context.Context, sb config.Sandbox, opts snapshot.RestoreOptions) (snapshot.Entry, error) {
 	ws := w.exporter(sb)
 	if ws == nil {
 		return snapshot.Entry{}, fmt.Errorf("provider %q cannot write workspaces: set restore = false", sb.Provider)

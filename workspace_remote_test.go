@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/docker"
 	"github.com/sandmux/sandmux/providers/ssh"
@@ -19,7 +20,7 @@ import (
 // remoteSandbox runs one remote sandbox through a real Manager until its
 // command wrote a file into the workspace, then closes it: with snapshot =
 // "on-close" that archives the workspace through the provider's tar stream.
-func snapshotThroughProvider(t *testing.T, sb Sandbox, ws workspaces) session.Info {
+func snapshotThroughProvider(t *testing.T, sb config.Sandbox, ws workspaces) session.Info {
 	t.Helper()
 	m := session.NewManager(ws.providers)
 	defer m.Wait()
@@ -65,18 +66,18 @@ func TestRemoteWorkspaceSnapshotRoundTrip(t *testing.T) {
 	})
 }
 
-func remoteCase(t *testing.T, provider, dir string, opts map[string]any) (Sandbox, workspaces) {
+func remoteCase(t *testing.T, provider, dir string, opts map[string]any) (config.Sandbox, workspaces) {
 	t.Helper()
-	sb := Sandbox{
+	sb := config.Sandbox{
 		Name: "remote-" + provider, Provider: provider, Workspace: dir,
 		Command: []string{"sh", "-c", "mkdir -p sub && echo 'from the sandbox' > notes.txt && echo nested > sub/deep.txt"},
 		Size:    providers.Size{Cols: 80, Rows: 24}, StopGrace: time.Second, KillGrace: time.Second, DrainGrace: time.Second,
-		Snapshot: SnapshotOnClose, Restore: RestoreReplace, SnapshotKeep: 5, Options: opts,
+		Snapshot: config.SnapshotOnClose, Restore: config.RestoreReplace, SnapshotKeep: 5, Options: opts,
 	}
 	return sb, workspaces{store: filepath.Join(t.TempDir(), "store"), providers: providers.Table{}}
 }
 
-func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, change func()) {
+func roundTrip(t *testing.T, sb config.Sandbox, ws workspaces, tree func() string, change func()) {
 	t.Helper()
 	info := snapshotThroughProvider(t, sb, ws)
 	if info.Saved == "" || info.Err != nil {
@@ -89,12 +90,12 @@ func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, chan
 	change()
 	// restore = true refuses the non-empty remote workspace and leaves it.
 	changed := tree()
-	sb.Restore = RestoreIfEmpty
+	sb.Restore = config.RestoreIfEmpty
 	notice, err := ws.prepare(sb)(t.Context())
 	if err != nil || !strings.Contains(notice, "restore refused") || tree() != changed {
 		t.Fatalf("restore = true into a non-empty remote workspace: notice %q, err %v; want a refusal and no change", notice, err)
 	}
-	sb.Restore = RestoreReplace
+	sb.Restore = config.RestoreReplace
 	notice, err = ws.prepare(sb)(t.Context())
 	if err != nil || !strings.HasPrefix(notice, "restored") {
 		t.Fatalf("restore: %q, %v", notice, err)
@@ -107,7 +108,7 @@ func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, chan
 	for _, e := range entries {
 		os.RemoveAll(filepath.Join(sb.Workspace, e.Name()))
 	}
-	sb.Restore = RestoreIfEmpty
+	sb.Restore = config.RestoreIfEmpty
 	if notice, err = ws.prepare(sb)(t.Context()); err != nil || !strings.HasPrefix(notice, "restored") || tree() != before {
 		t.Errorf("restore = true into an empty remote workspace: %q, %v", notice, err)
 	}

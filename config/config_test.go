@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -439,7 +439,7 @@ func TestConfigSearchOrder(t *testing.T) {
 
 	t.Run("built-in default", func(t *testing.T) {
 		hermetic(t)
-		if src, name := load(t, ""); src != builtinSource || name != "shell-1" {
+		if src, name := load(t, ""); src != BuiltinSource || name != "shell-1" {
 			t.Errorf("got %s from %s", name, src)
 		}
 	})
@@ -510,7 +510,7 @@ func TestConfigSearchOrder(t *testing.T) {
 func TestConfigDefaultFile(t *testing.T) {
 	dir := hermetic(t)
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	c, err := parseConfig(builtinSource, defaultConfig)
+	c, err := parseConfig(BuiltinSource, defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,14 +598,14 @@ func TestConfigExample(t *testing.T) {
 	}
 }
 
-// repoDir is the package directory, where the example file lives; tests
-// that call hermetic leave it.
+// repoDir is the repository's root, where the example file lives; tests
+// that call hermetic leave the package directory.
 var repoDir = func() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		panic(err)
 	}
-	return dir
+	return filepath.Dir(dir)
 }()
 
 func TestConfigOptionsTable(t *testing.T) {
