@@ -20,6 +20,7 @@ import (
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
 	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/workspace"
 )
 
 const tuiUsage = "sandmux [-c FILE] ['CMD' ...]: open the config's sandboxes, or one local pane per CMD (run with sh -c)"
@@ -192,16 +193,16 @@ func (w *warnings) add(msg string) {
 // sandboxPanes turns the config's sandboxes into panes, with workspace
 // restore before start and snapshots after teardown as their policies say.
 func sandboxPanes(cfg *config.Config, table providers.Table, store string) []ui.PaneSpec {
-	ws := workspaces{store: store, providers: table}
+	ws := workspace.Policy{Registry: providerRegistry, Store: store, Providers: table}
 	specs := make([]ui.PaneSpec, 0, len(cfg.Sandboxes))
 	for _, sb := range cfg.Sandboxes {
-		opts := session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace, AfterTeardown: ws.hook(sb)}
+		opts := session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace, AfterTeardown: ws.Hook(sb)}
 		specs = append(specs, ui.PaneSpec{
 			Name:     sb.Name,
 			Provider: sb.Provider,
 			Spec:     sb.Spec(),
 			Options:  opts,
-			Prepare:  ws.prepare(sb),
+			Prepare:  ws.Prepare(sb),
 		})
 	}
 	return specs

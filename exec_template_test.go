@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/workspace"
 )
 
 // testedTemplates returns the exec templates that config.example.toml
@@ -70,8 +71,8 @@ func TestConfigExampleTestedExecTemplates(t *testing.T) {
 			}
 			sb := cfg.Sandboxes[0]
 			table := providerTable(cfg, func(string) {})
-			ws := workspaces{store: filepath.Join(dir, "store"), providers: table}
-			if notice, err := ws.prepare(sb)(t.Context()); err != nil || notice != "" {
+			ws := workspace.Policy{Registry: providerRegistry, Store: filepath.Join(dir, "store"), Providers: table}
+			if notice, err := ws.Prepare(sb)(t.Context()); err != nil || notice != "" {
 				t.Fatalf("prepare: %q, %v", notice, err)
 			}
 			m := session.NewManager(table)
