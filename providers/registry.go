@@ -105,3 +105,9 @@ func (r Registry) Table(deps Deps) Table {
 // ErrNoWorkspace is wrapped by a Workspace's ExportWorkspace when the
 // workspace does not exist (yet): a restore may treat it as empty.
 var ErrNoWorkspace = errors.New("the workspace does not exist")
+
+// CheckWith turns a provider's options parser into a Descriptor's
+// CheckOptions: the options are checked by parsing them.
+func CheckWith[O any](parse func(map[string]any) (O, error)) func(map[string]any) error {
+	return func(m map[string]any) error { _, err := parse(m); return err }
+}

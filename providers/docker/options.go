@@ -213,6 +213,6 @@ var Descriptor = providers.Descriptor{
 	Name:         "docker",
 	New:          func(providers.Deps) providers.Provider { return New() },
 	OptionKeys:   OptionKeys,
-	CheckOptions: func(m map[string]any) error { _, err := ParseOptions(m); return err },
+	CheckOptions: providers.CheckWith(ParseOptions),
 	Workspace:    providers.WorkspaceStream,
 }

@@ -43,7 +43,7 @@ var Descriptor = providers.Descriptor{
 	Name:                   "exec",
 	New:                    func(d providers.Deps) providers.Provider { return New(d.OpenLocal) },
 	OptionKeys:             OptionKeys,
-	CheckOptions:           func(m map[string]any) error { _, err := ParseOptions(m); return err },
+	CheckOptions:           providers.CheckWith(ParseOptions),
 	Workspace:              providers.WorkspaceNone,
 	CreateDefaultWorkspace: true,
 }

@@ -280,6 +280,6 @@ var Descriptor = providers.Descriptor{
 	Name:         "ssh",
 	New:          func(d providers.Deps) providers.Provider { return New(d.Warn) },
 	OptionKeys:   OptionKeys,
-	CheckOptions: func(m map[string]any) error { _, err := ParseOptions(m); return err },
+	CheckOptions: providers.CheckWith(ParseOptions),
 	Workspace:    providers.WorkspaceStream,
 }
