@@ -112,7 +112,9 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		termsafe.Fprintln(s.err, "sandmux:", runErr)
 		return exitFailure
 	}
-	if err := errors.Join(model.ShutdownErr(), shutErr); err != nil {
+	// A close or kill that failed before the quit (its snapshot, most
+	// often) fails the run as the quit's own teardown does (contract W7).
+	if err := errors.Join(model.TeardownErr(), model.ShutdownErr(), shutErr); err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}

@@ -25,8 +25,18 @@ type tmuxTerm struct {
 // test can check the terminal was restored.
 func startTerm(t *testing.T, w, h int, cmd string) *tmuxTerm {
 	t.Helper()
+	return startTermSetup(t, w, h, cmd, nil)
+}
+
+// startTermSetup is startTerm with setup run on the terminal's directory
+// (where isolatedEnv puts the config, data and state) before cmd starts.
+func startTermSetup(t *testing.T, w, h int, cmd string, setup func(dir string)) *tmuxTerm {
+	t.Helper()
 	need(t, "tmux")
 	dir := t.TempDir()
+	if setup != nil {
+		setup(dir)
+	}
 	tt := &tmuxTerm{t: t, sock: fmt.Sprintf("sandmux-test-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
 	script := fmt.Sprintf("stty -a > %[1]s/stty.before; %[2]s; echo EXIT=$?; stty -a > %[1]s/stty.after; touch %[1]s/done; sleep 600", dir, cmd)
 	c := exec.Command("tmux", "-L", tt.sock, "-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)

@@ -29,10 +29,11 @@ type fakeBackend struct {
 	// startGate, by pane name, holds Start until it is closed or the
 	// start's context is cancelled.
 	startGate map[string]chan struct{}
+	closeErr  map[string]error // returned by Close and Kill, by pane name
 }
 
 func newFakeBackend() *fakeBackend {
-	return &fakeBackend{calls: map[string]int{}, changed: make(chan struct{}, 1), startErr: map[string]error{}, startGate: map[string]chan struct{}{}, output: map[string]string{}}
+	return &fakeBackend{calls: map[string]int{}, changed: make(chan struct{}, 1), startErr: map[string]error{}, startGate: map[string]chan struct{}{}, output: map[string]string{}, closeErr: map[string]error{}}
 }
 
 func (b *fakeBackend) count(name string) {
@@ -100,12 +101,26 @@ func (b *fakeBackend) end(id session.ID, st providers.ExitStatus, killed bool) {
 func (b *fakeBackend) Close(_ context.Context, id session.ID) error {
 	b.count("Close")
 	b.end(id, providers.ExitStatus{Code: -1, Signal: 1}, true)
-	return nil
+	return b.teardownErr(id)
 }
 
 func (b *fakeBackend) Kill(_ context.Context, id session.ID) error {
 	b.count("Kill")
 	b.end(id, providers.ExitStatus{Code: -1, Signal: 9}, true)
+	return b.teardownErr(id)
+}
+
+// teardownErr is the error set for the session's pane in closeErr, also
+// kept in its Info as the Manager does.
+func (b *fakeBackend) teardownErr(id session.ID) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.sessions {
+		if s.id == id {
+			s.info.Err = b.closeErr[s.info.Name]
+			return s.info.Err
+		}
+	}
 	return nil
 }
 

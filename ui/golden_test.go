@@ -122,3 +122,11 @@ func TestGoldenBroadcastAndScrollback(t *testing.T) {
 	press(m, "enter")
 	golden(t, m, "broadcast-scrollback")
 }
+
+func TestGoldenFailedClose(t *testing.T) {
+	b := newFakeBackend()
+	b.closeErr["apane"] = errFullStore
+	m := newTestModel(t, b, 4, 120, 40)
+	closeWith(t, m, "x")
+	golden(t, m, "close-failed")
+}

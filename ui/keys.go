@@ -27,7 +27,7 @@ var keymap = []binding{
 	{[]string{"n"}, "next page", func(m *Model) tea.Cmd { return m.turnPage(1) }},
 	{[]string{"p"}, "previous page", func(m *Model) tea.Cmd { return m.turnPage(-1) }},
 	{[]string{"z"}, "zoom the focused pane, or unzoom", (*Model).toggleZoom},
-	{[]string{"x"}, "close the pane (teardown, then snapshot)", (*Model).closeFocused},
+	{[]string{"x"}, "close the pane (teardown, then snapshot); on a failed close or kill, dismiss it", (*Model).closeFocused},
 	{[]string{"k"}, "kill the pane's processes now (SIGKILL)", (*Model).killFocused},
 	{[]string{"r"}, "restart an exited, killed or failed pane", (*Model).restartFocused},
 	{[]string{"["}, "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", (*Model).enterScroll},
@@ -206,6 +206,10 @@ func (m *Model) closeFocused() tea.Cmd {
 	if p == nil {
 		return nil
 	}
+	if p.alert != nil {
+		// The close (or kill) already ran and failed: x again answers it.
+		return m.dismissFocused()
+	}
 	switch p.phase {
 	case phaseStarting:
 		// Cancel the start; the modal shows it until the start returns,
@@ -274,6 +278,7 @@ func (m *Model) restartFocused() tea.Cmd {
 		return nil
 	}
 	old, oldPhase := p.sess, p.phase
+	p.alert = nil // restarting answers it, as dismissing does
 	start := m.startPane(m.focus)
 	if old == nil || oldPhase != phaseExited {
 		return start
@@ -281,6 +286,6 @@ func (m *Model) restartFocused() tea.Cmd {
 	// An exited session still holds its PTY, and its teardown may snapshot
 	// the workspace: it must settle before the new start restores into
 	// the workspace or runs in it.
-	b, id := m.backend, old.ID()
-	return tea.Sequence(func() tea.Msg { _ = b.Close(context.Background(), id); return nil }, start)
+	b, id, key := m.backend, old.ID(), p.key
+	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }, start)
 }

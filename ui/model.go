@@ -53,6 +53,7 @@ const (
 type Model struct {
 	cfg     Config
 	backend Backend
+	gate    *parseGate // the panes' turns at parsing output
 	panes   []*pane
 	nextKey int
 
@@ -77,6 +78,7 @@ type Model struct {
 	rewire         chan struct{}
 	resizeGen      int
 	quitResults    []Result
+	teardownErrs   []error // failed closes and kills, for the exit code
 	shutdownErr    error
 	shutDown       bool // the Manager's Shutdown returned; done once no start is pending
 	done           bool
@@ -96,9 +98,9 @@ type Result struct {
 
 // New returns the root model for the given panes.
 func New(cfg Config, b Backend, specs []PaneSpec) *Model {
-	m := &Model{cfg: cfg.withDefaults(), backend: b, rewire: make(chan struct{}, 1), width: 80, height: 24, now: time.Now}
+	m := &Model{cfg: cfg.withDefaults(), backend: b, gate: newParseGate(), rewire: make(chan struct{}, 1), width: 80, height: 24, now: time.Now}
 	for _, s := range specs {
-		m.panes = append(m.panes, &pane{key: m.nextKey, spec: s})
+		m.panes = append(m.panes, &pane{key: m.nextKey, spec: s, gate: m.gate})
 		m.nextKey++
 	}
 	return m
@@ -129,6 +131,7 @@ func (m *Model) UseTerminal(t *Terminal) { m.term = t }
 // goroutine writes it.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	m.markShown()
 	if m.term != nil && !m.done && m.width > 0 && m.height > 0 {
 		lines, cursor := m.frame()
 		m.term.Show(lines, cursor, m.width)
@@ -163,6 +166,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case closedMsg:
 		return m.handleClosed(msg)
+	case teardownMsg:
+		return m.handleTeardown(msg)
 	case resizedMsg, resizePTYMsg:
 		return m.handleResize(msg)
 	case attentionMsg:
@@ -200,8 +205,8 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 	if p == nil {
 		if msg.sess != nil {
 			// The pane went away while starting: nobody else owns it.
-			b, id := m.backend, msg.sess.ID()
-			return func() tea.Msg { _ = b.Close(context.Background(), id); return nil }
+			b, id, key := m.backend, msg.sess.ID(), msg.key
+			return func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }
 		}
 		return nil
 	}
@@ -256,18 +261,26 @@ func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
 }
 
 // handleClosed: a close (x) removes the pane; a kill (k) leaves it, showing
-// that it was killed, to be restarted.
+// that it was killed, to be restarted. A close that failed (its snapshot)
+// leaves the pane too, showing why, until the user dismisses it (W6).
 func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
 	i, p := m.paneByKey(msg.key, msg.gen)
 	if p == nil {
+		m.failTeardown(nil, "close", msg.err)
 		return nil
 	}
 	p.info, p.err = p.sess.Info(), msg.err
 	if m.modal == modalClosing && m.closingKey == p.key {
 		m.modal, m.killRequested = modalNone, false
-		return m.removePane(i)
+		if msg.err == nil {
+			return m.removePane(i)
+		}
+		p.phase = phaseClosed
+		m.failTeardown(p, "close", msg.err)
+		return nil
 	}
 	p.phase = phaseKilled
+	m.failTeardown(p, "kill", msg.err)
 	return nil
 }
 

@@ -52,6 +52,10 @@ type pane struct {
 	key  int // stable identity for messages; never reused
 	spec PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
+	gate *parseGate
+	// shown says whether the pane is on screen, for its sink's turns at
+	// the gate; the model sets it after every update.
+	shown atomic.Bool
 
 	sess   Session
 	screen *vt.Screen
@@ -60,6 +64,7 @@ type pane struct {
 	info   session.Info
 	err    error  // why it failed, or how teardown failed
 	notice string // from Prepare, e.g. a refused restore
+	alert  *alert // a failed close or kill, shown until dismissed
 
 	// body holds the rendered rows of the last frame, and rowEnd where
 	// each row ends in it.
@@ -80,6 +85,12 @@ type pane struct {
 	search       *searchState
 }
 
+// paneQueueBytes bounds each pane's output queue (unless its options set
+// one). The screen parses 16 to 64 KiB a turn (see parseGate), so a deeper
+// queue adds no speed, only memory: with the session default of 256 KiB,
+// the queues and windows of a hundred flooding panes held some 80 MiB.
+const paneQueueBytes = 64 << 10
+
 // maxEarlyInput bounds the input kept for a pane whose start is not yet
 // known to the model.
 const maxEarlyInput = 64 << 10
@@ -96,11 +107,6 @@ func (w *replyWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
-// screenSink feeds a session's settled output to the pane's screen.
-type screenSink struct{ screen *vt.Screen }
-
-func (s screenSink) Output(text string) { s.screen.Write(text) }
 
 // Messages about panes carry the pane's key and generation, so a message
 // about a pane that was restarted or removed since is dropped.
@@ -138,7 +144,10 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 	if spec.Spec.Name == "" {
 		spec.Spec.Name = spec.Name
 	}
-	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), screenSink{p.screen})
+	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), newScreenSink(p.screen, p.gate, &p.shown))
+	if opts.QueueBytes <= 0 {
+		opts.QueueBytes = paneQueueBytes
+	}
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -58,6 +58,21 @@ func (m *Model) pageRects() ([]int, []rect) {
 	return idx, rects
 }
 
+// markShown tells each pane's sink whether the pane is on screen.
+func (m *Model) markShown() {
+	idx, _ := m.pageRects()
+	k := 0
+	for i, p := range m.panes {
+		on := k < len(idx) && idx[k] == i
+		if on {
+			k++
+		}
+		if p.shown.Load() != on {
+			p.shown.Store(on)
+		}
+	}
+}
+
 func (m *Model) visible(i int) bool {
 	idx, _ := m.pageRects()
 	for _, j := range idx {
@@ -125,6 +140,15 @@ func (m *Model) composeLines() []string {
 	w, h := m.area()
 	idx, rects := m.pageRects()
 	lines := make([]string, 0, h+1)
+	var alerts map[int][]string // the bodies of panes showing a failed teardown
+	for k, i := range idx {
+		if p := m.panes[i]; p.alert != nil {
+			if alerts == nil {
+				alerts = map[int][]string{}
+			}
+			alerts[i] = m.alertRows(p, rects[k].w, rects[k].h-1)
+		}
+	}
 	for y := range h {
 		m.out = m.out[:0]
 		x := 0
@@ -136,9 +160,16 @@ func (m *Model) composeLines() []string {
 				m.out = append(m.out, strings.Repeat(" ", r.x-x)...)
 			}
 			p := m.panes[idx[k]]
-			if y == r.y {
+			switch rows, ok := alerts[idx[k]]; {
+			case y == r.y:
 				m.out = append(m.out, m.title(idx[k], p, r.w)...)
-			} else {
+			case ok:
+				if row := y - r.y - 1; row < len(rows) {
+					m.out = append(m.out, rows[row]...)
+				} else {
+					m.out = append(m.out, strings.Repeat(" ", r.w)...)
+				}
+			default:
 				m.out = appendBodyRow(m.out, p, y-r.y-1, r.w)
 			}
 			x = r.x + r.w
@@ -189,6 +220,9 @@ func (m *Model) title(i int, p *pane, w int) string {
 	if p.notice != "" {
 		b.WriteString(" · " + p.notice)
 	}
+	if p.alert != nil {
+		b.WriteString(" · " + p.alert.what + " failed")
+	}
 	// Name, state, error and notice may all come from outside (a config,
 	// a provider, a remote host): the whole line is escaped before styling.
 	text := ansi.Truncate(" "+termsafe.String(b.String()), w, "…")
@@ -199,7 +233,7 @@ func (m *Model) title(i int, p *pane, w int) string {
 		style = titleFocused
 	case m.broadcast && p.picked:
 		style = titlePicked
-	case p.phase == phaseFailed:
+	case p.phase == phaseFailed || p.alert != nil:
 		style = titleFailed
 	}
 	return style.Render(text)
@@ -245,7 +279,7 @@ func (m *Model) statusLine() string {
 // cursor is the focused pane's cursor as the real terminal cursor.
 func (m *Model) cursor() *tea.Cursor {
 	p := m.focused()
-	if p == nil || p.scroll > 0 || !p.frame.Cursor.Visible {
+	if p == nil || p.scroll > 0 || p.alert != nil || !p.frame.Cursor.Visible {
 		return nil
 	}
 	idx, rects := m.pageRects()

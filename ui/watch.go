@@ -94,7 +94,9 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	// one it waits out the rest, so frames stay at most FPS a second.
 	wait := m.lastFrame.Add(time.Second / time.Duration(m.cfg.FPS)).Sub(m.now())
 	if wait <= 0 {
-		return func() tea.Msg { return frameMsg{} }
+		// Drawn in this Update: a frame message would cost a goroutine
+		// and a trip through the program's queue on every echo.
+		return m.handleFrame()
 	}
 	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
 }
@@ -118,9 +120,13 @@ func (m *Model) handleFrame() tea.Cmd {
 		b := m.backend
 		cmds = append(cmds, func() tea.Msg { return infosMsg{infos: b.List()} })
 	}
+	shown, _ := m.pageRects()
 	for i, p := range m.panes {
 		if p.screen == nil {
 			continue
+		}
+		for len(shown) > 0 && shown[0] < i {
+			shown = shown[1:] // both ascend: shown[0] is the next pane on screen
 		}
 		select {
 		case <-p.screen.Dirty():
@@ -138,7 +144,7 @@ func (m *Model) handleFrame() tea.Cmd {
 		if p.screen.TakeAttention() && i != m.focus {
 			p.attention = true
 		}
-		if m.visible(i) {
+		if len(shown) > 0 && shown[0] == i {
 			p.dirtyPending = false
 			p.snapshot()
 		} else {

@@ -41,7 +41,7 @@ const busyboxPath = "/bin/busybox"
 
 var applets = []string{
 	"sh", "ls", "cat", "tar", "sleep", "kill", "stty", "ps", "pgrep", "grep", "tr",
-	"echo", "printf", "id", "mkdir", "rm", "mv", "rmdir", "env", "true", "false", "ln", "wc", "head",
+	"echo", "printf", "id", "mkdir", "rm", "mv", "rmdir", "env", "true", "false", "ln", "wc", "head", "setsid",
 }
 
 // TestMain checks for leaked goroutines after the run's containers and

@@ -246,3 +246,23 @@ func TestInstantExit(t *testing.T) {
 		}
 	}
 }
+
+// TestContract_C14_EscapeesInContainerDie: a child that left the exec's
+// session (setsid, also double-forked) still carries the exec's marker, so
+// the kill finds its session inside the container, and the kill is
+// verified only once it is gone too.
+func TestContract_C14_EscapeesInContainerDie(t *testing.T) {
+	needDocker(t)
+	name := runningContainer(t)
+	tm := open(t, containerSpec(t, name, "sh", "-c", "setsid sleep 1003 & (setsid sleep 1003 &); sleep 0 & echo started; wait"))
+	tm.expect("started")
+	eventually(t, "both escapees to run", func() bool { return count(processes(t, name), "sleep 1003") == 2 })
+	if err := tm.pty.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	tm.wait()
+	tm.waitGroupGone()
+	if n := count(processes(t, name), "sleep 1003"); n != 0 {
+		t.Errorf("%d escaped sleeps left in the container after a verified kill", n)
+	}
+}

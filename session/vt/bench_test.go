@@ -101,12 +101,14 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 }
 
-// renderFixture is a screen full of styled text, wide runes included.
+// renderFixture is a screen full of styled text, wide runes, faint,
+// strikethrough, underline styles and colours and hyperlinks included.
 func renderFixture(cols, rows int) (*Screen, *Frame, []byte) {
 	s := New(cols, rows)
 	for y := 0; y < rows; y++ {
-		s.Write(fmt.Sprintf("\x1b[%d;1H\x1b[3%dm%s \x1b[1;38;5;%dm%s\x1b[0;48;2;%d;20;30m日本 %s\x1b[m",
-			y+1, y%8, strings.Repeat("x", cols/4), y, strings.Repeat("y", cols/4), y, strings.Repeat("z", cols/5)))
+		s.Write(fmt.Sprintf("\x1b[%d;1H\x1b[3%dm%s \x1b[1;38;5;%dm%s\x1b[0;48;2;%d;20;30m日本 %s\x1b[m"+
+			"\x1b]8;;http://h/%d\x1b\\\x1b[2;9;4:3;58;5;%dmlink\x1b]8;;\x1b\\\x1b[m",
+			y+1, y%8, strings.Repeat("x", cols/4), y, strings.Repeat("y", cols/4), y, strings.Repeat("z", cols/5), y, y))
 	}
 	f := &Frame{}
 	s.Snapshot(f)

@@ -103,7 +103,8 @@ scan:
 			i += n
 		case c >= 0x80:
 			r, n := utf8.DecodeRuneInString(text[i:])
-			if runeWidth(r) == 0 || r == placeholder || r == utf8.RuneError && n == 1 {
+			if runeWidth(r) == 0 || r == placeholder || r == utf8.RuneError && n == 1 ||
+				isStandIn(r) || isRegional(r) {
 				break scan
 			}
 			i += n
@@ -151,8 +152,8 @@ func (s *Screen) bulkScroll(text string) {
 	for x := range row {
 		row[x] = s.term.Cell(x, s.rows-1)
 	}
-	pen := s.term.Cursor().Attr
-	b := bulk{s: s, row: row, x: s.cur.x, wrap: s.cur.wrap, pen: pen, vtPen: pen, used: s.cols}
+	s.inBulk = true
+	b := bulk{s: s, row: row, x: s.cur.x, wrap: s.cur.wrap, used: s.cols}
 	for i := 0; i < len(text); {
 		switch c := text[i]; {
 		case c == '\n':
@@ -175,9 +176,11 @@ func (s *Screen) bulkScroll(text string) {
 			i += n
 		}
 	}
+	s.inBulk = false
 	// vt10x still shows the old screen. One scroll leaves its bottom row
-	// blank as a scroll does; the screenful that follows scrolls away the
-	// rest, whose captures are skipped: their rows are in the scrollback.
+	// blank as a scroll does (filled with the erase pen, as the bulk row
+	// is); the screenful that follows scrolls away the rest, whose
+	// captures are skipped: their rows are in the scrollback.
 	cup := func(p []byte, x int) []byte {
 		p = append(p, "\x1b["...)
 		p = appendInt(p, s.rows)
@@ -185,13 +188,9 @@ func (s *Screen) bulkScroll(text string) {
 		p = appendInt(p, x+1)
 		return append(p, 'H')
 	}
-	p := cup(s.pending[:0], 0)
-	p = append(p, '\n')
-	p = cup(p, b.x)
-	if b.pen != b.vtPen {
-		p = appendPen(p, b.pen) // SGRs served from the cache never reached vt10x
-	}
-	s.pending = p
+	s.pending = append(cup(s.pending, 0), '\n')
+	s.fillScrolled(true)
+	s.pending = cup(s.pending, b.x)
 	s.flush()
 	s.cur = cursorModel{known: true, x: b.x, y: s.rows - 1}
 	s.last = lastPrint{}
@@ -200,85 +199,41 @@ func (s *Screen) bulkScroll(text string) {
 
 // bulk is the bottom row being laid out.
 type bulk struct {
-	s     *Screen
-	row   []vt10x.Glyph
-	used  int // cells from here on are blank, as a scroll leaves them
-	x     int
-	wrap  bool
-	pen   vt10x.Glyph // the pen for the next character
-	vtPen vt10x.Glyph // vt10x's pen: the pen after the last SGR it parsed
+	s    *Screen
+	row  []vt10x.Glyph
+	used int // cells from here on are blank, as a scroll leaves them
+	x    int
+	wrap bool
 }
 
-// penKey is an SGR sequence applied to a pen.
+// penKey is an SGR sequence applied to a pen (its id: sweeps, which free
+// ids, empty the cache).
 type penKey struct {
-	pen vt10x.Glyph
+	pen uint32
 	sgr string
 }
 
+// penResult is what the sequence makes of the pen.
+type penResult struct {
+	st style
+	id uint32
+}
+
 // sgr applies an SGR sequence to the pen. The first time a sequence meets
-// a pen, the filter and vt10x work it out as always (the filter's rewrites
-// included); the result is remembered, since logs repeat a few colours.
+// a pen, the filter works it out as always; the result is remembered,
+// since logs repeat a few colours.
 func (b *bulk) sgr(seq string) {
-	k := penKey{b.pen, seq}
-	if pen, ok := b.s.penCache[k]; ok {
-		b.pen = pen
+	s := b.s
+	k := penKey{s.printPen, seq}
+	if r, ok := s.penCache[k]; ok {
+		s.f.st.pen, s.printPen, s.erasePenID = r.st, r.id, -1
 		return
 	}
-	s := b.s
-	if b.vtPen != b.pen {
-		s.pending = appendPen(s.pending, b.pen)
-	}
 	s.f.write(seq)
-	s.flush()
-	b.pen = s.term.Cursor().Attr
-	b.vtPen = b.pen
 	if s.penCache == nil || len(s.penCache) > 4096 {
-		s.penCache = map[penKey]vt10x.Glyph{} // bounded: a child could vary colours forever
+		s.penCache = map[penKey]penResult{} // bounded: a child could vary colours forever
 	}
-	s.penCache[k] = b.pen
-}
-
-// appendPen appends an SGR sequence that gives vt10x exactly pen (which
-// vt10x's own SGR handling produced, so it is one it can express).
-func appendPen(p []byte, pen vt10x.Glyph) []byte {
-	p = append(p, "\x1b[0"...)
-	for _, a := range [...]struct {
-		bit int16
-		sgr string
-	}{{vtBold, ";1"}, {vtItalic, ";3"}, {vtUnderline, ";4"}, {vtBlink, ";5"}, {vtReverse, ";7"}} {
-		if pen.Mode&a.bit != 0 {
-			p = append(p, a.sgr...)
-		}
-	}
-	p = appendPenColor(p, pen.FG, vt10x.DefaultFG, 30, 90, 38)
-	p = appendPenColor(p, pen.BG, vt10x.DefaultBG, 40, 100, 48)
-	return append(p, 'm')
-}
-
-func appendPenColor(p []byte, c, def vt10x.Color, base, bright, ext int) []byte {
-	switch {
-	case c == def:
-		return p
-	case c < 8:
-		p = append(p, ';')
-		return appendInt(p, base+int(c))
-	case c < 16:
-		p = append(p, ';')
-		return appendInt(p, bright+int(c)-8)
-	case c < 256:
-		p = append(p, ';')
-		p = appendInt(p, ext)
-		p = append(p, ";5;"...)
-		return appendInt(p, int(c))
-	}
-	p = append(p, ';')
-	p = appendInt(p, ext)
-	p = append(p, ";2;"...)
-	p = appendInt(p, int(c>>16&0xff))
-	p = append(p, ';')
-	p = appendInt(p, int(c>>8&0xff))
-	p = append(p, ';')
-	return appendInt(p, int(c&0xff))
+	s.penCache[k] = penResult{s.f.st.pen, s.printPen}
 }
 
 // print places r (w columns) as the wrapper's put and vt10x would.
@@ -298,16 +253,9 @@ func (b *bulk) put(r rune) {
 		b.emit(true)
 		b.x, b.wrap = 0, false
 	}
-	// vt10x's setChar: the pen, bold brightening the first eight colours,
-	// reverse video swapping them.
-	g := b.pen
+	// vt10x's setChar with the pen the wrapper gives it.
+	g := penGlyph(b.s.printPen)
 	g.Char = r
-	if g.Mode&vtBold != 0 && g.FG < 8 {
-		g.FG += 8
-	}
-	if g.Mode&vtReverse != 0 {
-		g.FG, g.BG = b.pen.BG, b.pen.FG
-	}
 	b.row[b.x] = g
 	b.used = max(b.used, b.x+1)
 	if b.x+1 < b.s.cols {
@@ -318,12 +266,19 @@ func (b *bulk) put(r rune) {
 }
 
 // emit sends the finished row to the scrollback and starts a blank one, as
-// a scroll leaves the bottom row: spaces in the default colours.
+// a scroll leaves the bottom row: spaces with the erase pen.
 func (b *bulk) emit(bool) {
 	row := b.row
 	b.s.pushLine(b.used, func(x int) vt10x.Glyph { return row[x] })
-	for x := range row[:b.used] {
-		row[x] = vt10x.Glyph{Char: ' ', FG: vt10x.DefaultFG, BG: vt10x.DefaultBG}
+	blank := penGlyph(b.s.erasePen())
+	blank.Char = ' '
+	if blank.FG != vt10x.DefaultFG {
+		b.used = len(row) // a coloured blank shows
 	}
-	b.used = 0
+	for x := range row[:b.used] {
+		row[x] = blank
+	}
+	if blank.FG == vt10x.DefaultFG {
+		b.used = 0
+	}
 }

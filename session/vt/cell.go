@@ -1,7 +1,5 @@
 package vt
 
-import "github.com/hinshun/vt10x"
-
 // Color is a cell colour: the terminal's default, one of the 256 palette
 // entries, or a 24-bit RGB value. The zero Color is the default colour, so a
 // zero Cell is a blank in default colours.
@@ -40,17 +38,31 @@ func (c Color) RGB() (r, g, b uint8, ok bool) {
 // Attr is a set of character attributes.
 type Attr uint16
 
-// Character attributes. vt10x does not keep faint or strikethrough, so a
-// Screen never sets AttrFaint or AttrStrike; the renderer honours them for
-// frames built or edited by the caller (for example to dim or mark cells).
+// Character attributes, kept per cell as the program set them.
 const (
 	AttrBold Attr = 1 << iota
 	AttrFaint
 	AttrItalic
-	AttrUnderline
+	AttrUnderline // its kind is Cell.Under
 	AttrBlink
 	AttrReverse
 	AttrStrike
+	AttrOverline
+	AttrConceal
+)
+
+// UnderlineStyle is the kind of underline of a cell with AttrUnderline
+// (SGR 4:n; 21 is double, as in xterm).
+type UnderlineStyle uint8
+
+// Underline styles, in SGR 4:n order less one, so that the zero value is
+// the plain underline.
+const (
+	UnderlineSingle UnderlineStyle = iota
+	UnderlineDouble
+	UnderlineCurly
+	UnderlineDotted
+	UnderlineDashed
 )
 
 // CellFlags describe how a cell takes part in a wide character.
@@ -68,75 +80,39 @@ const (
 // Cell is one character cell. Colours are as the application set them:
 // AttrReverse asks whoever draws the cell to swap them (exactly once).
 type Cell struct {
-	Rune   rune // 0 or ' ' for a blank
+	Rune rune // 0 or ' ' for a blank; the first code point of a cluster
+	// Text is the whole grapheme cluster as the program wrote it (a base
+	// and its marks, an emoji sequence) when it is more than Rune alone.
+	Text   string
 	FG, BG Color
+	UL     Color // underline colour; the default means the foreground
 	Attrs  Attr
+	Under  UnderlineStyle // the kind of underline, with AttrUnderline
 	Flags  CellFlags
+	Link   uint16 // hyperlink (OSC 8): index into Frame.Links, 0 for none
 }
 
-// style is the part of a cell that SGR encodes.
+// style is the part of a cell that SGR (and OSC 8) encodes: the pen.
 type style struct {
-	fg, bg Color
-	attrs  Attr
+	fg, bg, ul Color
+	attrs      Attr
+	under      UnderlineStyle
+	link       uint16
 }
 
-func (c *Cell) style() style { return style{c.FG, c.BG, c.Attrs} }
-
-// vt10x glyph mode bits (unexported there; values are part of its state.go).
-const (
-	vtReverse   = 1 << 0
-	vtUnderline = 1 << 1
-	vtBold      = 1 << 2
-	vtItalic    = 1 << 4
-	vtBlink     = 1 << 5
-	vtWrap      = 1 << 6
-)
-
-// vtColor maps a vt10x colour: 0–255 palette, r<<16|g<<8|b truecolor (the
-// filter never lets an RGB value below 256 through, see sgr.go), and
-// 1<<24 and up for the defaults.
-func vtColor(c vt10x.Color) Color {
-	switch {
-	case c >= 1<<24:
-		return DefaultColor
-	case c < 256:
-		return colorPalette | Color(c)
-	default:
-		return colorRGB | Color(c)
-	}
+func (c *Cell) style() style {
+	return style{fg: c.FG, bg: c.BG, ul: c.UL, attrs: c.Attrs, under: c.Under, link: c.Link}
 }
 
-// cellFromGlyph converts a stored vt10x glyph. vt10x swaps FG and BG when it
-// stores a reverse-video cell but keeps the bit; swap back so that a cell
-// carries the colours the application set and AttrReverse is applied once,
-// by whoever draws it.
-func cellFromGlyph(g vt10x.Glyph) Cell {
-	if g.Mode == 0 && g.FG == vt10x.DefaultFG && g.BG == vt10x.DefaultBG && g.Char != 0 {
-		return Cell{Rune: g.Char} // the common case, kept cheap for Snapshot
-	}
-	c := Cell{Rune: g.Char, FG: vtColor(g.FG), BG: vtColor(g.BG)}
-	m := g.Mode
-	if m&vtBold != 0 {
-		c.Attrs |= AttrBold
-	}
-	if m&vtItalic != 0 {
-		c.Attrs |= AttrItalic
-	}
-	if m&vtUnderline != 0 {
-		c.Attrs |= AttrUnderline
-	}
-	if m&vtBlink != 0 {
-		c.Attrs |= AttrBlink
-	}
-	if m&vtReverse != 0 {
-		c.Attrs |= AttrReverse
-		c.FG, c.BG = c.BG, c.FG
-	}
-	if c.Rune == 0 {
-		c.Rune = ' '
-	}
-	return c
+// setStyle gives the cell the style st.
+func (c *Cell) setStyle(st style) {
+	c.FG, c.BG, c.UL, c.Attrs, c.Under, c.Link = st.fg, st.bg, st.ul, st.attrs, st.under, st.link
 }
+
+// vt10x glyph mode bits (unexported there; values are part of its
+// state.go). The wrapper never sends vt10x an attribute (pens carry them,
+// see pen.go), so only the auto-wrap mark is ever read.
+const vtWrap = 1 << 6
 
 // fixWide sets the wide-character flags of one row read from vt10x. The
 // wrapper feeds a placeholder rune after every wide rune; a wide rune whose
@@ -153,7 +129,7 @@ func fixWide(row []Cell) {
 			}
 			continue
 		}
-		if c.Rune < 0x7f || runeWidth(c.Rune) != 2 {
+		if c.Text == "" && c.Rune < 0x7f || cellWidth(c) != 2 {
 			continue
 		}
 		if x+1 < len(row) && row[x+1].Rune == placeholder {

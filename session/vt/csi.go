@@ -98,7 +98,7 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 	case 'J':
 		switch n := param(ps, 0, 0); n {
 		case 0, 2:
-			f.out.seq(opMove, 0, f.canon(0, 'J', n))
+			f.out.seq(opErase, 0, f.canon(0, 'J', n))
 		case 1:
 			f.out.seq(opEraseAbove, 0, f.canon(0, 'J', n))
 		case 3:
@@ -106,7 +106,7 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 		}
 	case 'K':
 		if n := param(ps, 0, 0); n <= 2 {
-			f.out.seq(opMove, 0, f.canon(0, 'K', n))
+			f.out.seq(opErase, 0, f.canon(0, 'K', n))
 		}
 	case 'm':
 		f.sgr(ps)
@@ -140,7 +140,7 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 				f.out.seq(opStyle, 0, raw)
 			} else {
 				f.restoreCharset()
-				f.out.seq(opMove, 0, raw)
+				f.out.seq(opRestore, 0, raw)
 			}
 		}
 	case 't':
@@ -155,8 +155,11 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 				raw = f.canon(0, final, n)
 			}
 			o := opMove
-			if final == 'S' {
+			switch final {
+			case 'S':
 				o = opScrollUp
+			case '@', 'P', 'X', 'L', 'M', 'T':
+				o = opErase
 			}
 			f.out.seq(o, n, raw)
 			return
@@ -200,6 +203,7 @@ func (f *filter) softReset() {
 	st.modes.CursorVisible, st.modes.Insert, st.modes.AppCursor, st.modes.AppKeypad = true, false, false, false
 	st.origin, st.autowrap = false, true
 	st.g, st.shift = [2]byte{'B', 'B'}, 0
+	st.pen.reset()
 	f.syncCharset()
 	f.saveCharset()
 	f.top, f.bot = 0, f.rows-1

@@ -9,9 +9,15 @@
 //     writes, that strips or rewrites what vt10x misreads, answers the
 //     queries vt10x does not (DA1, DA2, XTVERSION, DECRQM, colour and size
 //     queries) and tracks the modes the UI needs for keys, mouse and paste;
-//   - the wide-character fix (a placeholder cell after each wide rune) and
-//     the composition of combining marks;
-//   - the scrollback ring, captured from the main screen as lines scroll off;
+//   - the wide-character fix (a placeholder cell after each wide rune);
+//   - the pen (pen.go): every SGR attribute and OSC 8 link tracked by the
+//     filter, interned in a bounded table whose id is all vt10x stores,
+//     so cells keep colours as written, faint, strikethrough, underline
+//     styles and colours, links, and erases take only the background;
+//   - grapheme clusters (cluster.go), interned in a bounded table behind
+//     stand-in runes, so a cell holds the cluster as written;
+//   - the scrollback ring, captured from the main screen as lines scroll off
+//     and pulled back when the screen grows (grow.go);
 //   - the reply queue: answers to the child go through a bounded queue that
 //     the Screen's own goroutine drains to the PTY, dropping when full, so a
 //     child that floods queries without reading can never block Write;

@@ -22,6 +22,10 @@ const (
 	opRepeat                 // REP, n times (no bytes)
 	opSync                   // 2026 set (n=1) or reset (n=0) (no bytes)
 	opGoto                   // CUP: the cursor ends at n = y<<16 | x (0-based)
+	opPen                    // the pen (termState.pen) changed (no bytes)
+	opErase                  // fills cells with the background; may move the cursor
+	opRestore                // restores the cursor, and with it vt10x's pen
+	opAlt                    // enters (n=1) or leaves (n=0) the alternate screen
 )
 
 // emitter receives the filter's output, in stream order.
@@ -60,7 +64,7 @@ const (
 // SOS, PM, APC) are collected here rather than by ansi.Parser: its table
 // ends an OSC at byte 0x9C and leaves an APC at any UTF-8 lead byte, and in
 // UTF-8 text those bytes are parts of ordinary characters (U+201C is
-// E2 80 9C).
+// 0xE2 0x80 0x9C).
 type filter struct {
 	out emitter
 	p   *ansi.Parser
@@ -74,7 +78,6 @@ type filter struct {
 	strEsc   bool // saw ESC inside the string: ST or the start of a new sequence
 	strBEL   bool // the OSC ended with BEL (replies use the same terminator)
 	scratch  []byte
-	sgrOut   []int
 	cols     int
 	rows     int
 	top, bot int // scroll region, 0-based inclusive
@@ -83,7 +86,9 @@ type filter struct {
 	// cleared by whoever shows it (Screen.TakeAttention).
 	attention bool
 
-	st termState
+	links linkTable
+	clip  *Clipboard // the latest OSC 52 write, until taken
+	st    termState
 }
 
 // termState is everything the filter tracks about the terminal.
@@ -94,6 +99,10 @@ type termState struct {
 	lnm      bool
 	shape    CursorShape
 	title    string
+	pen      style // the SGR state and hyperlink, as the child set them
+	// cursorColor is the cursor colour the child set (OSC 12), as sent,
+	// "" for the terminal's own.
+	cursorColor string
 
 	g     [2]byte // G0 and G1 designations: '0' is DEC line drawing
 	shift int     // 0 after SI, 1 after SO
@@ -101,6 +110,7 @@ type termState struct {
 	saved struct {
 		g     [2]byte
 		shift int
+		pen   style
 	}
 }
 
@@ -239,7 +249,7 @@ func (f *filter) collect(text string, i int) int {
 		case c == ansi.CAN || c == ansi.SUB:
 			f.endString(false)
 			return i + 1
-		case len(f.strBuf) < maxStringLen:
+		case len(f.strBuf) < maxStringLen || len(f.strBuf) < f.stringLimit():
 			f.strBuf = append(f.strBuf, c)
 		default:
 			f.strLong = true
@@ -253,6 +263,9 @@ func (f *filter) endString(ok bool) {
 	f.str = strNone
 	if ok && !f.strLong && kind == strOSC {
 		f.osc(f.strBuf)
+	}
+	if cap(f.strBuf) > 4*maxStringLen {
+		f.strBuf = nil // a long clipboard write: do not keep its buffer
 	}
 }
 
@@ -291,13 +304,14 @@ func (f *filter) syncCharset() {
 }
 
 // saveCharset and restoreCharset follow vt10x's cursor save and restore,
-// which carry the line-drawing flag with the cursor attributes.
+// which carry the line-drawing flag with the cursor attributes; the pen
+// goes with them, as in xterm.
 func (f *filter) saveCharset() {
-	f.st.saved.g, f.st.saved.shift = f.st.g, f.st.shift
+	f.st.saved.g, f.st.saved.shift, f.st.saved.pen = f.st.g, f.st.shift, f.st.pen
 }
 
 func (f *filter) restoreCharset() {
-	f.st.g, f.st.shift = f.st.saved.g, f.st.saved.shift
+	f.st.g, f.st.shift, f.st.pen = f.st.saved.g, f.st.saved.shift, f.st.saved.pen
 	f.st.gfx = f.st.g[f.st.shift] == '0'
 }
 
@@ -331,18 +345,20 @@ func (f *filter) escPlain(final byte, raw []byte) {
 		f.out.seq(opStyle, 0, raw)
 	case '8':
 		f.restoreCharset()
-		f.out.seq(opMove, 0, raw)
+		f.out.seq(opRestore, 0, raw)
 	case 'D':
 		f.out.seq(opIndex, 1, raw)
 	case 'E':
 		f.out.seq(opNextLine, 1, raw)
-	case 'M', 'H':
+	case 'M': // RI scrolls down at the top margin
+		f.out.seq(opErase, 0, raw)
+	case 'H':
 		f.out.seq(opMove, 0, raw)
 	case 'c':
 		if f.st.modes.AltScreen {
 			// vt10x's reset clears the alternate-screen flag without
 			// swapping the buffers back: leave the alternate screen first.
-			f.out.seq(opMove, 0, []byte("\x1b[?1047l"))
+			f.out.seq(opAlt, 0, []byte("\x1b[?1047l"))
 		}
 		f.reset()
 		f.out.seq(opReset, 0, raw)

@@ -95,12 +95,12 @@ func TestColonSGR(t *testing.T) {
 	want := []Cell{
 		{Rune: 'A', FG: RGBColor(255, 0, 0)},
 		{Rune: 'B', FG: RGBColor(255, 0, 0), BG: PaletteColor(17)},
-		{Rune: 'C', FG: RGBColor(255, 0, 0), BG: PaletteColor(17), Attrs: AttrUnderline},
+		{Rune: 'C', FG: RGBColor(255, 0, 0), BG: PaletteColor(17), Attrs: AttrUnderline, Under: UnderlineCurly},
 		{Rune: 'D', FG: RGBColor(255, 0, 0), BG: PaletteColor(17)},
-		// rgb(0,0,b) is nudged so vt10x does not read it as palette b.
-		{Rune: 'E', FG: RGBColor(0, 1, 200), BG: PaletteColor(17)},
-		// vt10x brightens bold 0-7.
-		{Rune: 'F', FG: PaletteColor(9), BG: PaletteColor(17), Attrs: AttrBold},
+		// rgb(0,0,b) stays itself (vt10x alone reads it as palette b).
+		{Rune: 'E', FG: RGBColor(0, 0, 200), BG: PaletteColor(17)},
+		// bold keeps the base colour (vt10x alone brightens it).
+		{Rune: 'F', FG: PaletteColor(1), BG: PaletteColor(17), Attrs: AttrBold},
 		// reverse keeps the colours the application set.
 		{Rune: 'G', FG: PaletteColor(2), BG: PaletteColor(4), Attrs: AttrReverse},
 	}

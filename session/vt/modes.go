@@ -105,10 +105,11 @@ func (f *filter) privateMode(n int, set bool) {
 	case 1048:
 		if set {
 			f.saveCharset()
+			f.out.seq(opStyle, 0, f.modeSeq('?', n, set))
 		} else {
 			f.restoreCharset()
+			f.out.seq(opRestore, 0, f.modeSeq('?', n, set))
 		}
-		pass = true
 	}
 	if pass {
 		f.out.seq(opMove, 0, f.modeSeq('?', n, set))
@@ -126,7 +127,7 @@ func (f *filter) altScreen(n int, set bool) {
 	if set == m.AltScreen && (!set || n != 1049) {
 		if !set && n == 1049 {
 			f.restoreCharset()
-			f.out.seq(opMove, 0, []byte("\x1b8"))
+			f.out.seq(opRestore, 0, []byte("\x1b8"))
 		}
 		return
 	}
@@ -138,7 +139,7 @@ func (f *filter) altScreen(n int, set bool) {
 		}
 	}
 	m.AltScreen = set
-	f.out.seq(opMove, 0, f.modeSeq('?', n, set))
+	f.out.seq(opAlt, boolInt(set), f.modeSeq('?', n, set))
 }
 
 // ansiMode handles one SM/RM parameter.

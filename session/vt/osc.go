@@ -17,9 +17,10 @@ var (
 )
 
 // osc handles a complete OSC string: titles, colour queries and
-// notifications (which ask for attention). Everything else (hyperlinks,
-// clipboard, cwd, colour changes) is dropped; vt10x would log it or, for colour changes, bake new colours into
-// cells.
+// notifications (which ask for attention) and hyperlinks (link.go).
+// Clipboard writes are kept for the UI (clipboard.go). Everything else
+// (clipboard reads, cwd, colour changes) is dropped; vt10x would log it
+// or, for colour changes, bake new colours into cells.
 func (f *filter) osc(data []byte) {
 	cmd, rest, _ := bytes.Cut(data, []byte{';'})
 	n, ok := atoi(cmd)
@@ -29,6 +30,10 @@ func (f *filter) osc(data []byte) {
 	switch n {
 	case 0, 2:
 		f.setTitle(rest)
+	case 8:
+		f.setLink(rest)
+	case 52:
+		f.clipboard(rest)
 	case 9:
 		// iTerm2's notification; "9;4;…" is ConEmu's progress report.
 		if !bytes.HasPrefix(rest, []byte("4;")) {
@@ -53,15 +58,20 @@ func (f *filter) osc(data []byte) {
 		for len(rest) > 0 && n <= 12 {
 			var spec []byte
 			spec, rest, _ = bytes.Cut(rest, []byte{';'})
-			if string(spec) == "?" {
+			switch {
+			case string(spec) == "?":
 				c := defaultFG
 				if n == 11 {
 					c = defaultBG
 				}
 				f.colorReply(n, -1, c)
+			case n == 12 && colorSpec(spec):
+				f.st.cursorColor = string(spec)
 			}
 			n++
 		}
+	case 112:
+		f.st.cursorColor = ""
 	}
 }
 
@@ -79,6 +89,21 @@ func (f *filter) setTitle(b []byte) {
 		t = utf8.AppendRune(t, r)
 	}
 	f.st.title = string(t)
+}
+
+// colorSpec reports whether spec is a colour as X11 names them (a name,
+// #rgb… or rgb:r/g/b), short and of letters, digits, '#', ':' and '/'
+// only, so it can be handed to the outer terminal as it is.
+func colorSpec(spec []byte) bool {
+	if len(spec) == 0 || len(spec) > 32 {
+		return false
+	}
+	for _, c := range spec {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '#' || c == ':' || c == '/') {
+			return false
+		}
+	}
+	return true
 }
 
 // colorReply answers a colour query with the terminator of the query.

@@ -1,10 +1,6 @@
 package vt
 
-import (
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
-)
+import "unicode/utf8"
 
 // cursorModel mirrors vt10x's cursor between flushes so that text can be
 // placed (wide runes, scroll points) without asking vt10x after every
@@ -18,10 +14,13 @@ type cursorModel struct {
 // lastPrint is the last character printed, for REP and for composing a
 // combining mark that follows it.
 type lastPrint struct {
-	ok bool
-	r  rune
-	x  int // its column (the cursor's row is still its row)
-	w  int
+	ok       bool
+	r        rune // a stand-in for a cluster (cluster.go)
+	x        int  // its column (the cursor's row is still its row)
+	w        int
+	pen      uint32
+	zwj      bool // the cluster ends with a ZWJ: a pictograph joins it
+	regional bool // a lone regional indicator: a second one makes a flag
 }
 
 // maxPending bounds the bytes held before a flush to vt10x.
@@ -55,10 +54,12 @@ func (s *Screen) feedsScrollback() bool {
 }
 
 // lineFeed moves the model down a line, capturing the top row first when
-// this line feed scrolls it off the main screen.
-func (s *Screen) lineFeed() {
+// this line feed scrolls it off the main screen. It reports whether the
+// line feed scrolls (the caller fills the new line, see fillScrolled).
+func (s *Screen) lineFeed() bool {
 	s.loadCursor()
-	if s.cur.y == s.f.bot {
+	scrolls := s.cur.y == s.f.bot
+	if scrolls {
 		if s.feedsScrollback() {
 			s.capture(1)
 		}
@@ -66,6 +67,7 @@ func (s *Screen) lineFeed() {
 		s.cur.y++
 	}
 	s.cur.wrap = false
+	return scrolls
 }
 
 // text places printable text.
@@ -99,8 +101,9 @@ func (s *Screen) ascii(t string) {
 			continue
 		}
 		n := min(len(t), s.cols-s.cur.x)
+		s.toVT(s.printPen)
 		s.pending = append(s.pending, t[:n]...)
-		s.last = lastPrint{ok: true, r: rune(t[n-1]), x: s.cur.x + n - 1, w: 1}
+		s.last = lastPrint{ok: true, r: rune(t[n-1]), x: s.cur.x + n - 1, w: 1, pen: s.printPen}
 		s.cur.x += n
 		if s.cur.x >= s.cols {
 			s.cur.x, s.cur.wrap = s.cols-1, true
@@ -109,47 +112,76 @@ func (s *Screen) ascii(t string) {
 	}
 }
 
-// printRune places one non-ASCII character according to its width.
+// printRune places one non-ASCII character according to its width, or
+// adds it to the cluster before it (cluster.go).
 func (s *Screen) printRune(r rune) {
 	if r == placeholder {
 		r = utf8.RuneError
 	}
-	switch runeWidth(r) {
-	case 0:
-		s.compose(r)
-	case 1:
-		s.put(r, 1)
-	default:
-		s.loadCursor()
-		if s.cur.x == s.cols-1 && !s.cur.wrap && s.f.st.autowrap && s.cols > 1 {
-			// xterm wraps a wide rune that would start in the last
-			// column; vt10x would split it. Fill the column first.
-			s.put(' ', 1)
-		}
-		s.put(r, 2)
+	w := runeWidth(r)
+	if w == 0 && r < 0xa0 {
+		return // a C1 control: nothing to show
 	}
+	if s.joins(r, w) {
+		s.extend(r)
+		return
+	}
+	if w == 0 {
+		return // a mark with nothing to join
+	}
+	c := r
+	if isStandIn(r) {
+		// A real code point of the stand-in planes goes through the table.
+		var ok bool
+		if c, ok = s.internCluster(utf8.AppendRune(s.clBuf[:0], r)); !ok {
+			c = utf8.RuneError
+		}
+	}
+	s.place(c, w)
+	s.last.regional = isRegional(r)
+}
+
+// place prints r (a rune or stand-in) of width w at the cursor.
+func (s *Screen) place(r rune, w int) {
+	if w == 1 {
+		s.put(r, 1)
+		return
+	}
+	s.loadCursor()
+	if s.cur.x == s.cols-1 && !s.cur.wrap && s.f.st.autowrap && s.cols > 1 {
+		// xterm wraps a wide rune that would start in the last
+		// column; vt10x would split it. Fill the column first.
+		s.put(' ', 1)
+	}
+	s.put(r, 2)
 }
 
 // put places r (w columns) at the cursor, as vt10x will: a pending wrap
 // moves to the next line first (a scroll point on the bottom margin).
 func (s *Screen) put(r rune, w int) {
 	s.loadCursor()
+	scrolled := false
 	if s.cur.wrap && s.f.st.autowrap {
-		s.lineFeed()
+		scrolled = s.lineFeed()
 		s.cur.x = 0
 	}
+	s.toVT(s.printPen)
 	if s.f.st.modes.Insert && !s.cur.wrap {
 		s.pending = append(s.pending, "\x1b[@"...)
 		if w == 2 {
 			s.pending = append(s.pending, "\x1b[@"...)
 		}
 	}
-	s.last = lastPrint{ok: true, r: r, x: s.cur.x, w: w}
+	s.last = lastPrint{ok: true, r: r, x: s.cur.x, w: w, pen: s.printPen}
 	s.pending = utf8.AppendRune(s.pending, r)
 	s.advance()
 	if w == 2 {
 		s.pending = utf8.AppendRune(s.pending, placeholder)
 		s.advance()
+	}
+	if scrolled && !s.cur.wrap {
+		// vt10x blanked the line it wrapped onto in default colours.
+		s.fillScrolled(false)
 	}
 }
 
@@ -162,44 +194,20 @@ func (s *Screen) advance() {
 	}
 }
 
-// compose attaches a zero-width character to the one before it: NFC may
-// turn the pair into one character (e + U+0301 = é, Hangul jamo into a
-// syllable), which is then printed again over the first. Anything that
-// does not compose (ZWJ, variation selectors, unpaired marks) is dropped:
-// vt10x would give it a cell of its own.
-func (s *Screen) compose(r rune) {
-	if !s.last.ok || r < 0xa0 {
-		return
-	}
-	in := utf8.AppendRune(utf8.AppendRune(s.nfcBuf[0][:0], s.last.r), r)
-	out := norm.NFC.Append(s.nfcBuf[1][:0], in...)
-	s.nfcBuf[0], s.nfcBuf[1] = in, out
-	c, n := utf8.DecodeRune(out)
-	if n != len(out) || runeWidth(c) != s.last.w {
-		return
-	}
-	// The cursor is still on the character's row, just after it (or on it
-	// with a wrap pending); CHA there, print, and the cursor ends where it
-	// was.
-	s.pending = append(s.pending, "\x1b["...)
-	s.pending = appendInt(s.pending, s.last.x+1)
-	s.pending = append(s.pending, 'G')
-	s.pending = utf8.AppendRune(s.pending, c)
-	if s.last.w == 2 {
-		s.pending = utf8.AppendRune(s.pending, placeholder)
-	}
-	s.last.r = c
-}
-
 // control passes BS, HT, LF, VT, FF or CR, keeping the model.
 func (s *Screen) control(b byte) {
 	s.last.ok = false
 	switch b {
 	case '\n', '\v', '\f':
-		s.lineFeed()
+		scrolled := s.lineFeed()
 		if s.f.st.lnm {
 			s.cur.x = 0
 		}
+		s.pending = append(s.pending, b)
+		if scrolled {
+			s.fillScrolled(true)
+		}
+		return
 	case '\r':
 		s.cur.x, s.cur.wrap = 0, false
 	case '\b':
@@ -221,24 +229,34 @@ func (s *Screen) control(b byte) {
 
 // seq performs one filtered sequence.
 func (s *Screen) seq(o op, n int, raw []byte) {
-	if o != opStyle {
+	if o != opStyle && o != opPen {
 		s.last.ok = o == opRepeat && s.last.ok
+	}
+	if s.penSeq(o, n, raw) {
+		return
 	}
 	switch o {
 	case opStyle:
 	case opIndex, opNextLine:
-		s.lineFeed()
+		scrolled := s.lineFeed()
 		if o == opNextLine {
 			s.cur.x = 0
 		}
+		s.pending = append(s.pending, raw...)
+		if scrolled {
+			s.fillScrolled(true)
+		}
+		return
 	case opScrollUp:
 		if s.feedsScrollback() {
 			s.flush()
 			s.capture(min(n, s.rows))
 		}
+		s.toVT(s.erasePen())
 	case opEraseAbove:
 		s.loadCursor()
 		s.cur.known = false
+		s.toVT(s.erasePen())
 		s.pending = append(s.pending, raw...)
 		if s.cur.y == 1 && (!s.f.st.origin || s.f.top == 0) {
 			// vt10x clears rows above only when the cursor is below row
@@ -257,15 +275,13 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 		s.pending = appendInt(s.pending, s.cur.x+1)
 		s.pending = append(s.pending, 'H')
 		s.cur.known = false
+		s.vtPen = 0 // raw has SGR 0
+		s.penChanged()
 		return
 	case opRepeat:
 		// Bounded: a huge count cannot do more than fill the screen.
 		for i := min(n, s.cols*s.rows); i > 0 && s.last.ok; i-- {
-			if s.last.r < 0x80 {
-				s.put(s.last.r, 1)
-			} else {
-				s.printRune(s.last.r)
-			}
+			s.place(s.last.r, s.last.w)
 		}
 	case opSync:
 		s.syncChanged(n == 1)
@@ -277,6 +293,59 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	s.pending = append(s.pending, raw...)
 	if len(s.pending) > maxPending {
 		s.flush()
+	}
+}
+
+// penSeq performs the sequences that change which pen vt10x must hold,
+// and reports whether it did all of o. An erase gets the background-only
+// pen before its bytes.
+func (s *Screen) penSeq(o op, n int, raw []byte) bool {
+	switch o {
+	case opPen:
+		s.penChanged()
+	case opErase:
+		s.toVT(s.erasePen())
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+	case opRestore:
+		// vt10x's pen comes back with the cursor: whatever id it held.
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+		s.vtPen = -1
+		s.penChanged()
+	case opAlt:
+		s.altSwitch(n == 1, raw)
+	case opReset:
+		s.cur.known = false
+		s.pending = append(s.pending, raw...)
+		s.vtPen, s.printPen, s.erasePenID = 0, 0, -1
+		s.unpinScreen()
+	default:
+		return false
+	}
+	if len(s.pending) > maxPending {
+		s.flush()
+	}
+	return true
+}
+
+// altSwitch enters or leaves the alternate screen. On entry the main
+// screen's pen ids are pinned (sweeps cannot see it while hidden); vt10x
+// blanks the alternate screen with its pen on the way out, so that pen is
+// the default, and 1049 restores the cursor with its pen.
+func (s *Screen) altSwitch(enter bool, raw []byte) {
+	s.cur.known = false
+	if enter {
+		s.pinScreen()
+	} else {
+		s.toVT(0)
+	}
+	s.pending = append(s.pending, raw...)
+	if !enter {
+		s.flush()
+		s.unpinScreen()
+		s.vtPen = -1
+		s.penChanged()
 	}
 }
 

@@ -10,7 +10,7 @@ func TestRenderSGR(t *testing.T) {
 	s, _ := newScreen(t, 8, 2)
 	s.Write("\x1b[1;31mA\x1b[0;38;5;200;48;2;1;2;3mB\x1b[0;3;4;5mC\x1b[0;7mD\x1b[0;97;100mE\x1b[mF")
 	got := string(Render(nil, frame(s)))
-	want := "\x1b[0;1;91mA" +
+	want := "\x1b[0;1;31mA" +
 		"\x1b[0;38;5;200;48;2;1;2;3mB" +
 		"\x1b[0;3;4;5mC" +
 		"\x1b[0;7mD" + // reverse of default colours: swapped once, by the terminal
@@ -75,18 +75,41 @@ func TestRenderRowWidths(t *testing.T) {
 }
 
 // displayWidth strips escapes and sums rune widths.
+// displayWidth is how many columns rendered text takes on a terminal
+// that segments clusters as the Screen does: SGR and OSC 8 take none.
 func displayWidth(s string) int {
 	w := 0
+	var cl []byte
+	end := func() {
+		if len(cl) > 0 {
+			w += clusterWidth(string(cl))
+		}
+		cl = cl[:0]
+	}
 	for len(s) > 0 {
+		if strings.HasPrefix(s, "\x1b]") {
+			i := strings.Index(s, "\x1b\\")
+			s = s[i+2:]
+			continue
+		}
 		if s[0] == 0x1b {
 			i := strings.IndexByte(s, 'm')
 			s = s[i+1:]
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s)
-		w += runeWidth(r)
 		s = s[n:]
+		last, _ := utf8.DecodeLastRune(cl)
+		first, _ := utf8.DecodeRune(cl)
+		switch {
+		case len(cl) > 0 && (runeWidth(r) == 0 || last == 0x200d && pictograph(r) ||
+			isRegional(r) && isRegional(first) && utf8.RuneCount(cl) == 1):
+		default:
+			end()
+		}
+		cl = utf8.AppendRune(cl, r)
 	}
+	end()
 	return w
 }
 

@@ -2,8 +2,10 @@ package vt
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
 )
@@ -56,7 +58,6 @@ type Screen struct {
 	last    lastPrint
 	sb      scrollback
 	rowBuf  []Cell
-	nfcBuf  [2][]byte
 	closed  bool
 
 	// Bulk scrolling (bulk.go).
@@ -65,7 +66,20 @@ type Screen struct {
 	lfBuf    []int
 	bulkRow  []vt10x.Glyph
 	bulks    int // how many bulk layouts ran, for tests
-	penCache map[penKey]vt10x.Glyph
+	penCache map[penKey]penResult
+	inBulk   bool // a bulk layout holds pen ids in bulkRow
+
+	// Pens (pen.go).
+	pens       penTable
+	printPen   uint32   // id of the filter's pen
+	erasePenID int32    // id of its background-only pen, -1 until asked for
+	vtPen      int64    // the id vt10x's pen holds, -1 when unknown
+	altPins    []uint32 // ids the main screen uses while the alternate one hides it
+
+	// Grapheme clusters (cluster.go).
+	clusters clusterTable
+	clBuf    []byte
+	altRunes []rune // stand-ins the main screen uses while the alternate one hides it
 
 	syncTimeout  time.Duration
 	syncDeadline time.Time // zero when no update holds the dirty signal
@@ -96,8 +110,12 @@ func New(cols, rows int, opts ...Option) *Screen {
 		done:        make(chan struct{}),
 	}
 	s.sb.max = c.scrollback
+	s.pens.init()
+	s.clusters.init()
+	s.erasePenID = -1
 	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
 	s.f = newFilter(s, cols, rows)
+	s.f.links.roots = s.linkRoots
 	s.wg.Go(func() { s.replies.drain(c.replies, s.done) })
 	s.wg.Go(s.clock)
 	return s
@@ -121,17 +139,68 @@ func (s *Screen) Close() {
 	s.wg.Wait()
 }
 
+// writeSlice bounds the text parsed under one hold of the lock, per 24
+// rows of screen, so that Snapshot and the rest wait at most about a
+// millisecond behind a child that floods, however big the Write. Bulk
+// scrolling leaves the last screenful of every slice to vt10x, so the
+// slice grows with the screen to keep that share small, up to
+// maxWriteSlice.
+const (
+	writeSlice    = 16 << 10
+	maxWriteSlice = 64 << 10
+)
+
 // Write feeds settled text (complete, valid UTF-8) from the child. It never
-// blocks on the child or the UI, only on the Screen's lock.
+// blocks on the child or the UI, only on the Screen's lock, which it takes
+// once per slice (see writeSlice).
 func (s *Screen) Write(text string) {
+	for {
+		n, ok := s.writeLocked(text)
+		if !ok || n == len(text) {
+			return
+		}
+		text = text[n:]
+	}
+}
+
+// writeLocked parses the first slice of text and returns its length, or
+// false once the Screen is closed.
+func (s *Screen) writeLocked(text string) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return
+		return 0, false
 	}
-	s.writeText(text)
+	n := sliceEnd(text, SliceFor(s.rows))
+	s.writeText(text[:n])
 	s.flush()
 	s.markDirty()
+	return n, true
+}
+
+// SliceFor is how many bytes a screen of rows parses per hold of its
+// lock: a caller that takes turns among screens can slice the same way.
+func SliceFor(rows int) int {
+	return min(maxWriteSlice, writeSlice*max(1, (rows+23)/24))
+}
+
+// sliceEnd is where the first slice of text, at most n bytes, ends: after
+// its last LF when that is in the slice's second half (bulk scrolling takes
+// whole lines), else at the last rune start, so every slice stays valid
+// UTF-8.
+func sliceEnd(text string, n int) int {
+	if len(text) <= n {
+		return len(text)
+	}
+	if i := strings.LastIndexByte(text[n/2:n], '\n'); i >= 0 {
+		return n/2 + i + 1
+	}
+	for i := n; i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(text[i]) {
+			return i
+		}
+	}
+	return n // not UTF-8 after all: any cut is as good
 }
 
 // TakeAttention reports whether the child asked for attention (BEL, or an
@@ -176,8 +245,9 @@ func (s *Screen) DroppedReplies() uint64 { return s.replies.dropped.Load() }
 
 // Resize changes the size of the emulator; resize the PTY after it, so that
 // the child's redraw lands on a screen of the new size. Lines that leave the
-// top of the main screen when it shrinks go to the scrollback. Content is
-// not reflowed.
+// top of the main screen when it shrinks go to the scrollback, and come
+// back when it grows, so the bottom stays put (as in tmux). Content is not
+// reflowed (grow.go says why).
 func (s *Screen) Resize(cols, rows int) {
 	cols, rows = max(cols, 1), max(rows, 1)
 	s.mu.Lock()
@@ -190,13 +260,19 @@ func (s *Screen) Resize(cols, rows int) {
 	if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
 		s.capture(slide)
 	}
-	oldCols := s.cols
+	oldCols, oldRows := s.cols, s.rows
+	// vt10x fills what a resize adds with its pen: make it the default.
+	s.toVT(0)
+	s.flush()
 	s.term.Resize(cols, rows)
 	s.cols, s.rows = cols, rows
 	s.f.resize(cols, rows)
 	s.cur.known, s.last.ok = false, false
 	if cols > oldCols {
 		s.extendTabs(oldCols)
+	}
+	if rows > oldRows {
+		s.pullBack(rows - oldRows)
 	}
 	s.markDirty()
 }

@@ -52,33 +52,6 @@ func TestBrokenWideRune(t *testing.T) {
 	}
 }
 
-func TestCombiningMarks(t *testing.T) {
-	s, _ := newScreen(t, 10, 2)
-	s.Write("e\u0301x\u200dy\ufe0fz")
-	if got := lines(s)[0]; got != "éxyz" {
-		t.Fatalf("got %q", got)
-	}
-	if x := frame(s).Cursor.X; x != 4 {
-		t.Fatalf("cursor %d", x)
-	}
-}
-
-func TestCombiningAtMargin(t *testing.T) {
-	s, _ := newScreen(t, 4, 2)
-	s.Write("abce\u0301x")
-	if got := lines(s); got[0] != "abcé" || got[1] != "x" {
-		t.Fatalf("got %q", got)
-	}
-}
-
-func TestHangulJamoCompose(t *testing.T) {
-	s, _ := newScreen(t, 10, 2)
-	s.Write("\u1100\u1161|")
-	if got := lines(s)[0]; got != "가|" {
-		t.Fatalf("got %q", got)
-	}
-}
-
 func TestAttention(t *testing.T) {
 	cases := map[string]bool{
 		"plain text":                   false,

@@ -19,9 +19,15 @@ type scrollback struct {
 }
 
 type sbLine struct {
-	text    string
-	runs    []sbRun
-	wrapped bool // the line continues on the next one (auto-wrap)
+	text     string // a rune per cell: a cluster's first code point
+	runs     []sbRun
+	clusters []sbCluster // cells holding more than one code point
+	wrapped  bool        // the line continues on the next one (auto-wrap)
+}
+
+type sbCluster struct {
+	x    int32
+	text string
 }
 
 type sbRun struct {
@@ -33,6 +39,20 @@ func (b *scrollback) len() int { return len(b.lines) }
 
 func (b *scrollback) clear() {
 	b.lines, b.head = nil, 0
+}
+
+// dropNewest forgets the newest n lines (pulled back onto the screen).
+func (b *scrollback) dropNewest(n int) {
+	n = min(n, len(b.lines))
+	if b.head == 0 {
+		b.lines = b.lines[:len(b.lines)-n]
+		return
+	}
+	// A full ring: unroll it oldest first, then cut.
+	lines := make([]sbLine, 0, len(b.lines))
+	lines = append(lines, b.lines[b.head:]...)
+	lines = append(lines, b.lines[:b.head]...)
+	b.lines, b.head = lines[:len(lines)-n], 0
 }
 
 // line returns the i-th line, 0 being the oldest.
@@ -59,10 +79,16 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	}
 	var sb strings.Builder
 	sb.Grow(end)
-	l.runs = l.runs[:0]
+	l.runs, l.clusters = l.runs[:0], l.clusters[:0]
+	var prev *Cell
 	for x := 0; x < end; x++ {
 		c := &row[x]
+		if c.Text != "" {
+			l.clusters = append(l.clusters, sbCluster{int32(x), c.Text})
+		}
 		switch {
+		case c.Rune < utf8.RuneSelf && c.Rune > 0 && c.Flags == 0:
+			sb.WriteByte(byte(c.Rune))
 		case c.Flags&FlagPlaceholder != 0:
 			sb.WriteRune(placeholder)
 		case c.Rune == 0:
@@ -70,12 +96,12 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 		default:
 			sb.WriteRune(c.Rune)
 		}
-		st := c.style()
-		if k := len(l.runs); k > 0 && l.runs[k-1].st == st {
-			l.runs[k-1].n++
+		if prev != nil && sameStyle(prev, c) {
+			l.runs[len(l.runs)-1].n++
 		} else {
-			l.runs = append(l.runs, sbRun{n: 1, st: st})
+			l.runs = append(l.runs, sbRun{n: 1, st: c.style()})
 		}
+		prev = c
 	}
 	l.text, l.wrapped = sb.String(), wrapped
 }
@@ -84,7 +110,21 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 // background and no attribute that draws on a space.
 func blank(c *Cell) bool {
 	return (c.Rune == ' ' || c.Rune == 0) && c.Flags == 0 && c.BG.IsDefault() &&
-		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike) == 0
+		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike|AttrOverline) == 0
+}
+
+// sameStyle reports whether two cells have the same style (cheaper than
+// comparing their style()s, which this runs per scrolled cell).
+func sameStyle(a, b *Cell) bool {
+	return a.FG == b.FG && a.BG == b.BG && a.Attrs == b.Attrs && a.UL == b.UL &&
+		a.Under == b.Under && a.Link == b.Link
+}
+
+// blankStyle reports whether a space in st shows nothing.
+func blankStyle(st style) bool {
+	c := Cell{Rune: ' '}
+	c.setStyle(st)
+	return blank(&c)
 }
 
 // cells writes line l into dst (len = frame width), padding with blanks.
@@ -95,12 +135,18 @@ func (l *sbLine) cells(dst []Cell) {
 		for k := int32(0); k < r.n && x < len(dst); k++ {
 			ch, size := utf8.DecodeRuneInString(text)
 			text = text[size:]
-			dst[x] = Cell{Rune: ch, FG: r.st.fg, BG: r.st.bg, Attrs: r.st.attrs}
+			dst[x] = Cell{Rune: ch}
+			dst[x].setStyle(r.st)
 			x++
 		}
 	}
 	for ; x < len(dst); x++ {
 		dst[x] = Cell{Rune: ' '}
+	}
+	for _, c := range l.clusters {
+		if int(c.x) < len(dst) {
+			dst[c.x].Text = c.text
+		}
 	}
 	// The line may be wider than dst (the screen shrank since) and cut a
 	// wide rune in half: fixWide turns the lone half into a blank.
@@ -129,7 +175,10 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 	end := used
 	for end > 0 {
 		g := cell(end - 1)
-		if g.Char != ' ' || g.Mode&^vtWrap != 0 || g.BG != vt10x.DefaultBG {
+		if g.Char != ' ' {
+			break
+		}
+		if id := glyphPen(g); id != 0 && !blankStyle(s.pens.style(id)) {
 			break
 		}
 		end--
@@ -139,7 +188,7 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 	}
 	row := s.rowBuf[:end]
 	for x := range row {
-		row[x] = cellFromGlyph(cell(x))
+		row[x] = s.cellOf(cell(x))
 	}
 	fixWide(row)
 	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
@@ -149,7 +198,7 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 // readRowInto converts the first len(row) cells of screen row y.
 func (s *Screen) readRowInto(y int, row []Cell) {
 	for x := range row {
-		row[x] = cellFromGlyph(s.term.Cell(x, y))
+		row[x] = s.cellOf(s.term.Cell(x, y))
 	}
 	fixWide(row)
 }

@@ -5,6 +5,9 @@ type Cursor struct {
 	X, Y    int
 	Visible bool // shown by the child and inside the frame
 	Shape   CursorShape
+	// Color is the colour the child set for the cursor (OSC 12: an X11
+	// name, #rrggbb or rgb:rr/gg/bb, validated), "" for the default.
+	Color string
 }
 
 // Frame is a copy of the screen, owned by the caller and reused between
@@ -17,6 +20,9 @@ type Frame struct {
 	Cursor     Cursor
 	Modes      Modes
 	Title      string
+	// Links are the hyperlinks (OSC 8 "params;URI") cells refer to by
+	// Cell.Link; Links[0] is "", no link.
+	Links []string
 	// Scrollback is how many lines the scrollback held; First is the
 	// index of the frame's top row in scrollback + screen (First ==
 	// Scrollback for the live screen).
@@ -109,10 +115,11 @@ func (s *Screen) snapshotRange(f *Frame, first, n int) {
 	c := s.term.Cursor()
 	st := &s.f.st
 	cy := sbLen + c.Y - first
-	f.Cursor = Cursor{X: c.X, Y: cy, Shape: max(st.shape, CursorBlinkingBlock),
+	f.Cursor = Cursor{X: c.X, Y: cy, Shape: max(st.shape, CursorBlinkingBlock), Color: st.cursorColor,
 		Visible: st.modes.CursorVisible && cy >= 0 && cy < n}
 	f.Modes = st.modes
 	f.Title = st.title
+	f.Links = append(f.Links[:0], s.f.links.urls...)
 	f.Scrollback = sbLen
 	f.First = first
 }

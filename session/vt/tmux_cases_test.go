@@ -1,10 +1,8 @@
 package vt_test
 
 import (
-	"strings"
+	"fmt"
 	"testing"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // A program that asks for DA1 and waits for the answer, as fish 4 and
@@ -66,10 +64,6 @@ printf 'a\tb\tc\td\te\tf\tg|\n'
 printf '\t\t\t\t\t\tX\n'
 `
 
-func stripZeroWidth(s string) string {
-	return strings.NewReplacer("\u200d", "", "\ufe0f", "").Replace(s)
-}
-
 var diffCases = []diffCase{
 	{name: "plain", cols: 30, rows: 5, cursor: true, script: `printf 'hello\nworld\n  indented\n'`},
 	{name: "colours16", cols: 40, rows: 6, styles: true, script: `printf '\033[31mred\033[42mgreen-bg\033[0m \033[91mbright\033[104mbg\033[m\n\033[1;34mbold blue\033[22m not bold\033[m\n\033[3mital\033[23m \033[4munder\033[24m \033[5mblink\033[25m \033[7mrev\033[27m\n\033[7;31;47mrev colours\033[m\n'`},
@@ -100,8 +94,12 @@ var diffCases = []diffCase{
 	{name: "long lines into history", cols: 10, rows: 4, history: true, script: `for i in 1 2 3 4 5 6; do printf 'row%d-abcdefghij-end\n' $i; done`},
 	{name: "curses", cols: 50, rows: 12, styles: true, cursor: true, files: map[string]string{"tui.py": cursesPy}, script: `python3 "$D/tui.py"`},
 	{name: "REP", cols: 20, rows: 4, script: `printf 'ab\033[3bc\n-\033[9b|\n'`, note: "tmux caps REP at the end of the line (xterm wraps); the case stays within a line"},
-	{name: "combining marks", cols: 20, rows: 4, cursor: true, tmuxFix: norm.NFC.String, script: `printf 'cafe\314\201 x\n\341\204\200\341\205\241|\n'`, note: "tmux keeps the mark beside its base in one cell; text compared after NFC"},
-	{name: "ZWJ and variation selectors", cols: 20, rows: 4, tmuxFix: stripZeroWidth, script: `printf 'a\342\200\215b \342\235\244\357\270\217|\n'`, note: "tmux stores ZWJ and VS16 in the cell; xterm and sandmux drop them (per code point width)"},
+	{name: "combining marks", cols: 20, rows: 5, cursor: true, styles: true, script: `printf 'cafe\314\201 x\314\201 \033[1;31ma\314\201\314\202\033[m|\n\341\204\200\341\205\241|\n'; printf '\340\270\201\340\270\265\340\271\210\340\270\231 \340\244\225\340\245\201|\n'`},
+	{name: "ZWJ sequences", cols: 20, rows: 4, cursor: true,
+		note:   "tmux 3.3 joins the sequence into one cell (the cursor agrees) but its capture-pane writes the joiners out of order and loses the last emoji; the text is compared with the bytes as written",
+		xterm:  []string{"a\u200db 👨\u200d👩\u200d👧|", "🇯🇵|😀︎|"},
+		script: `printf 'a\342\200\215b \360\237\221\250\342\200\215\360\237\221\251\342\200\215\360\237\221\247|\n\360\237\207\257\360\237\207\265|\360\237\230\200\357\270\216|\n'`},
+	{name: "VS16 kept narrow", cols: 20, rows: 4, cursor: true, note: "xterm and tmux 3.3 keep a narrow character with VS16 narrow, as wcwidth programs (vim) expect", script: `printf '\342\235\244\357\270\217|\342\235\204\357\270\217|x'`},
 	{name: "title", cols: 20, rows: 3, title: true, script: `printf '\033]2;hello \342\200\234world\342\200\235\007text\n'`},
 	{name: "modes do not print", cols: 30, rows: 4, script: `printf '\033[?2004h\033[?1000h\033[?1006h\033[?1004h\033[?2026hsync\033[?2026l\033[5 q\033[?12h\033[?1h\033=x\n'`},
 	{name: "DECSTBM and RI at top", cols: 20, rows: 6, cursor: true, script: `printf '1\n2\n3\n4\n5\n6\033[2;5r\033[2;1H\033M\033MX\033[r'`},
@@ -123,7 +121,25 @@ var diffCases = []diffCase{
 		xterm:  []string{"  XY", "", "", "", "Z"},
 		script: `printf 'ab\033[2;4r\033[?6h\033[1;3H\033[4h\033[!pXY\033[6;1HZ\n'`},
 	{name: "scroll region with history", cols: 10, rows: 6, history: true, script: `seq 1 10; printf '\033[1;3r\033[3;1H'; seq 11 15; printf '\033[r\033[6;1H'; seq 16 20`},
+	{name: "bold base colours", cols: 40, rows: 4, styles: true, script: `printf '\033[1;34mdir\033[0m \033[1;31;42mB\033[22m n \033[1;37;7mR\033[m\n\033[01;32mexe\033[0m \033[1;90mgrey\033[m\n'`},
+	{name: "RGB black and dark blues", cols: 40, rows: 4, styles: true, script: `printf '\033[38;2;0;0;0;48;2;255;255;255mblack\033[m \033[38;2;0;0;5mb5\033[48;2;0;0;200m b200\033[m \033[38:2::0:0:1mc\033[m\n'`},
+	{name: "background erase on scroll", cols: 12, rows: 5, styles: true, script: `seq 1 4; printf '\033[44mblue\n\n\033[41mred\033D\033[m\n\033[42mgreen\033E\033[m\n\033[45m\033[S\033[m'` + markLastColumn(12, 5)},
+	{name: "background erase on auto-wrap", cols: 12, rows: 3, styles: true, script: `printf '\n\n\033[42mgreen-wraps-onto\033[m'` + markLastColumn(12, 3),
+		note:        "tmux blanks a line that auto-wrap scrolls in with the default background; xterm (xtermAutoWrap, as IND) with the current one",
+		xtermStyles: []string{"«d/d/»           |", "«d/p2/»green-wraps«d/d/»|", "«d/p2/»onto       «d/d/»|"}},
+	{name: "background erase on edits", cols: 12, rows: 6, styles: true, script: `printf 'abcdefghij\n0123456789\n\033[43;4;31m\033[1;5H\033[K\033[2;3H\033[2X\033[2P\033[1@\033[3;1H\033[1L\033[5;1H\033[J\033[m'` + markLastColumn(12, 6)},
+	{name: "faint strike overline", cols: 40, rows: 4, styles: true, script: `printf '\033[2mfaint\033[22m \033[1;2mboth\033[22m \033[9mstruck\033[29m \033[53mover\033[55m \033[2;9;31mdone\033[m \033[8mhid\033[28mden\033[m\n'`},
+	{name: "underline styles and colour", cols: 40, rows: 4, styles: true, script: `printf '\033[4msingle\033[4:2m double\033[4:3m curly\033[4:4m dotted\033[4:5m dashed\033[24m\n\033[4:3;58;5;196mred\033[58:2::0:128:255m rgb\033[59m plain\033[4:0m off\033[21m dbl\033[m\n'`},
+	{name: "growing pulls scrollback back", cols: 20, rows: 6, resize: [2]int{20, 10}, waitFor: "ready", history: true, cursor: true, styles: true,
+		script: `seq 1 12; printf '\033[44mblue\033[m e\314\201\n'; printf 'ready'; while [ "$(stty size)" = "6 20" ]; do sleep 0.02; done; printf ' grown'`},
 	{name: "SU SD", cols: 10, rows: 6, history: true, script: `seq 1 6 | tr -d '\n'; printf '\r'; seq 1 5; printf '\033[2S\033[1T'`},
+}
+
+// markLastColumn is sh code that prints '|' in the last column of every
+// row in the default style: capture-pane drops trailing blanks even when
+// they have a background, so the mark keeps them in the comparison.
+func markLastColumn(cols, rows int) string {
+	return fmt.Sprintf("; printf '\\033[m'; for r in $(seq 1 %d); do printf '\\033[%%d;%dH|' $r; done", rows, cols)
 }
 
 func TestDifferentialTmux(t *testing.T) {

@@ -59,6 +59,12 @@ type diffCase struct {
 	// xterm, when set, is the screen xterm shows where tmux shows
 	// another: ours is compared with it and tmux's is logged.
 	xterm []string
+	// xtermStyles, when set, is the styles xterm shows where tmux shows
+	// others, as xterm above.
+	xtermStyles []string
+	// xtermCursor, when set, is where the cursor is where tmux puts it
+	// elsewhere.
+	xtermCursor *[2]int
 }
 
 // screenState is what is compared.
@@ -317,11 +323,19 @@ func runDiffCases(t *testing.T, cases []diffCase) {
 				ref.text = c.xterm
 			}
 			diff(t, "screen", ref.text, ours.text)
+			if c.xtermStyles != nil {
+				t.Logf("tmux shows styles %q; xterm and sandmux %q", ref.styles, c.xtermStyles)
+				ref.styles = c.xtermStyles
+			}
 			if c.styles {
 				diff(t, "styles", ref.styles, ours.styles)
 			}
 			if c.history {
 				diff(t, "history", ref.history, ours.history)
+			}
+			if c.xtermCursor != nil {
+				t.Logf("tmux puts the cursor at %d,%d; sandmux at %v", ref.cx, ref.cy, *c.xtermCursor)
+				ref.cx, ref.cy = c.xtermCursor[0], c.xtermCursor[1]
 			}
 			if c.cursor && (ref.cx != ours.cx || ref.cy != ours.cy) {
 				t.Errorf("cursor: tmux %d,%d ours %d,%d", ref.cx, ref.cy, ours.cx, ours.cy)

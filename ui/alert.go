@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sandmux/sandmux/termsafe"
+)
+
+// A teardown that fails (most often its snapshot: a full disk, a store
+// that cannot be written) must not pass unseen: the pane stays, its body
+// replaced by the error, until the user dismisses it with prefix x (d is
+// kept for detaching); and every such failure is kept for the exit code
+// (contract W7).
+
+// alert is a failed teardown the user has not dismissed yet.
+type alert struct {
+	what string // "close" or "kill"
+	err  error
+}
+
+// teardownMsg reports the close of a pane's previous session, run before
+// a restart or after its pane went away.
+type teardownMsg struct {
+	key int
+	err error
+}
+
+// failTeardown keeps a failed close or kill for the exit code and shows
+// it on its pane, if the pane is still there.
+func (m *Model) failTeardown(p *pane, what string, err error) {
+	if err == nil {
+		return
+	}
+	m.teardownErrs = append(m.teardownErrs, err)
+	if p != nil {
+		p.alert = &alert{what: what, err: err}
+	}
+}
+
+func (m *Model) handleTeardown(msg teardownMsg) tea.Cmd {
+	var p *pane
+	for _, q := range m.panes {
+		if q.key == msg.key {
+			p = q
+		}
+	}
+	m.failTeardown(p, "close", msg.err)
+	return nil
+}
+
+// TeardownErr joins the errors of the closes and kills that failed before
+// the quit (the quit's own are ShutdownErr's); sandmux exits non-zero when
+// either is set.
+func (m *Model) TeardownErr() error { return errors.Join(m.teardownErrs...) }
+
+// dismissFocused takes the focused pane's alert away; a pane that was
+// being closed goes, as the close asked.
+func (m *Model) dismissFocused() tea.Cmd {
+	p := m.focused()
+	if p == nil || p.alert == nil {
+		return nil
+	}
+	p.alert = nil
+	if p.phase == phaseClosed {
+		return m.removePane(m.focus)
+	}
+	return nil
+}
+
+// alertRows lays out the pane's alert in a body w cells wide and h rows
+// tall: a heading, then the error wrapped, its control characters shown
+// escaped (the text may come from a workspace or a remote host).
+func (m *Model) alertRows(p *pane, w, h int) []string {
+	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, m.cfg.Prefix)
+	if p.phase == phaseKilled {
+		head += ", " + m.cfg.Prefix + " r restarts"
+	}
+	rows := []string{head, ""}
+	for _, line := range strings.Split(p.alert.err.Error(), "\n") {
+		wrapped := ansi.Wrap(termsafe.String(line), max(1, w-1), " /")
+		rows = append(rows, strings.Split(wrapped, "\n")...)
+	}
+	if len(rows) > h {
+		rows = rows[:h]
+		if h > 0 {
+			rows[h-1] += "…"
+		}
+	}
+	for i, r := range rows {
+		r = ansi.Truncate(r, w, "…")
+		r += strings.Repeat(" ", max(0, w-ansi.StringWidth(r)))
+		style := emptyBodyStyle
+		if i == 0 {
+			style = titleFailed
+		}
+		rows[i] = style.Render(r)
+	}
+	return rows
+}

@@ -1,0 +1,120 @@
+package ui
+
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// parseGate orders the panes' parsing of their output. Each session's
+// consumer parses into its pane's screen on its own goroutine; with a
+// hundred panes flooding, a hundred goroutines ran flat out and Go's
+// scheduler served the input and the frames in turn with them, so a key
+// waited behind every pane's slice. Through the gate at most one fewer
+// screens than there are processors parse at a time (at least one), so
+// one processor is always left for the input loop; the panes on screen are
+// served first, and every backTurn-th turn goes to a pane off screen, so
+// those still make progress (their screens are right when shown, their
+// children are never stopped for good). A parser waiting here holds one
+// collector window: memory stays bounded (O8) and no byte is lost.
+type parseGate struct {
+	mu    sync.Mutex
+	free  int
+	front []chan struct{} // waiting panes on screen, in order
+	back  []chan struct{} // waiting panes off screen, in order
+	turns int
+}
+
+// backTurn: one turn in this many goes to a pane off screen while both
+// kinds wait.
+const backTurn = 4
+
+func newParseGate() *parseGate {
+	return &parseGate{free: max(1, runtime.GOMAXPROCS(0)-1)}
+}
+
+// acquire waits for a turn; wake is the caller's own one-slot channel.
+func (g *parseGate) acquire(shown bool, wake chan struct{}) {
+	g.mu.Lock()
+	if g.free > 0 {
+		g.free--
+		g.mu.Unlock()
+		return
+	}
+	if shown {
+		g.front = append(g.front, wake)
+	} else {
+		g.back = append(g.back, wake)
+	}
+	g.mu.Unlock()
+	<-wake
+}
+
+// release hands the turn to the next waiter, or frees it.
+func (g *parseGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.turns++
+	var next chan struct{}
+	switch {
+	case len(g.back) > 0 && (len(g.front) == 0 || g.turns%backTurn == 0):
+		next, g.back = g.back[0], g.back[1:]
+	case len(g.front) > 0:
+		next, g.front = g.front[0], g.front[1:]
+	default:
+		g.free++
+		return
+	}
+	next <- struct{}{} // its one slot is empty: its owner waits for this
+}
+
+// screenSink feeds a session's settled output to the pane's screen, one
+// gated slice at a time. Only the session's consumer calls Output.
+type screenSink struct {
+	screen *vt.Screen
+	gate   *parseGate
+	shown  *atomic.Bool // the pane is on screen now
+	wake   chan struct{}
+}
+
+func newScreenSink(screen *vt.Screen, gate *parseGate, shown *atomic.Bool) *screenSink {
+	return &screenSink{screen: screen, gate: gate, shown: shown, wake: make(chan struct{}, 1)}
+}
+
+func (s *screenSink) Output(text string) {
+	// Output is parsed even once the program quits: consumed unparsed, a
+	// flood would no longer hold its child back, and the children would
+	// take the processors from the teardowns.
+	_, rows := s.screen.Size()
+	limit := vt.SliceFor(rows) // a turn is one hold of the screen's lock
+	for len(text) > 0 {
+		n := textSlice(text, limit)
+		s.gate.acquire(s.shown.Load(), s.wake)
+		s.screen.Write(text[:n])
+		s.gate.release()
+		text = text[n:]
+	}
+}
+
+// textSlice is where the first slice of text, at most n bytes, ends: after
+// its last LF when that is in its second half (the screen's bulk
+// scrolling takes whole lines), else at the last rune start, so every
+// slice is valid UTF-8 as the screen wants.
+func textSlice(text string, n int) int {
+	if len(text) <= n {
+		return len(text)
+	}
+	if i := strings.LastIndexByte(text[n/2:n], '\n'); i >= 0 {
+		return n/2 + i + 1
+	}
+	for i := n; i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(text[i]) {
+			return i
+		}
+	}
+	return n
+}

@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"unicode/utf8"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// Panes on screen get their turns first, and a pane off screen still gets
+// one turn in backTurn while they wait.
+func TestParseGateServesShownPanesFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := &parseGate{free: 1}
+		g.acquire(true, nil) // the turn in progress
+		var mu sync.Mutex
+		var order []string
+		var wg sync.WaitGroup
+		wait := func(name string, shown bool) {
+			wake := make(chan struct{}, 1)
+			wg.Go(func() {
+				g.acquire(shown, wake)
+				mu.Lock()
+				order = append(order, name)
+				mu.Unlock()
+				g.release()
+			})
+			synctest.Wait() // queued in this order
+		}
+		wait("off1", false)
+		for _, n := range []string{"on1", "on2", "on3", "on4", "on5"} {
+			wait(n, true)
+		}
+		wait("off2", false)
+		g.release()
+		wg.Wait()
+		got := strings.Join(order, " ")
+		if want := "on1 on2 on3 off1 on4 on5 off2"; got != want {
+			t.Errorf("turns went %s, want %s", got, want)
+		}
+		if g.free != 1 {
+			t.Errorf("%d turns free after all released, want 1", g.free)
+		}
+	})
+}
+
+// Every slice a sink feeds is valid UTF-8 and within the bound, and the
+// slices together are the text.
+func TestTextSlice(t *testing.T) {
+	text := strings.Repeat("ascii line\n", 3000) + strings.Repeat("日本語🎉", 9000) + "end"
+	var b strings.Builder
+	for rest := text; len(rest) > 0; {
+		n := textSlice(rest, 16<<10)
+		if n <= 0 || n > 16<<10 || !utf8.ValidString(rest[:n]) {
+			t.Fatalf("slice of %d bytes, valid %v", n, utf8.ValidString(rest[:n]))
+		}
+		b.WriteString(rest[:n])
+		rest = rest[n:]
+	}
+	if b.String() != text {
+		t.Fatal("the slices do not add up to the text")
+	}
+}
+
+// The sink writes all of the text through the gate and gives its turn
+// back.
+func TestScreenSinkWritesAllThroughGate(t *testing.T) {
+	s := vt.New(40, 5)
+	defer s.Close()
+	var shown atomic.Bool
+	g := &parseGate{free: 1}
+	sink := newScreenSink(s, g, &shown)
+	sink.Output(strings.Repeat("x", 3*vt.SliceFor(5)) + "\r\nVISIBLE")
+	var f vt.Frame
+	s.Snapshot(&f)
+	if !strings.Contains(string(vt.RenderRowText(nil, &f, f.Cursor.Y)), "VISIBLE") || g.free != 1 {
+		t.Fatalf("text not written, or a turn kept: free %d", g.free)
+	}
+}
+
+// Only the panes of the page shown (or the zoomed one) count as shown.
+func TestPanesMarkedShown(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 20, 80, 24) // 3×5 a page
+	shown := func() (n int, first int) {
+		first = -1
+		for i, p := range m.panes {
+			if p.shown.Load() {
+				n++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		return n, first
+	}
+	if n, first := shown(); n != m.pageSize() || first != 0 {
+		t.Fatalf("%d shown from %d, want the first page of %d", n, first, m.pageSize())
+	}
+	press(m, "ctrl+b")
+	press(m, "n")
+	if n, first := shown(); n != 20-m.pageSize() || first != m.pageSize() {
+		t.Errorf("after next page: %d shown from %d", n, first)
+	}
+	press(m, "ctrl+b")
+	press(m, "z")
+	if n, first := shown(); n != 1 || first != m.focus {
+		t.Errorf("zoomed: %d shown from %d, want the focused pane alone", n, first)
+	}
+}
