@@ -31,7 +31,7 @@ FUZZ_TARGETS = \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
 	FuzzClusterTable:./session/vt \
-	FuzzConfig:. \
+	FuzzConfig:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
 	FuzzJSONString:./asciicast \

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -37,7 +38,7 @@ func runCheck(_ context.Context, args []string, s stdio) int {
 		flags.Usage()
 		return exitUsage
 	}
-	cfg, err := loadConfig(*file)
+	cfg, err := config.Load(*file, providerRegistry)
 	if err != nil {
 		termsafe.Fprintln(s.err, err)
 		return exitFailure
@@ -49,9 +50,9 @@ func runCheck(_ context.Context, args []string, s stdio) int {
 // printConfig writes the config's source, then one block per sandbox.
 // Every string of a config may hold anything: each is printed escaped
 // (termsafe), commands as a shell reads them back (shellQuote).
-func printConfig(w io.Writer, c *Config) {
-	if c.Source == builtinSource {
-		termsafe.Fprintf(w, "config: %s (none of %s exists)\n", builtinSource, strings.Join(configSearchPath(), ", "))
+func printConfig(w io.Writer, c *config.Config) {
+	if c.Source == config.BuiltinSource {
+		termsafe.Fprintf(w, "config: %s (none of %s exists)\n", config.BuiltinSource, strings.Join(config.SearchPath(), ", "))
 	} else {
 		termsafe.Fprintf(w, "config: %s\n", c.Source)
 	}
@@ -73,7 +74,7 @@ func printConfig(w io.Writer, c *Config) {
 			fmt.Fprintf(w, "  env:       %s\n", shellQuote(env))
 		}
 		fmt.Fprintf(w, "  graces:    stop %s, kill %s, drain %s\n",
-			shortDuration(s.StopGrace), shortDuration(s.KillGrace), shortDuration(s.DrainGrace))
+			config.ShortDuration(s.StopGrace), config.ShortDuration(s.KillGrace), config.ShortDuration(s.DrainGrace))
 		termsafe.Fprintf(w, "  snapshot:  %s, keep %d, restore %s", s.Snapshot, s.SnapshotKeep, s.Restore)
 		if len(s.SnapshotExclude) > 0 {
 			fmt.Fprintf(w, ", exclude %s", shellQuote(s.SnapshotExclude))

@@ -113,3 +113,16 @@ func TestCheckCommand(t *testing.T) {
 		t.Errorf("sandmux check: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }
+
+// hermetic isolates a test from the user's config, data and shell, and
+// runs it in a fresh directory.
+func hermetic(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("SHELL", "/bin/sh")
+	t.Chdir(dir)
+	return dir
+}

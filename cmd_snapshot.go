@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
 )
@@ -103,7 +105,7 @@ func snapshotSave(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "sandmux snapshot save: give -o FILE or --sandbox NAME (one of them)\n%s", snapshotHelp)
 		return exitUsage
 	}
-	opts := snapshot.SaveOptions{Exclude: exclude, Provider: "local", OnProgress: progressPrinter(s.err)}
+	opts := snapshot.SaveOptions{Exclude: exclude, Provider: local.Descriptor.Name, OnProgress: progressPrinter(s.err)}
 	var m *snapshot.Manifest
 	path := *out
 	var err error
@@ -128,7 +130,7 @@ func snapshotSave(ctx context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	termsafe.Fprintf(s.out, "saved %s to %s: %d files, %s -> %s, sha256 %s\n",
-		pos[0], path, m.Files, size(m.Bytes), size(m.ArchiveSize), m.SHA256)
+		pos[0], path, m.Files, snapshot.FormatBytes(m.Bytes), snapshot.FormatBytes(m.ArchiveSize), m.SHA256)
 	for i, n := range m.Notes {
 		if i == 10 {
 			termsafe.Fprintf(s.out, "  ... %d more in %s\n", m.NoteCount-i, snapshot.ManifestPath(path))
@@ -172,7 +174,7 @@ func snapshotRestore(ctx context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	termsafe.Fprintf(s.out, "restored %s into %s: %d files, %d directories, %d symlinks, %s\n",
-		pos[0], pos[1], r.Files, r.Dirs, r.Symlinks, size(r.Bytes))
+		pos[0], pos[1], r.Files, r.Dirs, r.Symlinks, snapshot.FormatBytes(r.Bytes))
 	for _, w := range r.Warnings {
 		fmt.Fprintln(s.err, "warning:", termsafe.Message(w))
 	}
@@ -198,7 +200,7 @@ func snapshotVerify(ctx context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	termsafe.Fprintf(s.out, "ok: %s: %s, %d files, %d directories, %d symlinks, %s\n",
-		pos[0], r.Format, r.Files, r.Dirs, r.Symlinks, size(r.Bytes))
+		pos[0], r.Format, r.Files, r.Dirs, r.Symlinks, snapshot.FormatBytes(r.Bytes))
 	if r.Manifest != nil {
 		termsafe.Fprintf(s.out, "matches its manifest (sha256 %s, sandbox %q, created %s)\n",
 			r.SHA256, r.Manifest.Sandbox, r.Manifest.Created.Local().Format(time.DateTime))
@@ -247,7 +249,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	if *cfgPath != "" {
-		cfg, err := loadConfig(*cfgPath)
+		cfg, err := config.Load(*cfgPath, providerRegistry)
 		if err != nil {
 			termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 			return exitFailure
@@ -265,7 +267,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		if e.Manifest != nil {
 			files = strconv.FormatInt(e.Manifest.Files, 10)
 		}
-		termsafe.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Sandbox, e.Time.Local().Format("2006-01-02 15:04:05.000"), size(e.Size), files, e.Path)
+		termsafe.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Sandbox, e.Time.Local().Format("2006-01-02 15:04:05.000"), snapshot.FormatBytes(e.Size), files, e.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return exitFailure
@@ -274,7 +276,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 }
 
 // configEntries keeps the entries of the config's sandboxes.
-func configEntries(cfg *Config, entries []snapshot.Entry) []snapshot.Entry {
+func configEntries(cfg *config.Config, entries []snapshot.Entry) []snapshot.Entry {
 	names := map[string]bool{}
 	for _, sb := range cfg.Sandboxes {
 		names[sb.Name] = true
@@ -318,23 +320,11 @@ func progressPrinter(w io.Writer) func(snapshot.Progress) {
 			path = "..." + path[cut:]
 		}
 		// The line erase is sandmux's own; only the path came from outside.
-		fmt.Fprintf(f, "\r\x1b[K%d files, %s  %s", p.Files, size(p.Bytes), path)
+		fmt.Fprintf(f, "\r\x1b[K%d files, %s  %s", p.Files, snapshot.FormatBytes(p.Bytes), path)
 		if p.Done {
 			fmt.Fprint(f, "\r\x1b[K")
 		}
 	}
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // parseSize reads a byte count: a number, optionally with KiB, MiB or GiB.

@@ -13,15 +13,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/docker"
-	"github.com/sandmux/sandmux/providers/exec"
 	"github.com/sandmux/sandmux/providers/local"
-	"github.com/sandmux/sandmux/providers/ssh"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
 	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/workspace"
 )
 
 const tuiUsage = "sandmux [-c FILE] ['CMD' ...]: open the config's sandboxes, or one local pane per CMD (run with sh -c)"
@@ -44,7 +43,7 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.err, noTerminalMessage)
 		return exitFailure
 	}
-	cfg, err := loadConfig(*cfgPath)
+	cfg, err := config.Load(*cfgPath, providerRegistry)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
@@ -173,17 +172,6 @@ func forwardSignals(p *tea.Program, s stdio) (stop func()) {
 	}
 }
 
-// providerTable is every provider sandmux can open panes with. Warnings
-// (an SSH host key not being checked) go to warn.
-func providerTable(cfg *Config, warn func(string)) providers.Table {
-	return providers.Table{
-		"local":  local.New(cfg.Providers.Local.Shell),
-		"ssh":    ssh.New(warn),
-		"docker": docker.New(),
-		"exec":   exec.New(),
-	}
-}
-
 // warnings collects provider warnings while the TUI owns the terminal,
 // to be printed once it has exited.
 type warnings struct {
@@ -206,17 +194,17 @@ func (w *warnings) add(msg string) {
 
 // sandboxPanes turns the config's sandboxes into panes, with workspace
 // restore before start and snapshots after teardown as their policies say.
-func sandboxPanes(cfg *Config, table providers.Table, store string) []ui.PaneSpec {
-	ws := workspaces{store: store, providers: table}
+func sandboxPanes(cfg *config.Config, table providers.Table, store string) []ui.PaneSpec {
+	ws := workspace.Policy{Registry: providerRegistry, Store: store, Providers: table}
 	specs := make([]ui.PaneSpec, 0, len(cfg.Sandboxes))
 	for _, sb := range cfg.Sandboxes {
-		opts := session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace, AfterTeardown: ws.hook(sb)}
+		opts := session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace, AfterTeardown: ws.Hook(sb)}
 		specs = append(specs, ui.PaneSpec{
 			Name:     sb.Name,
 			Provider: sb.Provider,
 			Spec:     sb.Spec(),
 			Options:  opts,
-			Prepare:  ws.prepare(sb),
+			Prepare:  ws.Prepare(sb),
 		})
 	}
 	return specs
@@ -229,7 +217,7 @@ func adHocPanes(cmds []string) []ui.PaneSpec {
 	for _, c := range cmds {
 		specs = append(specs, ui.PaneSpec{
 			Name:     c,
-			Provider: "local",
+			Provider: local.Descriptor.Name,
 			Spec:     providers.Spec{Name: c, Command: []string{"sh", "-c", c}, Dir: dir},
 		})
 	}

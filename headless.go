@@ -19,8 +19,8 @@ type headless struct {
 
 // startHeadless starts argv in a local PTY of the given size.
 func startHeadless(ctx context.Context, name string, argv []string, size providers.Size, opts session.Options) (*headless, error) {
-	m := session.NewManager(providers.Table{"local": local.New("")})
-	sess, err := m.Start(ctx, "local", providers.Spec{Name: name, Command: argv, Size: size}, opts)
+	m := session.NewManager(providers.Table{local.Descriptor.Name: local.New("")})
+	sess, err := m.Start(ctx, local.Descriptor.Name, providers.Spec{Name: name, Command: argv, Size: size}, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -10,20 +10,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/docker"
 	"github.com/sandmux/sandmux/providers/ssh"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/workspace"
 )
 
 // remoteSandbox runs one remote sandbox through a real Manager until its
 // command wrote a file into the workspace, then closes it: with snapshot =
 // "on-close" that archives the workspace through the provider's tar stream.
-func snapshotThroughProvider(t *testing.T, sb Sandbox, ws workspaces) session.Info {
+func snapshotThroughProvider(t *testing.T, sb config.Sandbox, ws workspace.Policy) session.Info {
 	t.Helper()
-	m := session.NewManager(ws.providers)
+	m := session.NewManager(ws.Providers)
 	defer m.Wait()
-	s, err := m.Start(t.Context(), sb.Provider, sb.Spec(), session.Options{StopGrace: time.Second, KillGrace: time.Second, AfterTeardown: ws.hook(sb)})
+	s, err := m.Start(t.Context(), sb.Provider, sb.Spec(), session.Options{StopGrace: time.Second, KillGrace: time.Second, AfterTeardown: ws.Hook(sb)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestRemoteWorkspaceSnapshotRoundTrip(t *testing.T) {
 			"host": fmt.Sprintf("root@127.0.0.1:%d", host.port), "identity_files": []any{host.userKey},
 			"known_hosts": []any{host.knownHostFile},
 		})
-		ws.providers["ssh"] = ssh.New(nil)
+		ws.Providers["ssh"] = ssh.New(nil)
 		roundTrip(t, sb, ws, func() string { return readTree(t, remoteDir) }, func() {
 			os.WriteFile(filepath.Join(remoteDir, "notes.txt"), []byte("changed later"), 0o644)
 		})
@@ -58,25 +60,25 @@ func TestRemoteWorkspaceSnapshotRoundTrip(t *testing.T) {
 		image := busyboxImage(t)
 		dir := t.TempDir()
 		sb, ws := remoteCase(t, "docker", dir, map[string]any{"image": image})
-		ws.providers["docker"] = docker.New()
+		ws.Providers["docker"] = docker.New()
 		roundTrip(t, sb, ws, func() string { return readTree(t, dir) }, func() {
 			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("changed later"), 0o644)
 		})
 	})
 }
 
-func remoteCase(t *testing.T, provider, dir string, opts map[string]any) (Sandbox, workspaces) {
+func remoteCase(t *testing.T, provider, dir string, opts map[string]any) (config.Sandbox, workspace.Policy) {
 	t.Helper()
-	sb := Sandbox{
+	sb := config.Sandbox{
 		Name: "remote-" + provider, Provider: provider, Workspace: dir,
 		Command: []string{"sh", "-c", "mkdir -p sub && echo 'from the sandbox' > notes.txt && echo nested > sub/deep.txt"},
 		Size:    providers.Size{Cols: 80, Rows: 24}, StopGrace: time.Second, KillGrace: time.Second, DrainGrace: time.Second,
-		Snapshot: SnapshotOnClose, Restore: RestoreReplace, SnapshotKeep: 5, Options: opts,
+		Snapshot: config.SnapshotOnClose, Restore: config.RestoreReplace, SnapshotKeep: 5, Options: opts,
 	}
-	return sb, workspaces{store: filepath.Join(t.TempDir(), "store"), providers: providers.Table{}}
+	return sb, workspace.Policy{Registry: providerRegistry, Store: filepath.Join(t.TempDir(), "store"), Providers: providers.Table{}}
 }
 
-func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, change func()) {
+func roundTrip(t *testing.T, sb config.Sandbox, ws workspace.Policy, tree func() string, change func()) {
 	t.Helper()
 	info := snapshotThroughProvider(t, sb, ws)
 	if info.Saved == "" || info.Err != nil {
@@ -89,13 +91,13 @@ func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, chan
 	change()
 	// restore = true refuses the non-empty remote workspace and leaves it.
 	changed := tree()
-	sb.Restore = RestoreIfEmpty
-	notice, err := ws.prepare(sb)(t.Context())
+	sb.Restore = config.RestoreIfEmpty
+	notice, err := ws.Prepare(sb)(t.Context())
 	if err != nil || !strings.Contains(notice, "restore refused") || tree() != changed {
 		t.Fatalf("restore = true into a non-empty remote workspace: notice %q, err %v; want a refusal and no change", notice, err)
 	}
-	sb.Restore = RestoreReplace
-	notice, err = ws.prepare(sb)(t.Context())
+	sb.Restore = config.RestoreReplace
+	notice, err = ws.Prepare(sb)(t.Context())
 	if err != nil || !strings.HasPrefix(notice, "restored") {
 		t.Fatalf("restore: %q, %v", notice, err)
 	}
@@ -107,8 +109,8 @@ func roundTrip(t *testing.T, sb Sandbox, ws workspaces, tree func() string, chan
 	for _, e := range entries {
 		os.RemoveAll(filepath.Join(sb.Workspace, e.Name()))
 	}
-	sb.Restore = RestoreIfEmpty
-	if notice, err = ws.prepare(sb)(t.Context()); err != nil || !strings.HasPrefix(notice, "restored") || tree() != before {
+	sb.Restore = config.RestoreIfEmpty
+	if notice, err = ws.Prepare(sb)(t.Context()); err != nil || !strings.HasPrefix(notice, "restored") || tree() != before {
 		t.Errorf("restore = true into an empty remote workspace: %q, %v", notice, err)
 	}
 }

@@ -8,38 +8,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
+	"github.com/sandmux/sandmux/workspace"
 )
 
 // testSandbox is a local sandbox whose workspace and store live in t's temp
 // directory.
-func testSandbox(t *testing.T, policy SnapshotPolicy, restore RestorePolicy) (Sandbox, workspaces) {
+func testSandbox(t *testing.T, policy config.SnapshotPolicy, restore config.RestorePolicy) (config.Sandbox, workspace.Policy) {
 	t.Helper()
 	dir := t.TempDir()
-	sb := Sandbox{
+	sb := config.Sandbox{
 		Name: "box", Provider: "local", Command: []string{"sh", "-c", "echo hi > made-by-shell; sleep 1000"},
 		Workspace: filepath.Join(dir, "ws"), Size: providers.Size{Cols: 80, Rows: 24},
 		StopGrace: time.Second, KillGrace: time.Second, DrainGrace: time.Second,
 		Snapshot: policy, Restore: restore, SnapshotKeep: 5, SnapshotExclude: []string{"*.log"},
 	}
-	return sb, workspaces{store: filepath.Join(dir, "store"), providers: providers.Table{"local": local.New("")}}
+	return sb, workspace.Policy{Registry: providerRegistry, Store: filepath.Join(dir, "store"), Providers: providers.Table{"local": local.New("")}}
 }
 
 // run starts sb through a real Manager, waits for its shell to have
 // written its file, and tears it down the way teardown says.
-func runSandbox(t *testing.T, sb Sandbox, ws workspaces, teardown func(*session.Manager, session.ID) error) session.Info {
+func runSandbox(t *testing.T, sb config.Sandbox, ws workspace.Policy, teardown func(*session.Manager, session.ID) error) session.Info {
 	t.Helper()
-	notice, err := ws.prepare(sb)(t.Context())
+	notice, err := ws.Prepare(sb)(t.Context())
 	if err != nil || notice != "" {
 		t.Fatalf("prepare: %q, %v", notice, err)
 	}
-	m := session.NewManager(ws.providers)
+	m := session.NewManager(ws.Providers)
 	defer m.Wait()
 	spec := sb.Spec()
-	s, err := m.Start(t.Context(), "local", spec, session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, AfterTeardown: ws.hook(sb)})
+	s, err := m.Start(t.Context(), "local", spec, session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, AfterTeardown: ws.Hook(sb)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,25 +75,25 @@ var (
 // Each policy snapshots for exactly the teardowns it names.
 func TestSnapshotPolicies(t *testing.T) {
 	cases := []struct {
-		policy   SnapshotPolicy
+		policy   config.SnapshotPolicy
 		teardown func(*session.Manager, session.ID) error
 		how      string
 		want     bool
 	}{
-		{SnapshotNever, closeIt, "close", false},
-		{SnapshotOnClose, closeIt, "close", true},
-		{SnapshotOnClose, killIt, "kill", true},
-		{SnapshotOnClose, shutdownIt, "quit", false},
-		{SnapshotOnQuit, closeIt, "close", false},
-		{SnapshotOnQuit, shutdownIt, "quit", true},
-		{SnapshotAlways, closeIt, "close", true},
-		{SnapshotAlways, shutdownIt, "quit", true},
+		{config.SnapshotNever, closeIt, "close", false},
+		{config.SnapshotOnClose, closeIt, "close", true},
+		{config.SnapshotOnClose, killIt, "kill", true},
+		{config.SnapshotOnClose, shutdownIt, "quit", false},
+		{config.SnapshotOnQuit, closeIt, "close", false},
+		{config.SnapshotOnQuit, shutdownIt, "quit", true},
+		{config.SnapshotAlways, closeIt, "close", true},
+		{config.SnapshotAlways, shutdownIt, "quit", true},
 	}
 	for _, c := range cases {
 		t.Run(string(c.policy)+"/"+c.how, func(t *testing.T) {
-			sb, ws := testSandbox(t, c.policy, RestoreOff)
+			sb, ws := testSandbox(t, c.policy, config.RestoreOff)
 			info := runSandbox(t, sb, ws, c.teardown)
-			entries, err := ws.storeFor(sb).List(sb.Name)
+			entries, err := ws.StoreFor(sb).List(sb.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +111,7 @@ func TestSnapshotPolicies(t *testing.T) {
 // workspace with restore = true, refused (with a notice, the workspace
 // untouched) into a non-empty one, and replacing it with "replace".
 func TestRestorePolicies(t *testing.T) {
-	sb, ws := testSandbox(t, SnapshotOnClose, RestoreOff)
+	sb, ws := testSandbox(t, config.SnapshotOnClose, config.RestoreOff)
 	if err := os.MkdirAll(sb.Workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +121,8 @@ func TestRestorePolicies(t *testing.T) {
 
 	// restore = true into a missing workspace.
 	os.RemoveAll(sb.Workspace)
-	sb.Restore = RestoreIfEmpty
-	notice, err := ws.prepare(sb)(t.Context())
+	sb.Restore = config.RestoreIfEmpty
+	notice, err := ws.Prepare(sb)(t.Context())
 	if err != nil || !strings.HasPrefix(notice, "restored") {
 		t.Fatalf("restore into empty: %q, %v", notice, err)
 	}
@@ -133,7 +135,7 @@ func TestRestorePolicies(t *testing.T) {
 
 	// restore = true into a non-empty workspace: refused, untouched.
 	os.WriteFile(filepath.Join(sb.Workspace, "work.txt"), []byte("newer"), 0o644)
-	notice, err = ws.prepare(sb)(t.Context())
+	notice, err = ws.Prepare(sb)(t.Context())
 	if err != nil || !strings.Contains(notice, "restore refused") || !strings.Contains(notice, "replace") {
 		t.Fatalf("restore into non-empty: %q, %v; want a refusal that says how to replace", notice, err)
 	}
@@ -142,8 +144,8 @@ func TestRestorePolicies(t *testing.T) {
 	}
 
 	// restore = "replace".
-	sb.Restore = RestoreReplace
-	if notice, err = ws.prepare(sb)(t.Context()); err != nil || !strings.HasPrefix(notice, "restored") {
+	sb.Restore = config.RestoreReplace
+	if notice, err = ws.Prepare(sb)(t.Context()); err != nil || !strings.HasPrefix(notice, "restored") {
 		t.Fatalf("replace: %q, %v", notice, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(sb.Workspace, "work.txt")); string(b) != "precious" {
@@ -154,9 +156,9 @@ func TestRestorePolicies(t *testing.T) {
 // Snapshots start only once teardown settled (C11): the hook sees the
 // sandbox's processes gone, and the archive holds what the shell wrote.
 func TestContract_C11_SnapshotAfterProcessesGone(t *testing.T) {
-	sb, ws := testSandbox(t, SnapshotOnClose, RestoreOff)
+	sb, ws := testSandbox(t, config.SnapshotOnClose, config.RestoreOff)
 	sb.Command = []string{"sh", "-c", `echo "$$" > pid; echo hi > made-by-shell; while :; do date >> clock.log; sleep 0.01; done`}
-	hook := ws.hook(sb)
+	hook := ws.Hook(sb)
 	var alive []string
 	ws2 := ws
 	wrapped := func(ctx context.Context, info session.Info, stage func(string)) (string, error) {
@@ -166,9 +168,9 @@ func TestContract_C11_SnapshotAfterProcessesGone(t *testing.T) {
 		}
 		return hook(ctx, info, stage)
 	}
-	m := session.NewManager(ws2.providers)
+	m := session.NewManager(ws2.Providers)
 	defer m.Wait()
-	if _, err := ws.prepare(sb)(t.Context()); err != nil {
+	if _, err := ws.Prepare(sb)(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	s, err := m.Start(t.Context(), "local", sb.Spec(), session.Options{StopGrace: time.Second, KillGrace: time.Second, AfterTeardown: wrapped})

@@ -1,7 +1,9 @@
 // Package providers defines what a session needs from a sandbox provider: a
 // way to open one pseudo-terminal for a Spec, and the PTY handle that reads,
 // writes, resizes, signals, waits for and closes it. It also holds the table
-// of providers by name.
+// of providers by name, and the Descriptor each provider package exports
+// (name, constructor, option keys and check, where its workspaces live),
+// which package main lists once in a Registry.
 //
 // It owns the interfaces only. Each provider lives in its own subpackage
 // (local, ssh, docker, exec) and imports nothing but this package and its own

@@ -206,3 +206,13 @@ func describe(v any) string {
 		return fmt.Sprintf("%v (%T)", v, v)
 	}
 }
+
+// Descriptor registers the docker provider: its workspace is read and
+// written through the engine's archive API.
+var Descriptor = providers.Descriptor{
+	Name:         "docker",
+	New:          func(providers.Deps) providers.Provider { return New() },
+	OptionKeys:   OptionKeys,
+	CheckOptions: providers.CheckWith(ParseOptions),
+	Workspace:    providers.WorkspaceStream,
+}

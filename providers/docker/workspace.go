@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 
 	"github.com/sandmux/sandmux/providers"
@@ -118,6 +119,9 @@ func withWorkspace(ctx context.Context, spec providers.Spec, running bool, f fun
 // name (how the engine roots it) to ".".
 func exportTar(ctx context.Context, e *engine, cid, dir string, w io.Writer) error {
 	res, err := e.CopyFromContainer(ctx, cid, client.CopyFromContainerOptions{SourcePath: dir})
+	if cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("read %s from container %.12s: %w: %w", dir, cid, providers.ErrNoWorkspace, err)
+	}
 	if err != nil {
 		return fmt.Errorf("read %s from container %.12s: %w (check the workdir option)", dir, cid, err)
 	}

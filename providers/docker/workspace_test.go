@@ -3,12 +3,15 @@ package docker
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sandmux/sandmux/providers"
 )
 
 // member is one tar member as a test compares it.
@@ -175,5 +178,17 @@ func checkFile(t *testing.T, p, want string) {
 	b, err := os.ReadFile(p)
 	if err != nil || string(b) != want {
 		t.Errorf("%s = %q, %v; want %q", p, b, err, want)
+	}
+}
+
+// A workdir that does not exist in the container is
+// providers.ErrNoWorkspace, so that a restore can treat it as empty.
+func TestWorkspaceExportMissingIsErrNoWorkspace(t *testing.T) {
+	needDocker(t)
+	spec := containerSpec(t, runningContainer(t))
+	spec.Options["workdir"] = "/no/such/workspace"
+	err := New().ExportWorkspace(t.Context(), spec, io.Discard)
+	if !errors.Is(err, providers.ErrNoWorkspace) {
+		t.Errorf("ExportWorkspace of a missing workdir = %v, want providers.ErrNoWorkspace", err)
 	}
 }

@@ -1,7 +1,8 @@
 // Package exec opens sandboxes reached through any command-line tool that
 // gives an interactive shell (kubectl exec -it, docker exec -it, cloud
 // sandbox CLIs): it fills a command template's placeholders from the spec
-// and runs the result on a local PTY through providers/local.
+// and runs the result on a local PTY opened by the function it is given
+// (the local provider's Open, in sandmux).
 //
 // It owns the template: its syntax, its placeholders and their quoting (see
 // Template). It does not own the PTY, the process group or their teardown;
@@ -20,15 +21,32 @@ import (
 	"slices"
 
 	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/local"
 )
 
-// Provider opens PTYs by running a command template locally. Its zero value
-// is ready to use.
-type Provider struct{}
+// Provider opens PTYs by running a command template locally.
+type Provider struct {
+	openLocal func(ctx context.Context, spec providers.Spec) (providers.PTY, error)
+}
 
-// New returns an exec provider.
-func New() *Provider { return &Provider{} }
+// New returns an exec provider that runs the expanded template on a PTY
+// that openLocal opens on this machine.
+func New(openLocal func(ctx context.Context, spec providers.Spec) (providers.PTY, error)) *Provider {
+	return &Provider{openLocal: openLocal}
+}
+
+// Descriptor registers the exec provider. It cannot read or write a
+// workspace: with most CLIs the workspace is a path on the far side. A
+// workspace sandmux chose itself (the config wrote none) is a directory
+// under sandmux's data directory on this machine, so it is created before
+// a start, for templates that cd into it.
+var Descriptor = providers.Descriptor{
+	Name:                   "exec",
+	New:                    func(d providers.Deps) providers.Provider { return New(d.OpenLocal) },
+	OptionKeys:             OptionKeys,
+	CheckOptions:           providers.CheckWith(ParseOptions),
+	Workspace:              providers.WorkspaceNone,
+	CreateDefaultWorkspace: true,
+}
 
 // Options are the exec provider's settings, parsed by ParseOptions.
 type Options struct {
@@ -85,7 +103,10 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 	}
 	run := spec
 	run.Command, run.Options, run.Dir = argv, nil, localDir(spec.Dir)
-	pty, err := local.New("").Open(ctx, run)
+	if p.openLocal == nil {
+		return nil, fmt.Errorf("open exec pty for %q: the provider was made without a local PTY opener (make it with New)", spec.Name)
+	}
+	pty, err := p.openLocal(ctx, run)
 	if err != nil {
 		return nil, fmt.Errorf("open exec pty for %q with %s: %w", spec.Name, shorten(shellJoin(argv)), err)
 	}

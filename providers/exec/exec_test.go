@@ -17,9 +17,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/local"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// newLocal is an exec provider on local PTYs, as sandmux makes it.
+func newLocal() *Provider { return New(local.New("").Open) }
 
 // hostile holds the characters a shell would act on.
 const hostile = `it's "my" $(touch /tmp/sandmux-exec-pwned) ; rm -rf x | y & z` + "`id`\\ {name}"
@@ -30,7 +34,7 @@ func open(t *testing.T, template any, spec providers.Spec) providers.PTY {
 	if spec.Size == (providers.Size{}) {
 		spec.Size = providers.Size{Cols: 80, Rows: 24}
 	}
-	p, err := New().Open(t.Context(), spec)
+	p, err := newLocal().Open(t.Context(), spec)
 	if err != nil {
 		t.Fatalf("Open(%v): %v", template, err)
 	}
@@ -159,7 +163,7 @@ func TestOpenErrors(t *testing.T) {
 		{map[string]any{}, "template: missing"},
 		{map[string]any{"template": "/nonexistent/cli {name}"}, "/nonexistent/cli"},
 	} {
-		_, err := New().Open(t.Context(), providers.Spec{Name: "n", Options: c.opts})
+		_, err := newLocal().Open(t.Context(), providers.Spec{Name: "n", Options: c.opts})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Open(%v) = %v, want an error saying %q", c.opts, err, c.want)
 		}
@@ -167,7 +171,7 @@ func TestOpenErrors(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	cause := errors.New("quit")
 	cancel(cause)
-	if _, err := New().Open(ctx, providers.Spec{Options: map[string]any{"template": "true"}}); !errors.Is(err, cause) {
+	if _, err := newLocal().Open(ctx, providers.Spec{Options: map[string]any{"template": "true"}}); !errors.Is(err, cause) {
 		t.Errorf("Open with a done context = %v, want the cause", err)
 	}
 }

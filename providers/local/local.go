@@ -368,3 +368,12 @@ func (h *handle) CPUUsage() (used time.Duration, ok bool) {
 	used, err := h.cg.cpuUsage()
 	return used, err == nil || h.cg.isRemoved()
 }
+
+// Descriptor registers the local provider: its workspace is a directory on
+// this machine, and its one setting, the shell, is the config's typed
+// [providers.local] table.
+var Descriptor = providers.Descriptor{
+	Name:      "local",
+	New:       func(d providers.Deps) providers.Provider { return New(d.Shell) },
+	Workspace: providers.WorkspaceDir,
+}

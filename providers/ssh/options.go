@@ -273,3 +273,13 @@ func currentUser() string {
 	}
 	return os.Getenv("USER")
 }
+
+// Descriptor registers the ssh provider: its workspace is on the host,
+// read and written as tar streams.
+var Descriptor = providers.Descriptor{
+	Name:         "ssh",
+	New:          func(d providers.Deps) providers.Provider { return New(d.Warn) },
+	OptionKeys:   OptionKeys,
+	CheckOptions: providers.CheckWith(ParseOptions),
+	Workspace:    providers.WorkspaceStream,
+}

@@ -28,10 +28,21 @@ func (p *Provider) ExportWorkspace(ctx context.Context, spec providers.Spec, w i
 	}
 	// GNU tar exits 1 when a file changed while it was read; the stream is
 	// still whole, and a workspace in use must still get a snapshot.
-	cmd := fmt.Sprintf("cd -- %s && if tar --version 2>/dev/null | grep -q GNU; then "+
-		"tar --hard-dereference -cf - .; s=$?; [ $s -eq 1 ] && s=0; exit $s; else exec tar -cf - .; fi", quote(dir))
-	return p.runTar(ctx, spec, "export workspace", cmd, nil, w)
+	// A missing workspace exits with its own status, so that a restore can
+	// tell it from a failure to read one (providers.ErrNoWorkspace).
+	cmd := fmt.Sprintf("{ [ -e %[1]s ] || exit %[2]d; } && cd -- %[1]s && if tar --version 2>/dev/null | grep -q GNU; then "+
+		"tar --hard-dereference -cf - .; s=$?; [ $s -eq 1 ] && s=0; exit $s; else exec tar -cf - .; fi", quote(dir), exitNoWorkspace)
+	err = p.runTar(ctx, spec, "export workspace", cmd, nil, w)
+	var exit *ssh.ExitError
+	if errors.As(err, &exit) && exit.ExitStatus() == exitNoWorkspace {
+		return fmt.Errorf("export workspace of %q: %s: %w", spec.Name, dir, providers.ErrNoWorkspace)
+	}
+	return err
 }
+
+// exitNoWorkspace is the export command's status when the workspace is
+// missing: one no tar or shell uses.
+const exitNoWorkspace = 66
 
 // ImportWorkspace replaces the spec's remote workspace with the tar stream
 // r. The stream is unpacked beside the workspace (DIR.sandmux-import) and
@@ -146,7 +157,7 @@ func run(ctx context.Context, client *ssh.Client, cmd string, in io.Reader, out 
 	case outErr != nil:
 		return fmt.Errorf("write the stream: %w", outErr)
 	case errors.As(waitErr, &exit):
-		return fmt.Errorf("remote command failed (%s): %s", exitStatus(exit), stderr.String())
+		return &remoteFailure{exit: exit, msg: fmt.Sprintf("remote command failed (%s): %s", exitStatus(exit), stderr.String())}
 	case waitErr != nil:
 		return fmt.Errorf("remote command: %w", waitErr)
 	case inErr != nil:
@@ -154,6 +165,16 @@ func run(ctx context.Context, client *ssh.Client, cmd string, in io.Reader, out 
 	}
 	return nil
 }
+
+// remoteFailure is a remote command that exited unsuccessfully; it
+// unwraps to the *ssh.ExitError so callers can read the status.
+type remoteFailure struct {
+	exit *ssh.ExitError
+	msg  string
+}
+
+func (e *remoteFailure) Error() string { return e.msg }
+func (e *remoteFailure) Unwrap() error { return e.exit }
 
 // tail keeps the last bytes written to it: enough of a remote command's
 // stderr to say why it failed.

@@ -191,3 +191,21 @@ func (w *cancellingWriter) Write(p []byte) (int, error) {
 	w.cancel()
 	return len(p), nil
 }
+
+// A workspace that does not exist is providers.ErrNoWorkspace, so that a
+// restore can treat it as empty; one that cannot be read is not.
+func TestWorkspaceExportMissingIsErrNoWorkspace(t *testing.T) {
+	s := startServer(t)
+	p := New(nil)
+	missing := filepath.Join(t.TempDir(), "missing")
+	err := p.ExportWorkspace(t.Context(), providers.Spec{Name: "w", Dir: missing, Options: s.options(t, "")}, io.Discard)
+	if !errors.Is(err, providers.ErrNoWorkspace) {
+		t.Errorf("ExportWorkspace of a missing workspace = %v, want providers.ErrNoWorkspace", err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	writeFile(t, file, "not a directory\n")
+	err = p.ExportWorkspace(t.Context(), providers.Spec{Name: "w", Dir: file, Options: s.options(t, "")}, io.Discard)
+	if err == nil || errors.Is(err, providers.ErrNoWorkspace) {
+		t.Errorf("ExportWorkspace of a file = %v, want a failure that is not providers.ErrNoWorkspace", err)
+	}
+}

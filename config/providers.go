@@ -1,4 +1,4 @@
-package main
+package config
 
 // The remote providers' options. Each provider package owns its keys
 // (names, defaults, checks); the config only gathers them: a
@@ -14,15 +14,11 @@ package main
 //	ssh = { host = "dev@build.example" }
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/docker"
-	"github.com/sandmux/sandmux/providers/exec"
-	"github.com/sandmux/sandmux/providers/ssh"
 )
 
 // remoteProvider is a provider whose options its own package parses.
@@ -30,16 +26,24 @@ type remoteProvider struct {
 	name  string
 	keys  []providers.OptionKey
 	check func(map[string]any) error
+	// canSnapshot says the provider can read and write workspaces.
+	canSnapshot bool
 }
 
-var remoteProviders = []remoteProvider{
-	{"ssh", ssh.OptionKeys, func(m map[string]any) error { _, err := ssh.ParseOptions(m); return err }},
-	{"docker", docker.OptionKeys, func(m map[string]any) error { _, err := docker.ParseOptions(m); return err }},
-	{"exec", exec.OptionKeys, func(m map[string]any) error { _, err := exec.ParseOptions(m); return err }},
+// remotesOf returns the providers of reg with an options table of their
+// own.
+func remotesOf(reg providers.Registry) []remoteProvider {
+	var rs []remoteProvider
+	for _, d := range reg {
+		if d.CheckOptions != nil {
+			rs = append(rs, remoteProvider{d.Name, d.OptionKeys, d.CheckOptions, d.CanSnapshot()})
+		}
+	}
+	return rs
 }
 
-func remoteProviderNamed(name string) (remoteProvider, bool) {
-	for _, r := range remoteProviders {
+func remoteProviderNamed(reg providers.Registry, name string) (remoteProvider, bool) {
+	for _, r := range remotesOf(reg) {
 		if r.name == name {
 			return r, true
 		}
@@ -53,7 +57,7 @@ func remoteProviderNamed(name string) (remoteProvider, bool) {
 func (p *problems) takeProviderTables(t map[string]any, at string) (map[string]any, map[string]map[string]any) {
 	rest := maps.Clone(t)
 	tables := map[string]map[string]any{}
-	for _, r := range remoteProviders {
+	for _, r := range remotesOf(p.reg) {
 		if _, ok := t[r.name]; !ok {
 			continue
 		}
@@ -73,7 +77,7 @@ func (p *problems) remoteOptions(c *Config, s *Sandbox, at string, own map[strin
 			p.add(joinKey(at, name), fmt.Errorf("this sandbox's provider is %s (set provider = %q, or remove this table)", literal(s.Provider), name))
 		}
 	}
-	if _, ok := remoteProviderNamed(s.Provider); !ok {
+	if _, ok := remoteProviderNamed(p.reg, s.Provider); !ok {
 		return
 	}
 	opts := maps.Clone(c.Providers.Remote[s.Provider])
@@ -87,7 +91,7 @@ func (p *problems) remoteOptions(c *Config, s *Sandbox, at string, own map[strin
 // checkRemoteTables reports unknown keys in the [providers.NAME] tables
 // (their values are checked with each sandbox that uses them).
 func (c *Config) checkRemoteTables(p *problems) {
-	for _, r := range remoteProviders {
+	for _, r := range remotesOf(p.reg) {
 		for key := range c.Providers.Remote[r.name] {
 			if !slices.ContainsFunc(r.keys, func(k providers.OptionKey) bool { return k.Name == key }) {
 				p.add(joinKey(joinKey("providers", r.name), key), fmt.Errorf("unknown key (the %s provider takes %s)", r.name, quoteAll(optionKeyNames(r.keys))))
@@ -100,16 +104,16 @@ func (c *Config) checkRemoteTables(p *problems) {
 // blaming the sandbox's provider table, else [providers.NAME], else the
 // provider key.
 func (c *Config) checkRemoteSandbox(p *problems, s *Sandbox, at string) {
-	r, ok := remoteProviderNamed(s.Provider)
+	r, ok := remoteProviderNamed(p.reg, s.Provider)
 	if !ok {
 		return
 	}
-	if r.name == "exec" && (s.Snapshot != SnapshotNever || s.Restore != RestoreOff) {
+	if !r.canSnapshot && (s.Snapshot != SnapshotNever || s.Restore != RestoreOff) {
 		key := joinKey(at, "snapshot")
 		if s.Snapshot == SnapshotNever {
 			key = joinKey(at, "restore")
 		}
-		p.add(key, errors.New(`the exec provider cannot read or write a workspace (set snapshot = "never" and restore = false, or use the ssh or docker provider)`))
+		p.add(key, fmt.Errorf(`the %s provider cannot read or write a workspace (set snapshot = "never" and restore = false, or use a provider that can: %s)`, r.name, snapshotProviders(p.reg)))
 	}
 	if err := r.check(s.Options); err != nil {
 		key := joinKey(at, r.name)
@@ -130,4 +134,16 @@ func optionKeyNames(keys []providers.OptionKey) []string {
 		names[i] = k.Name
 	}
 	return names
+}
+
+// snapshotProviders names the providers whose workspaces snapshots can
+// read, for errors.
+func snapshotProviders(reg providers.Registry) string {
+	var names []string
+	for _, d := range reg {
+		if d.CanSnapshot() {
+			names = append(names, d.Name)
+		}
+	}
+	return quoteAll(names)
 }

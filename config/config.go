@@ -1,18 +1,4 @@
-package main
-
-// The config: where it is found, what it may say, and how it is checked.
-//
-//	-c FILE | ./sandmux.toml | $XDG_CONFIG_HOME/sandmux/config.toml | built-in default
-//	   └─► toml.Decode into a generic map (syntax errors, with their line)
-//	         └─► decode: option defaults ◄─ [defaults] ◄─ each [[sandbox]]; [ui]; [providers.NAME]
-//	               (unknown keys and wrong types, each at its file, line and key)
-//	               └─► validate: bounds, names, workspaces (normalised) ─► *Config
-//
-// The options tables below are the one place a key is described: its type,
-// default, bounds and one sentence of help. Decoding, validation, the check
-// command and the test that keeps config.example.toml complete all walk them.
-// config_kinds.go holds the value kinds, config_errors.go how mistakes are
-// reported, config_lines.go where each key was written.
+package config
 
 import (
 	_ "embed" // for the built-in default config
@@ -30,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
 )
 
 // defaultConfig is used when no config file is found: a few local shells.
@@ -37,8 +24,8 @@ import (
 //go:embed default_config.toml
 var defaultConfig []byte
 
-// builtinSource is Config.Source for the embedded default.
-const builtinSource = "built-in default"
+// BuiltinSource is Config.Source for the embedded default.
+const BuiltinSource = "built-in default"
 
 // Config is the resolved configuration: every default applied, every value
 // checked and normalised.
@@ -46,8 +33,11 @@ type Config struct {
 	UI        UIConfig
 	Sandboxes []Sandbox
 	Providers ProvidersConfig
-	// Source is the file the config was read from, or builtinSource.
+	// Source is the file the config was read from, or BuiltinSource.
 	Source string
+
+	// reg is the providers a sandbox may name, as Load was given them.
+	reg providers.Registry
 
 	// defaults is [defaults] resolved, kept so validate can check values no
 	// sandbox inherits; nil for a Config built in code.
@@ -96,9 +86,12 @@ type Sandbox struct {
 	Command []string
 	// Workspace is the working directory: absolute and clean once validated.
 	Workspace string
-	Env       map[string]string
-	Size      providers.Size
-	Term      string
+	// WorkspaceChosen says the config wrote no workspace, so Workspace is
+	// the default sandmux chose under its data directory on this machine.
+	WorkspaceChosen bool
+	Env             map[string]string
+	Size            providers.Size
+	Term            string
 	// StopGrace is how long teardown waits after SIGHUP before SIGTERM.
 	StopGrace time.Duration
 	// KillGrace is how long teardown waits after SIGTERM before SIGKILL.
@@ -185,6 +178,9 @@ type option[T any] struct {
 	// inherit marks the [[sandbox]] keys that [defaults] may set.
 	inherit bool
 	help    string
+	// checkReg, when set, checks the value against the providers Load
+	// was given.
+	checkReg func(reg providers.Registry, t *T) error
 	kind[T]
 }
 
@@ -205,8 +201,9 @@ var sandboxOptions = []option[Sandbox]{
 		help: `Names the sandbox: unique, and safe as a directory name (letters, digits, ".", "_", "-").`,
 		kind: stringKind(func(s *Sandbox) *string { return &s.Name }, checkName)},
 	{table: "sandbox", key: "provider", def: "local", inherit: true,
-		help: `Which provider opens the sandbox's terminal: "local", "ssh", "docker" or "exec".`,
-		kind: stringKind(func(s *Sandbox) *string { return &s.Provider }, checkProvider)},
+		help:     `Which provider opens the sandbox's terminal: "local", "ssh", "docker" or "exec".`,
+		checkReg: func(reg providers.Registry, s *Sandbox) error { return checkProvider(reg, s.Provider) },
+		kind:     stringKind(func(s *Sandbox) *string { return &s.Provider }, nil)},
 	{table: "sandbox", key: "command", note: "the provider's shell", inherit: true,
 		help: `What to run: a string is run with sh -c, an array is the argv itself; "" runs the provider's shell.`,
 		kind: commandKind(func(s *Sandbox) *[]string { return &s.Command })},
@@ -222,13 +219,13 @@ var sandboxOptions = []option[Sandbox]{
 	{table: "sandbox", key: "term", def: providers.DefaultTerm, inherit: true,
 		help: "The TERM the command sees.",
 		kind: stringKind(func(s *Sandbox) *string { return &s.Term }, checkTerm)},
-	{table: "sandbox", key: "stop_grace", def: "2s", inherit: true,
+	{table: "sandbox", key: "stop_grace", def: ShortDuration(session.DefaultStopGrace), inherit: true,
 		help: "When the sandbox is closed, how long to wait after SIGHUP before sending SIGTERM.",
 		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.StopGrace }, 10*time.Millisecond, 10*time.Minute)},
-	{table: "sandbox", key: "kill_grace", def: "2s", inherit: true,
+	{table: "sandbox", key: "kill_grace", def: ShortDuration(session.DefaultKillGrace), inherit: true,
 		help: "How long to wait after SIGTERM before sending SIGKILL.",
 		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.KillGrace }, 10*time.Millisecond, 10*time.Minute)},
-	{table: "sandbox", key: "drain_grace", def: "1s", inherit: true,
+	{table: "sandbox", key: "drain_grace", def: ShortDuration(session.DefaultDrainGrace), inherit: true,
 		help: "After the command exits, how long a background child may hold the terminal open while output drains; then the group is killed.",
 		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.DrainGrace }, 10*time.Millisecond, 10*time.Minute)},
 	{table: "sandbox", key: "snapshot", def: "never", inherit: true,
@@ -260,27 +257,24 @@ var uiOptions = []option[UIConfig]{
 		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.AttentionAfter }, 0, 24*time.Hour)},
 }
 
-// providerNames are the providers a sandbox may name; each has a
-// [providers.NAME] table, even if it has no keys yet.
-var providerNames = []string{"local", "ssh", "docker", "exec"}
-
 var providerOptions = []option[ProvidersConfig]{
 	{table: "local", key: "shell", note: `"" ($SHELL, else "/bin/sh")`,
 		help: "The shell the local provider runs for a sandbox without a command; an absolute path.",
 		kind: stringKind(func(p *ProvidersConfig) *string { return &p.Local.Shell }, checkShell)},
 }
 
-// loadConfig reads the config at path, or, when path is "", the first of
-// configSearchPath that exists, else the built-in default.
-func loadConfig(path string) (*Config, error) {
+// Load reads the config at path, or, when path is "", the first of
+// SearchPath that exists, else the built-in default. A sandbox may name
+// the providers of reg; their own option tables are checked by them.
+func Load(path string, reg providers.Registry) (*Config, error) {
 	if path != "" {
 		data, err := readConfigFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("read config: %w (check the file given to -c)", err)
 		}
-		return parseConfig(path, data)
+		return parse(path, data, reg)
 	}
-	for _, p := range configSearchPath() {
+	for _, p := range SearchPath() {
 		data, err := readConfigFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -288,9 +282,9 @@ func loadConfig(path string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read config: %w (make it readable, or pass another file with -c)", err)
 		}
-		return parseConfig(p, data)
+		return parse(p, data, reg)
 	}
-	return parseConfig(builtinSource, defaultConfig)
+	return parse(BuiltinSource, defaultConfig, reg)
 }
 
 // readConfigFile reads at most one byte more than a config may hold, so
@@ -305,9 +299,9 @@ func readConfigFile(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxConfigSize+1))
 }
 
-// configSearchPath returns the files loadConfig tries, in order, before
-// falling back to the built-in default.
-func configSearchPath() []string {
+// SearchPath returns the files Load tries, in order, before falling back
+// to the built-in default.
+func SearchPath() []string {
 	paths := []string{"sandmux.toml"}
 	if dir := xdgDir("XDG_CONFIG_HOME", ".config"); dir != "" {
 		paths = append(paths, filepath.Join(dir, "sandmux", "config.toml"))
@@ -328,9 +322,9 @@ func xdgDir(env, fallback string) string {
 	return filepath.Join(home, fallback)
 }
 
-// parseConfig decodes and validates the config in data; name is the file it
-// came from, for errors and Config.Source.
-func parseConfig(name string, data []byte) (*Config, error) {
+// parse decodes and validates the config in data; name is the file it came
+// from, for errors and Config.Source.
+func parse(name string, data []byte, reg providers.Registry) (*Config, error) {
 	if err := checkConfigShape(name, data); err != nil {
 		return nil, err
 	}
@@ -338,7 +332,7 @@ func parseConfig(name string, data []byte) (*Config, error) {
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		return nil, syntaxError(name, err)
 	}
-	p := &problems{file: name, lines: scanKeyLines(data)}
+	p := &problems{file: name, lines: scanKeyLines(data), reg: reg}
 	c := p.decode(doc)
 	if err := p.err(); err != nil {
 		// Validating a half-decoded config would only add echoes of these.
@@ -364,7 +358,7 @@ func syntaxError(name string, err error) error {
 // decode overlays the document on the defaults; it reports unknown keys and
 // values of the wrong type.
 func (p *problems) decode(doc map[string]any) *Config {
-	c := &Config{UI: defaultsOf(uiOptions), Providers: defaultsOf(providerOptions)}
+	c := &Config{UI: defaultsOf(uiOptions), Providers: defaultsOf(providerOptions), reg: p.reg}
 	for key := range doc {
 		if !slices.Contains([]string{"defaults", "sandbox", "ui", "providers"}, key) {
 			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui] and [providers.NAME])"))
@@ -381,10 +375,10 @@ func (p *problems) decode(doc map[string]any) *Config {
 	if t := p.table(doc, "", "providers"); t != nil {
 		for name := range t {
 			at := joinKey("providers", name)
-			_, remote := remoteProviderNamed(name)
+			_, remote := remoteProviderNamed(p.reg, name)
 			switch pt := p.table(t, "providers", name); {
-			case !slices.Contains(providerNames, name):
-				p.add(at, fmt.Errorf("unknown provider (use one of %s)", quoteAll(providerNames)))
+			case !slices.Contains(p.reg.Names(), name):
+				p.add(at, fmt.Errorf("unknown provider (use one of %s)", quoteAll(p.reg.Names())))
 			case pt == nil:
 			case remote:
 				if c.Providers.Remote == nil {
@@ -408,6 +402,7 @@ func (p *problems) decode(doc map[string]any) *Config {
 				p.add(at, errors.New("no home directory for the default workspace (set HOME or XDG_DATA_HOME, or write workspace)"))
 			}
 			s.Workspace = filepath.Join(dir, "sandmux", "workspaces", s.Name)
+			s.WorkspaceChosen = true
 		}
 		s.Options = c.Providers.options(s.Provider)
 		p.remoteOptions(c, &s, at, own)
@@ -555,7 +550,7 @@ func editDistance(a, b string) int {
 // validate checks the resolved config and normalises it (workspaces become
 // absolute, keys canonical). It accepts its own output unchanged.
 func (c *Config) validate() error {
-	p := &problems{file: c.Source, lines: c.lines}
+	p := &problems{file: c.Source, lines: c.lines, reg: c.reg}
 	if c.defaults != nil {
 		for _, o := range sandboxOptions {
 			if key := "defaults." + o.key; c.lines.has(key) {
@@ -601,6 +596,11 @@ func (c *Config) validate() error {
 func checkOption[T any](p *problems, key string, o option[T], t *T) {
 	if o.check != nil {
 		if err := o.check(t); err != nil {
+			p.add(key, err)
+		}
+	}
+	if o.checkReg != nil {
+		if err := o.checkReg(p.reg, t); err != nil {
 			p.add(key, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package config
 
 // How config mistakes are collected and shown: file, line, key, and what to
 // write instead.
@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/sandmux/sandmux/providers"
 )
 
 // configError is one mistake in a config: at a file, a line (0 when the key
@@ -60,6 +62,7 @@ func (e *subKeyError) Unwrap() error     { return e.err }
 type problems struct {
 	file  string
 	lines keyLines
+	reg   providers.Registry
 	errs  []*configError
 	seen  map[string]bool // key and message of each error in errs
 }

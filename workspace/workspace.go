@@ -1,4 +1,13 @@
-package main
+// Package workspace is sandmux's workspace policy: it joins a sandbox's
+// workspace to the snapshot store, restoring the newest snapshot before a
+// start and taking one after teardown, each as the sandbox's config says,
+// reading and writing the workspace as a directory here or through the
+// provider's tar streams as the provider's descriptor says.
+//
+// It owns those decisions only: the archive format and the store are
+// snapshot's, when a teardown runs the hook is session's, and main wires a
+// Policy into each pane. It must not import ui or main's commands.
+package workspace
 
 import (
 	"archive/tar"
@@ -11,26 +20,42 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
 )
 
-// workspaces wires a sandbox's workspace to the snapshot store: restore
+// Policy wires a sandbox's workspace to the snapshot store: restore
 // before start, snapshot after teardown, each as its policies say.
-type workspaces struct {
-	store     string // the store's root
-	providers providers.Table
+type Policy struct {
+	// Store is the snapshot store's root.
+	Store string
+	// Providers are the providers that sessions are opened with, for their
+	// Workspace streams.
+	Providers providers.Table
+	// Registry says where each provider's workspaces are.
+	Registry providers.Registry
 }
 
-func (w workspaces) storeFor(sb Sandbox) *snapshot.Store {
-	return &snapshot.Store{Root: w.store, Keep: sb.SnapshotKeep}
+// StoreFor returns the store of sb's snapshots, keeping as many as it asks.
+func (w Policy) StoreFor(sb config.Sandbox) *snapshot.Store {
+	return &snapshot.Store{Root: w.Store, Keep: sb.SnapshotKeep}
+}
+
+// localDir reports whether sb's workspace is a directory on this machine,
+// to be created before a start, as its provider's descriptor says: always
+// for local, and for exec when sandmux chose it (an exec workspace the
+// config writes is a path on the far side, left alone).
+func (w Policy) localDir(sb config.Sandbox) bool {
+	d, ok := w.Registry.Lookup(sb.Provider)
+	return ok && d.LocalWorkspace(sb.WorkspaceChosen)
 }
 
 // exporter returns the provider's workspace access, if it has one; a local
 // sandbox's workspace is a directory here.
-func (w workspaces) exporter(sb Sandbox) providers.Workspace {
-	p, err := w.providers.Lookup(sb.Provider)
+func (w Policy) exporter(sb config.Sandbox) providers.Workspace {
+	p, err := w.Providers.Lookup(sb.Provider)
 	if err != nil {
 		return nil
 	}
@@ -39,8 +64,8 @@ func (w workspaces) exporter(sb Sandbox) providers.Workspace {
 }
 
 // source is where a snapshot of sb reads the workspace from.
-func (w workspaces) source(sb Sandbox) (snapshot.Source, error) {
-	if sb.Provider == "local" {
+func (w Policy) source(sb config.Sandbox) (snapshot.Source, error) {
+	if w.localDir(sb) {
 		if _, err := os.Stat(sb.Workspace); err != nil {
 			return nil, fmt.Errorf("no workspace to snapshot: %w", err)
 		}
@@ -54,11 +79,11 @@ func (w workspaces) source(sb Sandbox) (snapshot.Source, error) {
 	return snapshot.TarSource(func(ctx context.Context, out io.Writer) error { return ws.ExportWorkspace(ctx, spec, out) }), nil
 }
 
-// hook is the after-teardown hook that snapshots sb when its policy asks
-// for the reason of this teardown. It runs only once the session's
-// processes are gone (contract C11).
-func (w workspaces) hook(sb Sandbox) func(context.Context, session.Info, func(string)) (string, error) {
-	if sb.Snapshot == SnapshotNever {
+// Hook returns the after-teardown hook that snapshots sb when its policy
+// asks for the reason of this teardown, or nil when it never does. It
+// runs only once the session's processes are gone (contract C11).
+func (w Policy) Hook(sb config.Sandbox) func(context.Context, session.Info, func(string)) (string, error) {
+	if sb.Snapshot == config.SnapshotNever {
 		return nil
 	}
 	return func(ctx context.Context, info session.Info, stage func(string)) (string, error) {
@@ -74,10 +99,10 @@ func (w workspaces) hook(sb Sandbox) func(context.Context, session.Info, func(st
 			return "", fmt.Errorf("snapshot %q: %w", sb.Name, err)
 		}
 		stage("snapshot: starting")
-		e, err := w.storeFor(sb).Save(ctx, sb.Name, src, snapshot.SaveOptions{
+		e, err := w.StoreFor(sb).Save(ctx, sb.Name, src, snapshot.SaveOptions{
 			Provider: sb.Provider, Exclude: sb.SnapshotExclude,
 			OnProgress: func(p snapshot.Progress) {
-				stage(fmt.Sprintf("snapshot: %d files, %s", p.Files, size(p.Bytes)))
+				stage(fmt.Sprintf("snapshot: %d files, %s", p.Files, snapshot.FormatBytes(p.Bytes)))
 			},
 		})
 		if err != nil {
@@ -87,22 +112,23 @@ func (w workspaces) hook(sb Sandbox) func(context.Context, session.Info, func(st
 	}
 }
 
-// prepare creates a local sandbox's workspace and restores its newest
-// snapshot as the restore policy says. A refusal (a non-empty workspace
-// under restore = true) is a notice for the pane, not a failure.
-func (w workspaces) prepare(sb Sandbox) func(context.Context) (string, error) {
+// Prepare returns the step run before each start: it creates a local
+// workspace and restores the newest snapshot as the restore policy says.
+// A refusal (a non-empty workspace under restore = true) is a notice for
+// the pane, not a failure.
+func (w Policy) Prepare(sb config.Sandbox) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		local := sb.Provider == "local"
-		if local && sb.Restore == RestoreOff {
+		local := w.localDir(sb)
+		if local && sb.Restore == config.RestoreOff {
 			if err := os.MkdirAll(sb.Workspace, 0o755); err != nil {
 				return "", fmt.Errorf("create workspace: %w (check the workspace key of %q)", err, sb.Name)
 			}
 			return "", nil
 		}
-		if sb.Restore == RestoreOff {
+		if sb.Restore == config.RestoreOff {
 			return "", nil
 		}
-		opts := snapshot.RestoreOptions{Replace: sb.Restore == RestoreReplace}
+		opts := snapshot.RestoreOptions{Replace: sb.Restore == config.RestoreReplace}
 		if local {
 			// Restore unpacks beside the workspace, then swaps it in.
 			if err := os.MkdirAll(filepath.Dir(sb.Workspace), 0o755); err != nil {
@@ -112,7 +138,7 @@ func (w workspaces) prepare(sb Sandbox) func(context.Context) (string, error) {
 		var err error
 		var e snapshot.Entry
 		if local {
-			e, _, err = w.storeFor(sb).RestoreNewest(ctx, sb.Name, sb.Workspace, opts)
+			e, _, err = w.StoreFor(sb).RestoreNewest(ctx, sb.Name, sb.Workspace, opts)
 		} else {
 			e, err = w.restoreRemote(ctx, sb, opts)
 		}
@@ -142,12 +168,12 @@ func mkdirAll(local bool, dir string) error {
 }
 
 // restoreRemote streams the newest snapshot into a remote workspace.
-func (w workspaces) restoreRemote(ctx context.Context, sb Sandbox, opts snapshot.RestoreOptions) (snapshot.Entry, error) {
+func (w Policy) restoreRemote(ctx context.Context, sb config.Sandbox, opts snapshot.RestoreOptions) (snapshot.Entry, error) {
 	ws := w.exporter(sb)
 	if ws == nil {
 		return snapshot.Entry{}, fmt.Errorf("provider %q cannot write workspaces: set restore = false", sb.Provider)
 	}
-	e, ok, err := w.storeFor(sb).Newest(sb.Name)
+	e, ok, err := w.StoreFor(sb).Newest(sb.Name)
 	if err != nil {
 		return e, err
 	}
@@ -214,16 +240,8 @@ func remoteEmpty(ctx context.Context, ws providers.Workspace, spec providers.Spe
 		return false, nil
 	case exportErr == nil && readErr == nil:
 		return true, nil
-	case exportErr != nil && missingDir(exportErr):
+	case errors.Is(exportErr, providers.ErrNoWorkspace):
 		return true, nil
 	}
 	return false, errors.Join(exportErr, readErr)
-}
-
-// missingDir recognises a workspace that does not exist, as a remote tar
-// or shell reports it.
-func missingDir(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "No such file or directory") || strings.Contains(msg, "can't cd") ||
-		strings.Contains(msg, "does not exist") || strings.Contains(msg, "Could not find the file")
 }

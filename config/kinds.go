@@ -1,4 +1,4 @@
-package main
+package config
 
 // The kinds of config values: how each is read from TOML, checked and
 // normalised. Each takes the field it fills, so the options tables in
@@ -7,7 +7,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/sandmux/sandmux/snapshot"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/snapshot"
 )
 
 func stringKind[T any](field func(*T) *string, check func(string) (string, error)) kind[T] {
@@ -72,7 +72,7 @@ func intKind[T any](field func(*T) *int, lo, hi int) kind[T] {
 
 func durationKind[T any](field func(*T) *time.Duration, lo, hi time.Duration) kind[T] {
 	return kind[T]{
-		typ: fmt.Sprintf("duration, %q to %q", shortDuration(lo), shortDuration(hi)),
+		typ: fmt.Sprintf("duration, %q to %q", ShortDuration(lo), ShortDuration(hi)),
 		set: func(t *T, v any) error {
 			s, ok := v.(string)
 			d, err := time.ParseDuration(s)
@@ -84,7 +84,7 @@ func durationKind[T any](field func(*T) *time.Duration, lo, hi time.Duration) ki
 		},
 		check: func(t *T) error {
 			if d := *field(t); d < lo || d > hi {
-				return fmt.Errorf("%q is out of range (use %q to %q)", shortDuration(d), shortDuration(lo), shortDuration(hi))
+				return fmt.Errorf("%q is out of range (use %q to %q)", ShortDuration(d), ShortDuration(lo), ShortDuration(hi))
 			}
 			return nil
 		},
@@ -92,9 +92,9 @@ func durationKind[T any](field func(*T) *time.Duration, lo, hi time.Duration) ki
 	}
 }
 
-// shortDuration formats d without the zero units time.Duration.String
+// ShortDuration formats d without the zero units time.Duration.String
 // appends ("10m", not "10m0s").
-func shortDuration(d time.Duration) string {
+func ShortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = s[:len(s)-2]
@@ -316,11 +316,11 @@ func isNameChar(r rune, first bool) bool {
 	return alnum || !first && (r == '.' || r == '_' || r == '-')
 }
 
-func checkProvider(s string) (string, error) {
-	if !slices.Contains(providerNames, s) {
-		return s, fmt.Errorf("%s is not a provider (use one of %s)", literal(s), quoteAll(providerNames))
+func checkProvider(reg providers.Registry, s string) error {
+	if _, ok := reg.Lookup(s); !ok {
+		return fmt.Errorf("%s is not a provider (use one of %s)", literal(s), quoteAll(reg.Names()))
 	}
-	return s, nil
+	return nil
 }
 
 func checkTerm(s string) (string, error) {

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // input; and the key scanner finds every key toml reports outside arrays,
 // so errors about them have a line.
 func FuzzConfig(f *testing.F) {
-	for _, name := range []string{"config.example.toml", "default_config.toml"} {
+	for _, name := range []string{filepath.Join(repoDir, "config.example.toml"), "default_config.toml"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

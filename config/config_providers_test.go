@@ -1,7 +1,8 @@
-package main
+package config
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 // [providers.NAME] table, and its commented remote sandboxes are valid once
 // uncommented.
 func TestConfigExampleRemoteProviders(t *testing.T) {
-	b, err := os.ReadFile("config.example.toml")
+	b, err := os.ReadFile(filepath.Join(repoDir, "config.example.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package config
 
 // Bounds that keep a hostile config small to check: a config is a few KB
 // written by hand, and a 200 KB one must not cost gigabytes. The TOML

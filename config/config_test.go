@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -259,7 +259,7 @@ command = ""
 	ws := filepath.Join(dir, ".local", "share", "sandmux", "workspaces")
 	want := []Sandbox{{
 		Name: "inherits", Provider: "local", Command: []string{"sh", "-c", "claude"},
-		Workspace: filepath.Join(ws, "inherits"), Env: map[string]string{"A": "1", "B": "2"},
+		Workspace: filepath.Join(ws, "inherits"), WorkspaceChosen: true, Env: map[string]string{"A": "1", "B": "2"},
 		Size: providers.Size{Cols: 100, Rows: 30}, Term: "screen",
 		StopGrace: 3 * time.Second, KillGrace: 4 * time.Second, DrainGrace: 500 * time.Millisecond,
 		Snapshot: SnapshotOnQuit, Restore: RestoreIfEmpty, SnapshotExclude: []string{"node_modules"}, SnapshotKeep: 7,
@@ -273,7 +273,7 @@ command = ""
 		Options: map[string]any{"shell": ""},
 	}, {
 		Name: "shell", Provider: "local", Command: nil,
-		Workspace: filepath.Join(ws, "shell"), Env: map[string]string{"A": "1", "B": "2"},
+		Workspace: filepath.Join(ws, "shell"), WorkspaceChosen: true, Env: map[string]string{"A": "1", "B": "2"},
 		Size: providers.Size{Cols: 100, Rows: 30}, Term: "screen",
 		StopGrace: 3 * time.Second, KillGrace: 4 * time.Second, DrainGrace: 500 * time.Millisecond,
 		Snapshot: SnapshotOnQuit, Restore: RestoreIfEmpty, SnapshotExclude: []string{"node_modules"}, SnapshotKeep: 7,
@@ -439,7 +439,7 @@ func TestConfigSearchOrder(t *testing.T) {
 
 	t.Run("built-in default", func(t *testing.T) {
 		hermetic(t)
-		if src, name := load(t, ""); src != builtinSource || name != "shell-1" {
+		if src, name := load(t, ""); src != BuiltinSource || name != "shell-1" {
 			t.Errorf("got %s from %s", name, src)
 		}
 	})
@@ -510,7 +510,7 @@ func TestConfigSearchOrder(t *testing.T) {
 func TestConfigDefaultFile(t *testing.T) {
 	dir := hermetic(t)
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	c, err := parseConfig(builtinSource, defaultConfig)
+	c, err := parseConfig(BuiltinSource, defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,14 +598,14 @@ func TestConfigExample(t *testing.T) {
 	}
 }
 
-// repoDir is the package directory, where the example file lives; tests
-// that call hermetic leave it.
+// repoDir is the repository's root, where the example file lives; tests
+// that call hermetic leave the package directory.
 var repoDir = func() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		panic(err)
 	}
-	return dir
+	return filepath.Dir(dir)
 }()
 
 func TestConfigOptionsTable(t *testing.T) {
