@@ -2,10 +2,8 @@ package ui
 
 import (
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/session/vt"
 )
@@ -92,29 +90,10 @@ func (s *screenSink) Output(text string) {
 	_, rows := s.screen.Size()
 	limit := vt.SliceFor(rows) // a turn is one hold of the screen's lock
 	for len(text) > 0 {
-		n := textSlice(text, limit)
+		n := vt.SliceEnd(text, limit)
 		s.gate.acquire(s.shown.Load(), s.wake)
 		s.screen.Write(text[:n])
 		s.gate.release()
 		text = text[n:]
 	}
-}
-
-// textSlice is where the first slice of text, at most n bytes, ends: after
-// its last LF when that is in its second half (the screen's bulk
-// scrolling takes whole lines), else at the last rune start, so every
-// slice is valid UTF-8 as the screen wants.
-func textSlice(text string, n int) int {
-	if len(text) <= n {
-		return len(text)
-	}
-	if i := strings.LastIndexByte(text[n/2:n], '\n'); i >= 0 {
-		return n/2 + i + 1
-	}
-	for i := n; i > n-utf8.UTFMax; i-- {
-		if utf8.RuneStart(text[i]) {
-			return i
-		}
-	}
-	return n
 }

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
-	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/session/vt"
 )
@@ -46,24 +45,6 @@ func TestParseGateServesShownPanesFirst(t *testing.T) {
 			t.Errorf("%d turns free after all released, want 1", g.free)
 		}
 	})
-}
-
-// Every slice a sink feeds is valid UTF-8 and within the bound, and the
-// slices together are the text.
-func TestTextSlice(t *testing.T) {
-	text := strings.Repeat("ascii line\n", 3000) + strings.Repeat("日本語🎉", 9000) + "end"
-	var b strings.Builder
-	for rest := text; len(rest) > 0; {
-		n := textSlice(rest, 16<<10)
-		if n <= 0 || n > 16<<10 || !utf8.ValidString(rest[:n]) {
-			t.Fatalf("slice of %d bytes, valid %v", n, utf8.ValidString(rest[:n]))
-		}
-		b.WriteString(rest[:n])
-		rest = rest[n:]
-	}
-	if b.String() != text {
-		t.Fatal("the slices do not add up to the text")
-	}
 }
 
 // The sink writes all of the text through the gate and gives its turn

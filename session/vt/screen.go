@@ -173,7 +173,7 @@ func (s *Screen) writeLocked(text string) (int, bool) {
 	if s.closed {
 		return 0, false
 	}
-	n := sliceEnd(text, SliceFor(s.rows))
+	n := SliceEnd(text, SliceFor(s.rows))
 	s.writeText(text[:n])
 	s.flush()
 	s.markDirty()
@@ -186,11 +186,12 @@ func SliceFor(rows int) int {
 	return min(maxWriteSlice, writeSlice*max(1, (rows+23)/24))
 }
 
-// sliceEnd is where the first slice of text, at most n bytes, ends: after
+// SliceEnd is where the first slice of text, at most n bytes, ends: after
 // its last LF when that is in the slice's second half (bulk scrolling takes
 // whole lines), else at the last rune start, so every slice stays valid
-// UTF-8.
-func sliceEnd(text string, n int) int {
+// UTF-8. A caller that slices for Write (taking turns among screens) cuts
+// where Write itself would.
+func SliceEnd(text string, n int) int {
 	if len(text) <= n {
 		return len(text)
 	}

@@ -14,7 +14,7 @@ func TestSliceEnd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	text := simpleText(rng, 4000, 100) + strings.Repeat("日本語🎉", 20000)
 	for rest := text; len(rest) > 0; {
-		n := sliceEnd(rest, writeSlice)
+		n := SliceEnd(rest, writeSlice)
 		if n <= 0 || n > writeSlice || !utf8.ValidString(rest[:n]) {
 			t.Fatalf("slice of %d bytes (bound %d), valid UTF-8 %v", n, writeSlice, utf8.ValidString(rest[:n]))
 		}
