@@ -76,12 +76,23 @@ func (m *Model) dismissFocused() tea.Cmd {
 // tall: a heading, then the error wrapped, its control characters shown
 // escaped (the text may come from a workspace or a remote host).
 func (m *Model) alertRows(p *pane, w, h int) []string {
+	if p.alert == nil {
+		// A failed start: its whole reason, not a line cut at the width.
+		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", m.cfg.Prefix, m.cfg.Prefix)
+		return failureRows(head, p.err, w, h)
+	}
 	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, m.cfg.Prefix)
 	if p.phase == phaseKilled {
 		head += ", " + m.cfg.Prefix + " r restarts"
 	}
+	return failureRows(head, p.alert.err, w, h)
+}
+
+// failureRows is a failure's body: the heading, then err wrapped, its
+// control characters shown escaped, in w cells by h rows.
+func failureRows(head string, err error, w, h int) []string {
 	rows := []string{head, ""}
-	for _, line := range strings.Split(p.alert.err.Error(), "\n") {
+	for _, line := range strings.Split(fmt.Sprint(err), "\n") {
 		wrapped := ansi.Wrap(termsafe.String(line), max(1, w-1), " /")
 		rows = append(rows, strings.Split(wrapped, "\n")...)
 	}

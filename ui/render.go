@@ -140,9 +140,9 @@ func (m *Model) composeLines() []string {
 	w, h := m.area()
 	idx, rects := m.pageRects()
 	lines := make([]string, 0, h+1)
-	var alerts map[int][]string // the bodies of panes showing a failed teardown
+	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
 	for k, i := range idx {
-		if p := m.panes[i]; p.alert != nil {
+		if p := m.panes[i]; p.alert != nil || p.phase == phaseFailed {
 			if alerts == nil {
 				alerts = map[int][]string{}
 			}
@@ -192,10 +192,6 @@ func appendBodyRow(dst []byte, p *pane, y, w int) []byte {
 		if row := p.row(y); row != nil {
 			return append(dst, row...)
 		}
-	}
-	if y == 0 && p.phase == phaseFailed {
-		msg := ansi.Truncate(termsafe.String(fmt.Sprint(p.err))+" — prefix r restarts", w, "…")
-		return append(dst, emptyBodyStyle.Render(msg+strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))...)
 	}
 	return append(dst, strings.Repeat(" ", w)...)
 }

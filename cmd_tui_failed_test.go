@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A pane that fails to start shows its whole reason in its body, wrapped
+// to the pane, with how to restart or close it: the title's width cuts it,
+// even zoomed.
+func TestTUIFailedStartShowsWholeReason(t *testing.T) {
+	need(t, "tmux")
+	cfg := `
+[[sandbox]]
+name = "broken"
+command = ["no-such-command-for-sandmux-tests"]
+
+[[sandbox]]
+name = "fine"
+command = "echo FINE-READY; exec cat"
+`
+	cfgPath := filepath.Join(t.TempDir(), "sandmux.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tt := startTerm(t, 80, 24, sandmuxBin+" -c "+cfgPath)
+	s := tt.waitText("start failed")
+	// The whole error, hint included, is there once its lines are joined.
+	joined := strings.Join(strings.Fields(region(s, 0, 0, 40, 23)), " ")
+	for _, want := range []string{"no-such-command-for-sandmux-tests", "executable file not found", "check the command", "ctrl+b r restarts"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the failed pane does not say %q:\n%s", want, s)
+		}
+	}
+	tt.keys("C-b", "q")
+	tt.waitText("y/n")
+	tt.keys("y")
+	tt.waitExit()
+	tt.checkRestored()
+}
