@@ -62,6 +62,7 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	mgr := session.NewManager(table)
 	model := ui.New(ui.Config{
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
+		Clipboard: cfg.UI.Clipboard == "write",
 	}, ui.FromManager(mgr), specs)
 
 	// sandmux draws through its own Terminal (see ui.Terminal for why);

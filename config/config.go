@@ -58,6 +58,9 @@ type UIConfig struct {
 	// AttentionAfter is how long a pane must be quiet before it is marked as
 	// needing attention; zero turns marking off.
 	AttentionAfter time.Duration
+	// Clipboard is "write" (a pane's clipboard writes, OSC 52, reach the
+	// user's terminal) or "off". Reads are never answered.
+	Clipboard string
 }
 
 // ProvidersConfig holds the provider-wide settings of each [providers.NAME]
@@ -255,6 +258,17 @@ var uiOptions = []option[UIConfig]{
 	{table: "ui", key: "attention_after", def: "30s",
 		help: `How long a pane must be quiet before it is marked as needing attention; "0s" turns marking off.`,
 		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.AttentionAfter }, 0, 24*time.Hour)},
+	{table: "ui", key: "clipboard", def: "write",
+		help: `"write" passes a pane's clipboard writes (OSC 52) on to your terminal, as tmux's set-clipboard does, and "off" drops them (a pane never reads your clipboard).`,
+		kind: stringKind(func(u *UIConfig) *string { return &u.Clipboard }, clipboardMode)},
+}
+
+// clipboardMode accepts the ui.clipboard values.
+func clipboardMode(v string) (string, error) {
+	if v != "write" && v != "off" {
+		return "", errors.New(`is not a clipboard mode (write "write" or "off")`)
+	}
+	return v, nil
 }
 
 var providerOptions = []option[ProvidersConfig]{

@@ -23,6 +23,9 @@ type Config struct {
 	// AttentionAfter marks a pane whose output stopped for this long after
 	// activity; zero turns it off.
 	AttentionAfter time.Duration
+	// Clipboard passes a pane's clipboard writes (OSC 52) on to the
+	// user's terminal; a pane's read of the clipboard is never answered.
+	Clipboard bool
 }
 
 func (c Config) withDefaults() Config {

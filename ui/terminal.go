@@ -27,6 +27,7 @@ type Terminal struct {
 
 	mu      sync.Mutex
 	pending *frame        // the newest frame not yet drawn
+	through []byte        // sequences to pass on before the next frame
 	wake    chan struct{} // one slot: a frame is pending
 	quit    chan struct{}
 	wg      sync.WaitGroup
@@ -88,6 +89,25 @@ func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
 	}
 }
 
+// maxPassthrough bounds the sequences waiting to be passed on: a pane that
+// writes its clipboard faster than the terminal takes it loses the oldest.
+const maxPassthrough = 4 << 20
+
+// Passthrough hands seq, a whole sequence sandmux built, to the drawing
+// goroutine, which writes it before the next frame. It never waits.
+func (t *Terminal) Passthrough(seq string) {
+	t.mu.Lock()
+	if len(t.through)+len(seq) > maxPassthrough {
+		t.through = t.through[:0] // Too much waiting: the newest write wins.
+	}
+	t.through = append(t.through, seq...)
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
 // Close draws the last frame, stops drawing, and restores the terminal:
 // the modes, the main screen, the cursor and the input's settings.
 func (t *Terminal) Close() error {
@@ -127,7 +147,12 @@ func (t *Terminal) drawPending() {
 	t.mu.Lock()
 	f := t.pending
 	t.pending = nil
+	through := t.through
+	t.through = nil
 	t.mu.Unlock()
+	if len(through) > 0 {
+		_, _ = t.out.Write(through) // Best effort: as the frames below.
+	}
 	if f == nil {
 		return
 	}

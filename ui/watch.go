@@ -144,6 +144,7 @@ func (m *Model) handleFrame() tea.Cmd {
 		if p.screen.TakeAttention() && i != m.focus {
 			p.attention = true
 		}
+		m.passClipboard(p)
 		if len(shown) > 0 && shown[0] == i {
 			p.dirtyPending = false
 			p.snapshot()
