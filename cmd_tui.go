@@ -62,7 +62,7 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	mgr := session.NewManager(table)
 	model := ui.New(ui.Config{
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
-		Clipboard: cfg.UI.Clipboard == "write",
+		Clipboard: cfg.UI.Clipboard == "write", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
 	}, ui.FromManager(mgr), specs)
 
 	// sandmux draws through its own Terminal (see ui.Terminal for why);
@@ -121,6 +121,9 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 	}
 	return exitOK
 }
+
+// passes maps the config's ui.bell and ui.notifications values.
+var passes = map[string]ui.Pass{"any": ui.PassAny, "other": ui.PassOther, "none": ui.PassNone}
 
 const noTerminalMessage = `sandmux: the TUI needs a terminal, and standard input or output is not one.
 To run a command without one, use:

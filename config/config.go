@@ -61,6 +61,10 @@ type UIConfig struct {
 	// Clipboard is "write" (a pane's clipboard writes, OSC 52, reach the
 	// user's terminal) or "off". Reads are never answered.
 	Clipboard string
+	// Bell and Notifications say whose bells and notifications reach the
+	// user's terminal: "any" pane's, "other" panes' than the focused one,
+	// or "none".
+	Bell, Notifications string
 }
 
 // ProvidersConfig holds the provider-wide settings of each [providers.NAME]
@@ -261,6 +265,20 @@ var uiOptions = []option[UIConfig]{
 	{table: "ui", key: "clipboard", def: "write",
 		help: `"write" passes a pane's clipboard writes (OSC 52) on to your terminal, as tmux's set-clipboard does, and "off" drops them (a pane never reads your clipboard).`,
 		kind: stringKind(func(u *UIConfig) *string { return &u.Clipboard }, clipboardMode)},
+	{table: "ui", key: "bell", def: "any",
+		help: `Whose bells reach your terminal: "any" pane's, "other" panes' than the focused one, or "none".`,
+		kind: stringKind(func(u *UIConfig) *string { return &u.Bell }, passMode)},
+	{table: "ui", key: "notifications", def: "other",
+		help: `Whose notifications (OSC 9 and OSC 777) reach your terminal, named after their pane: "any" pane's, "other" panes' than the focused one, or "none".`,
+		kind: stringKind(func(u *UIConfig) *string { return &u.Notifications }, passMode)},
+}
+
+// passMode accepts the ui.bell and ui.notifications values.
+func passMode(v string) (string, error) {
+	if v != "any" && v != "other" && v != "none" {
+		return "", errors.New(`is not a pane choice (write "any", "other" or "none")`)
+	}
+	return v, nil
 }
 
 // clipboardMode accepts the ui.clipboard values.

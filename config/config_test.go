@@ -315,7 +315,7 @@ func TestConfigBuiltinDefaults(t *testing.T) {
 	if want := filepath.Join(dir, ".local/share/sandmux/workspaces/a"); s.Workspace != want {
 		t.Errorf("workspace = %q, want %q", s.Workspace, want)
 	}
-	wantUI := UIConfig{Prefix: "ctrl+b", FPS: 60, Scrollback: 10000, AttentionAfter: 30 * time.Second, Clipboard: "write"}
+	wantUI := UIConfig{Prefix: "ctrl+b", FPS: 60, Scrollback: 10000, AttentionAfter: 30 * time.Second, Clipboard: "write", Bell: "any", Notifications: "other"}
 	if c.UI != wantUI {
 		t.Errorf("ui = %+v, want %+v", c.UI, wantUI)
 	}

@@ -1,5 +1,11 @@
 package ui
 
+import (
+	"unicode/utf8"
+
+	"github.com/sandmux/sandmux/termsafe"
+)
+
 // passClipboard passes the pane's latest clipboard write (OSC 52) on to
 // the user's terminal, as tmux's set-clipboard does, when the config
 // allows it. The screen checked the selection and the base64 text, so
@@ -10,4 +16,37 @@ func (m *Model) passClipboard(p *pane) {
 		return
 	}
 	m.term.Passthrough("\x1b]52;" + c.Selection + ";" + c.Data + "\x07")
+}
+
+// maxNotice bounds a notification passed on, in bytes.
+const maxNotice = 512
+
+// passSignals passes pane i's bell and notification on to the user's
+// terminal as the config says. A notification is sandmux's own OSC 9
+// carrying the pane's name and the text escaped, so nothing the child sent
+// can end the sequence or start another.
+func (m *Model) passSignals(i int, p *pane) {
+	sig := p.screen.TakeSignals()
+	if m.term == nil {
+		return
+	}
+	other := i != m.focus
+	if sig.Bell && passes(m.cfg.Bell, other) {
+		m.term.Passthrough("\a")
+	}
+	if sig.HasNotice && passes(m.cfg.Notifications, other) {
+		text := termsafe.String(p.spec.Name + ": " + sig.Notice)
+		if len(text) > maxNotice {
+			cut := maxNotice
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = text[:cut] + "…"
+		}
+		m.term.Passthrough("\x1b]9;" + text + "\x07")
+	}
+}
+
+func passes(mode Pass, other bool) bool {
+	return mode == PassAny || mode == PassOther && other
 }

@@ -26,7 +26,22 @@ type Config struct {
 	// Clipboard passes a pane's clipboard writes (OSC 52) on to the
 	// user's terminal; a pane's read of the clipboard is never answered.
 	Clipboard bool
+	// Bell and Notifications say whose bells and notifications (OSC 9,
+	// OSC 777) reach the user's terminal: every pane's (PassAny), only
+	// those of panes other than the focused one (PassOther), or none
+	// (PassNone, the zero value).
+	Bell, Notifications Pass
 }
+
+// Pass says which panes' signals reach the user's terminal.
+type Pass int
+
+// The Pass values, as the config spells them: "none", "other", "any".
+const (
+	PassNone Pass = iota
+	PassOther
+	PassAny
+)
 
 func (c Config) withDefaults() Config {
 	if c.Prefix == "" {

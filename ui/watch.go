@@ -145,6 +145,7 @@ func (m *Model) handleFrame() tea.Cmd {
 			p.attention = true
 		}
 		m.passClipboard(p)
+		m.passSignals(i, p)
 		if len(shown) > 0 && shown[0] == i {
 			p.dirtyPending = false
 			p.snapshot()

@@ -85,6 +85,10 @@ type filter struct {
 	// attention is set by BEL and by OSC 9 and OSC 777 notifications, and
 	// cleared by whoever shows it (Screen.TakeAttention).
 	attention bool
+	// bell is set by BEL and notice holds the latest notification's text,
+	// for the UI to pass on to the user's terminal (Screen.TakeSignals).
+	bell   bool
+	notice *string
 
 	links linkTable
 	clip  *Clipboard // the latest OSC 52 write, until taken
@@ -281,7 +285,7 @@ func (f *filter) execute(c byte) {
 		f.st.shift = 0
 		f.syncCharset()
 	case ansi.BEL:
-		f.attention = true
+		f.attention, f.bell = true, true
 	}
 	// Everything else is dropped: vt10x prints unknown controls as
 	// characters while line drawing is on, and ENQ, NUL, DEL, CAN, SUB

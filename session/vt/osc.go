@@ -2,6 +2,7 @@ package vt
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -37,11 +38,12 @@ func (f *filter) osc(data []byte) {
 	case 9:
 		// iTerm2's notification; "9;4;…" is ConEmu's progress report.
 		if !bytes.HasPrefix(rest, []byte("4;")) {
-			f.attention = true
+			f.notify(string(rest))
 		}
 	case 777:
-		if bytes.HasPrefix(rest, []byte("notify;")) {
-			f.attention = true
+		if body, ok := bytes.CutPrefix(rest, []byte("notify;")); ok {
+			title, text, _ := bytes.Cut(body, []byte{';'})
+			f.notify(strings.TrimSpace(string(title) + ": " + string(text)))
 		}
 	case 4:
 		for len(rest) > 0 {
@@ -171,4 +173,11 @@ func atoi(b []byte) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
+}
+
+// notify records a notification (OSC 9, OSC 777 notify): it asks for
+// attention, and its text is kept for the UI to pass on.
+func (f *filter) notify(text string) {
+	f.attention = true
+	f.notice = &text
 }

@@ -216,6 +216,28 @@ func (s *Screen) TakeAttention() bool {
 	return a
 }
 
+// Signals is what the child asked of the user's terminal since the last
+// TakeSignals: a bell, and the latest notification's text (as sent: the
+// caller escapes it).
+type Signals struct {
+	Bell      bool
+	Notice    string
+	HasNotice bool
+}
+
+// TakeSignals returns the bell and notification the child sent since the
+// last call, and clears them. TakeAttention is independent of it.
+func (s *Screen) TakeSignals() Signals {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sig := Signals{Bell: s.f.bell}
+	if s.f.notice != nil {
+		sig.Notice, sig.HasNotice = *s.f.notice, true
+	}
+	s.f.bell, s.f.notice = false, nil
+	return sig
+}
+
 // Dirty returns a channel that receives (one slot, never blocking the
 // Screen) after the screen, title or modes changed, except while the child
 // holds a synchronized update (mode 2026) that has not timed out.

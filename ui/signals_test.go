@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+// signalsModel is a model of two panes drawing on a real Terminal whose
+// output a test reads after closing it.
+func signalsModel(t *testing.T, cfg func(*Config)) (*Model, *Terminal, *lockedBuffer) {
+	t.Helper()
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	cfg(&m.cfg)
+	out := &lockedBuffer{}
+	tm, err := OpenTerminal(nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.UseTerminal(tm)
+	return m, tm, out
+}
+
+// An unfocused pane's bell and notification reach the terminal, the
+// notification as sandmux's own OSC 9 naming the pane, its text escaped;
+// the focused pane's notification does not under "other".
+func TestSignalsPassedToTerminal(t *testing.T) {
+	m, tm, out := signalsModel(t, func(c *Config) { c.Bell, c.Notifications, c.Clipboard = PassAny, PassOther, true })
+	m.panes[1].screen.Write("\a\x1b]9;tests\u009b31m done\x07\x1b]52;c;aGk=\x07")
+	m.panes[0].screen.Write("\x1b]9;focused pane\x07")
+	m.Update(frameMsg{})
+	if err := tm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{"\a", "\x1b]9;bpane: tests\\u009b31m done\x07", "\x1b]52;c;aGk=\x07"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("terminal output lacks %q:\n%q", want, s)
+		}
+	}
+	if strings.Contains(s, "focused pane") {
+		t.Error("the focused pane's notification was passed on under \"other\"")
+	}
+	if strings.Contains(s, "\u009b") {
+		t.Error("a C1 control inside the notification reached the terminal raw")
+	}
+}
+
+// With the zero Config nothing is passed on.
+func TestSignalsOffByDefault(t *testing.T) {
+	m, tm, out := signalsModel(t, func(*Config) {})
+	m.panes[1].screen.Write("\a\x1b]9;hi\x07\x1b]52;c;aGk=\x07")
+	m.Update(frameMsg{})
+	if err := tm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.TrimPrefix(out.String(), enterModes); strings.ContainsAny(s, "\a") || strings.Contains(s, "]52;") {
+		t.Errorf("signals passed on with everything off: %q", s)
+	}
+}
