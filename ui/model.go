@@ -101,9 +101,10 @@ type Model struct {
 	shutDown       bool // the Manager's Shutdown returned; done once no start is pending
 	done           bool
 
-	out  []byte // the view, reused between frames
-	now  func() time.Time
-	term *Terminal // draws frames when set; else Bubble Tea does
+	out         []byte // the view, reused between frames
+	now         func() time.Time
+	term        *Terminal // draws frames when set; else Bubble Tea does
+	cursorColor string    // the cursor colour last set on the terminal ("": its own)
 }
 
 // Result is how one session ended, for the summary printed after exit.
@@ -152,6 +153,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.markShown()
 	if m.term != nil && !m.done && m.width > 0 && m.height > 0 {
 		lines, cursor := m.frame()
+		m.passCursorColor()
 		m.term.Show(lines, cursor, m.width)
 	}
 	return m, cmd

@@ -54,7 +54,32 @@ func TestSignalsOffByDefault(t *testing.T) {
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s := strings.TrimPrefix(out.String(), enterModes); strings.ContainsAny(s, "\a") || strings.Contains(s, "]52;") {
+	if s := strings.TrimSuffix(strings.TrimPrefix(out.String(), enterModes), leaveModes); strings.ContainsAny(s, "\a") || strings.Contains(s, "]52;") {
 		t.Errorf("signals passed on with everything off: %q", s)
+	}
+}
+
+// The focused pane's cursor colour reaches the terminal, and the
+// terminal's own comes back when focus moves to a pane that set none.
+func TestCursorColourFollowsFocus(t *testing.T) {
+	m, tm, out := signalsModel(t, func(*Config) {})
+	m.panes[0].screen.Write("\x1b]12;#ff8800\x07")
+	m.panes[1].screen.Write("\x1b]12;rgb:00/ff/00\x07")
+	m.Update(frameMsg{})
+	press(m, "ctrl+b")
+	press(m, "o") // focus pane 1, then back
+	press(m, "ctrl+b")
+	press(m, "o")
+	m.panes[0].screen.Write("\x1b]112\x07")
+	m.Update(frameMsg{})
+	if err := tm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	a := strings.Index(s, "\x1b]12;#ff8800\x07")
+	b := strings.Index(s, "\x1b]12;rgb:00/ff/00\x07")
+	c := strings.LastIndex(s, "\x1b]112\x07")
+	if a < 0 || b < a || c < b {
+		t.Errorf("cursor colours in order #ff8800, rgb:00/ff/00, reset: at %d, %d, %d in %q", a, b, c, s)
 	}
 }

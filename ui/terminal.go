@@ -55,7 +55,7 @@ const (
 		"\x1b[?2004h" + // bracketed paste
 		"\x1b[?25l" + // no cursor until a frame places it
 		"\x1b[22;0t\x1b]2;sandmux\x07" // the title, saved first
-	leaveModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b[?1049l\x1b[23;0t"
+	leaveModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b]112\x07\x1b[?1049l\x1b[23;0t"
 )
 
 // OpenTerminal puts in (when it is a terminal) into raw mode, sets up out

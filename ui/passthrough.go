@@ -1,5 +1,10 @@
 package ui
 
+// What a pane asks of the user's terminal beyond its own screen: its
+// clipboard writes, bells, notifications and cursor colour. Each reaches
+// the terminal only as a sequence sandmux builds itself, through
+// Terminal.Passthrough.
+
 import (
 	"unicode/utf8"
 
@@ -49,4 +54,23 @@ func (m *Model) passSignals(i int, p *pane) {
 
 func passes(mode Pass, other bool) bool {
 	return mode == PassAny || mode == PassOther && other
+}
+
+// passCursorColor gives the user's terminal the focused pane's cursor
+// colour (OSC 12, a colour spec the screen checked), or its own again
+// (OSC 112) when that pane set none; only on a change.
+func (m *Model) passCursorColor() {
+	color := ""
+	if p := m.focused(); p != nil && p.screen != nil && p.scroll == 0 {
+		color = p.frame.Cursor.Color
+	}
+	if color == m.cursorColor {
+		return
+	}
+	m.cursorColor = color
+	if color == "" {
+		m.term.Passthrough("\x1b]112\x07")
+		return
+	}
+	m.term.Passthrough("\x1b]12;" + color + "\x07")
 }
