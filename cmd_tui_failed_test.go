@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,4 +40,25 @@ command = "echo FINE-READY; exec cat"
 	tt.keys("y")
 	tt.waitExit()
 	tt.checkRestored()
+}
+
+// Prefix and a pane's number focus that pane: typing then reaches it
+// alone.
+func TestTUIPrefixNumberFocusesPane(t *testing.T) {
+	tt := startQuad(t)
+	s := tt.screen()
+	for i := range 4 {
+		if title := strings.SplitN(quadRegion(s, i), "\n", 2)[0]; !strings.HasPrefix(strings.TrimSpace(title), fmt.Sprint(i+1)+" ") {
+			t.Errorf("pane %d's title %q does not start with its number", i+1, title)
+		}
+	}
+	tt.keys("C-b", "3")
+	tt.typeText("to-three")
+	tt.keys("Enter")
+	s = tt.waitPane(2, "to-three")
+	only(t, s, "to-three", 2)
+	tt.keys("C-b", "q")
+	tt.waitText("y/n")
+	tt.keys("y")
+	tt.waitExit()
 }

@@ -14,26 +14,32 @@ type binding struct {
 	keys []string
 	help string
 	run  func(m *Model) tea.Cmd
+	// name is how help writes keys, when not each key itself ("1…9").
+	name string
+	// runKey, when set instead of run, is also told which key it was.
+	runKey func(m *Model, key string) tea.Cmd
 }
 
 // keymap is every prefix command.
 var keymap = []binding{
-	{[]string{"?"}, "show or hide this help", (*Model).toggleHelp},
-	{[]string{"left"}, "focus the pane to the left", func(m *Model) tea.Cmd { return m.moveFocus(-1, 0) }},
-	{[]string{"right"}, "focus the pane to the right", func(m *Model) tea.Cmd { return m.moveFocus(1, 0) }},
-	{[]string{"up"}, "focus the pane above", func(m *Model) tea.Cmd { return m.moveFocus(0, -1) }},
-	{[]string{"down"}, "focus the pane below", func(m *Model) tea.Cmd { return m.moveFocus(0, 1) }},
-	{[]string{"o"}, "focus the next pane", (*Model).focusNext},
-	{[]string{"n"}, "next page", func(m *Model) tea.Cmd { return m.turnPage(1) }},
-	{[]string{"p"}, "previous page", func(m *Model) tea.Cmd { return m.turnPage(-1) }},
-	{[]string{"z"}, "zoom the focused pane, or unzoom", (*Model).toggleZoom},
-	{[]string{"x"}, "close the pane (teardown, then snapshot); on a failed close or kill, dismiss it", (*Model).closeFocused},
-	{[]string{"k"}, "kill the pane's processes now (SIGKILL)", (*Model).killFocused},
-	{[]string{"r"}, "restart an exited, killed or failed pane", (*Model).restartFocused},
-	{[]string{"["}, "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", (*Model).enterScroll},
-	{[]string{"b"}, "broadcast input to the picked panes, or stop", (*Model).toggleBroadcast},
-	{[]string{"space"}, "pick or unpick the pane for broadcast", (*Model).togglePick},
-	{[]string{"q"}, "quit (asks while sessions run)", (*Model).requestQuit},
+	{keys: []string{"?"}, help: "show or hide this help", run: (*Model).toggleHelp},
+	{keys: []string{"left"}, help: "focus the pane to the left", run: func(m *Model) tea.Cmd { return m.moveFocus(-1, 0) }},
+	{keys: []string{"right"}, help: "focus the pane to the right", run: func(m *Model) tea.Cmd { return m.moveFocus(1, 0) }},
+	{keys: []string{"up"}, help: "focus the pane above", run: func(m *Model) tea.Cmd { return m.moveFocus(0, -1) }},
+	{keys: []string{"down"}, help: "focus the pane below", run: func(m *Model) tea.Cmd { return m.moveFocus(0, 1) }},
+	{keys: []string{"o"}, help: "focus the next pane", run: (*Model).focusNext},
+	{keys: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, name: "1…9", help: "focus the pane with that number (shown first in its title)",
+		runKey: func(m *Model, key string) tea.Cmd { return m.setFocus(int(key[0] - '1')) }},
+	{keys: []string{"n"}, help: "next page", run: func(m *Model) tea.Cmd { return m.turnPage(1) }},
+	{keys: []string{"p"}, help: "previous page", run: func(m *Model) tea.Cmd { return m.turnPage(-1) }},
+	{keys: []string{"z"}, help: "zoom the focused pane, or unzoom", run: (*Model).toggleZoom},
+	{keys: []string{"x"}, help: "close the pane (teardown, then snapshot); on a failed close or kill, dismiss it", run: (*Model).closeFocused},
+	{keys: []string{"k"}, help: "kill the pane's processes now (SIGKILL)", run: (*Model).killFocused},
+	{keys: []string{"r"}, help: "restart an exited, killed or failed pane", run: (*Model).restartFocused},
+	{keys: []string{"["}, help: "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", run: (*Model).enterScroll},
+	{keys: []string{"b"}, help: "broadcast input to the picked panes, or stop", run: (*Model).toggleBroadcast},
+	{keys: []string{"space"}, help: "pick or unpick the pane for broadcast", run: (*Model).togglePick},
+	{keys: []string{"q"}, help: "quit (asks while sessions run)", run: (*Model).requestQuit},
 }
 
 func lookupBinding(key string) *binding {
@@ -75,6 +81,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.sendKey(tea.Key(msg))
 		}
 		if b := lookupBinding(key); b != nil {
+			if b.runKey != nil {
+				return b.runKey(m, key)
+			}
 			return b.run(m)
 		}
 		return nil

@@ -12,7 +12,11 @@ func (m *Model) helpText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sandmux — press %s, then:\n\n", m.cfg.Prefix)
 	for _, k := range keymap {
-		fmt.Fprintf(&b, "  %-7s %s\n", strings.Join(k.keys, " "), k.help)
+		name := k.name
+		if name == "" {
+			name = strings.Join(k.keys, " ")
+		}
+		fmt.Fprintf(&b, "  %-7s %s\n", name, k.help)
 	}
 	fmt.Fprintf(&b, "  %-7s send %s itself\n\n", m.cfg.Prefix, m.cfg.Prefix)
 	b.WriteString("Everything else goes to the focused pane. Any key closes this.")

@@ -200,6 +200,9 @@ func appendBodyRow(dst []byte, p *pane, y, w int) []byte {
 // markers for attention, broadcast and scrollback, exactly w cells wide.
 func (m *Model) title(i int, p *pane, w int) string {
 	var b strings.Builder
+	// The number comes first so that truncation keeps it: prefix 1…9
+	// jumps to it, and ctl names a pane by it.
+	fmt.Fprintf(&b, "%d ", i+1)
 	if p.attention {
 		b.WriteString("● ")
 	}

@@ -83,3 +83,27 @@ func TestCursorColourFollowsFocus(t *testing.T) {
 		t.Errorf("cursor colours in order #ff8800, rgb:00/ff/00, reset: at %d, %d, %d in %q", a, b, c, s)
 	}
 }
+
+// Each title starts with its pane's number, and prefix N focuses pane N,
+// across pages too; a number with no pane does nothing.
+func TestPaneNumbersFocus(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 12, 120, 40)
+	if v := plainView(m); !strings.Contains(v, " 1 apane") || !strings.Contains(v, " 2 bpane") {
+		t.Fatalf("titles lack their numbers:\n%s", v)
+	}
+	press(m, "ctrl+b")
+	press(m, "9")
+	if m.focus != 8 {
+		t.Errorf("prefix 9 focused pane %d, want 9", m.focus+1)
+	}
+	if !strings.Contains(plainView(m), " 9 ipane") {
+		t.Errorf("pane 9's page is not shown:\n%s", plainView(m))
+	}
+	m2 := newTestModel(t, newFakeBackend(), 2, 120, 40)
+	press(m2, "ctrl+b")
+	press(m2, "5")
+	if m2.focus != 0 {
+		t.Errorf("prefix 5 with 2 panes moved focus to %d", m2.focus+1)
+	}
+}
