@@ -38,7 +38,6 @@ FUZZ_TARGETS = \
 	FuzzDecodeRequest:./control \
 	FuzzUnescape:./control \
 	FuzzParseStat:./providers/local \
-	FuzzEscapeControls:./providers/local \
 	FuzzString:./termsafe
 
 fuzz:

@@ -93,24 +93,16 @@ func (h *handle) containedAlive() (bool, error) {
 
 // markedPids scans /proc for live processes whose environment holds kv.
 func markedPids(kv string) ([]int, error) {
-	all, err := listPids()
-	if err != nil {
-		return nil, err
-	}
 	self := os.Getpid()
-	var pids []int
-	for _, pid := range all {
+	return pidsWhere(func(pid int) bool {
 		if pid == self {
-			continue
+			return false
 		}
 		if st, err := readStat(pid); err != nil || st.state == 'Z' || st.kthread {
-			continue
+			return false
 		}
-		if hasEnv(pid, kv) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, nil
+		return hasEnv(pid, kv)
+	})
 }
 
 // Survivors names the pane's processes still alive, for a teardown that

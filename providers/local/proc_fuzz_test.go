@@ -3,7 +3,6 @@ package local
 import (
 	"fmt"
 	"testing"
-	"unicode/utf8"
 )
 
 // FuzzParseStat: a process chooses its own name (up to 15 bytes, any of
@@ -29,25 +28,6 @@ func FuzzParseStat(f *testing.F) {
 		// Any prefix of a line is refused or parsed, never a panic.
 		for i := range line {
 			_, _ = parseStat([]byte(line[:i]))
-		}
-	})
-}
-
-// FuzzEscapeControls: a survivor's command line comes from the sandbox;
-// once escaped it holds no control character and no invalid UTF-8.
-func FuzzEscapeControls(f *testing.F) {
-	f.Add("sleep 1000")
-	f.Add("\x1b]52;c;aGk=\x07")
-	f.Add("\xc2\x9b31m\xff")
-	f.Fuzz(func(t *testing.T, s string) {
-		out := escapeControls(s)
-		if !utf8.ValidString(out) {
-			t.Fatalf("escapeControls(%q) = %q: invalid UTF-8", s, out)
-		}
-		for _, r := range out {
-			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-				t.Fatalf("escapeControls(%q) = %q: holds %U", s, out, r)
-			}
 		}
 	})
 }

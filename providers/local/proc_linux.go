@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/sandmux/sandmux/termsafe"
 )
 
 // procStat is what sandmux reads of /proc/PID/stat. A zombie's stat is
@@ -104,14 +105,22 @@ func childPids() ([]int, error) {
 }
 
 func scanChildren() ([]int, error) {
+	self := os.Getpid()
+	return pidsWhere(func(pid int) bool {
+		st, err := readStat(pid)
+		return err == nil && st.ppid == self
+	})
+}
+
+// pidsWhere lists the processes in /proc that keep accepts.
+func pidsWhere(keep func(pid int) bool) ([]int, error) {
 	all, err := listPids()
 	if err != nil {
 		return nil, err
 	}
-	self := os.Getpid()
 	var pids []int
 	for _, pid := range all {
-		if st, err := readStat(pid); err == nil && st.ppid == self {
+		if keep(pid) {
 			pids = append(pids, pid)
 		}
 	}
@@ -173,22 +182,5 @@ func commandOf(pid int) string {
 	if len(cmd) > maxLen {
 		cmd = cmd[:maxLen] + "…"
 	}
-	return escapeControls(cmd)
-}
-
-func escapeControls(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == unicode.ReplacementChar:
-			b.WriteString(`\ufffd`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case !unicode.IsPrint(r) && r != ' ':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return termsafe.String(cmd)
 }
