@@ -60,14 +60,14 @@ func (m *Model) TeardownErr() error { return errors.Join(m.teardownErrs...) }
 
 // dismissFocused takes the focused pane's alert away; a pane that was
 // being closed goes, as the close asked.
-func (m *Model) dismissFocused() tea.Cmd {
-	p := m.focused()
+func (v *view) dismissFocused() tea.Cmd {
+	p := v.focused()
 	if p == nil || p.alert == nil {
 		return nil
 	}
 	p.alert = nil
 	if p.phase == phaseClosed {
-		return m.removePane(m.focus)
+		return v.m.removePane(v.focus, nil)
 	}
 	return nil
 }
@@ -75,15 +75,15 @@ func (m *Model) dismissFocused() tea.Cmd {
 // alertRows lays out the pane's alert in a body w cells wide and h rows
 // tall: a heading, then the error wrapped, its control characters shown
 // escaped (the text may come from a workspace or a remote host).
-func (m *Model) alertRows(p *pane, w, h int) []string {
+func (v *view) alertRows(p *pane, w, h int) []string {
 	if p.alert == nil {
 		// A failed start: its whole reason, not a line cut at the width.
-		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", m.cfg.Prefix, m.cfg.Prefix)
+		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", v.m.cfg.Prefix, v.m.cfg.Prefix)
 		return failureRows(head, p.err, w, h)
 	}
-	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, m.cfg.Prefix)
+	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, v.m.cfg.Prefix)
 	if p.phase == phaseKilled {
-		head += ", " + m.cfg.Prefix + " r restarts"
+		head += ", " + v.m.cfg.Prefix + " r restarts"
 	}
 	return failureRows(head, p.alert.err, w, h)
 }

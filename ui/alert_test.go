@@ -37,8 +37,8 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 	b.closeErr["apane"] = errFullStore
 	m := newTestModel(t, b, 2, 120, 40)
 	closeWith(t, m, "x")
-	if len(m.panes) != 2 || m.modal != modalNone {
-		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.panes), m.modal)
+	if len(m.panes) != 2 || m.lv().modal != modalNone {
+		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.panes), m.lv().modal)
 	}
 	v := plainView(m)
 	for _, want := range []string{"close failed", "no space left on device", "ctrl+b x dismisses", `\x1b]52`} {

@@ -216,9 +216,9 @@ func newTestModel(t *testing.T, b *fakeBackend, n, w, h int) *Model {
 	}
 	m := New(Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
 	m.now = fixedNow
-	m.width, m.height, m.started = w, h, true
+	m.lv().width, m.lv().height, m.started = w, h, true
 	for i := range m.panes {
-		msg := m.panes[i].start(b, m.bodySize(i), m.cfg.Scrollback)()
+		msg := m.panes[i].start(t.Context(), b, m.lv().bodySize(i), m.cfg.Scrollback, m.wake)()
 		m.Update(msg)
 	}
 	m.Update(frameMsg{})
@@ -252,3 +252,6 @@ func keyMsg(key string) tea.KeyPressMsg {
 	r := []rune(key)[0]
 	return tea.KeyPressMsg(tea.Key{Code: r, Text: key})
 }
+
+// lv is the local view: the one a program that is its own client uses.
+func (m *Model) lv() *view { return m.localView() }

@@ -2,42 +2,44 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/session/vt"
 )
 
 // setFocus moves focus to pane i: the page follows, the new pane's
 // attention marker clears, and both panes get focus reports if they asked.
-func (m *Model) setFocus(i int) tea.Cmd {
-	if i < 0 || i >= len(m.panes) || i == m.focus {
+func (v *view) setFocus(i int) tea.Cmd {
+	if i < 0 || i >= len(v.m.panes) || i == v.focus {
 		return nil
 	}
-	old := m.focused()
-	m.focus = i
-	p := m.panes[i]
-	p.attention = false
+	old := v.focused()
+	v.focus = i
+	p := v.m.panes[i]
+	v.pv(p).attention = false
 	var cmds []tea.Cmd
-	if old != nil && old.sess != nil {
-		_ = old.sess.Write(encodeFocus(false, old.frame.Modes)) // Best effort: a report to a closing pane is moot.
+	if old != nil && !v.readOnly {
+		v.m.input(old, func(modes vt.Modes) []byte { return encodeFocus(false, modes) })
 	}
-	if p.sess != nil {
-		_ = p.sess.Write(encodeFocus(true, p.frame.Modes)) // Best effort, as above.
+	if !v.readOnly {
+		v.m.input(p, func(modes vt.Modes) []byte { return encodeFocus(true, modes) })
 	}
-	if n := m.pageSize(); !m.zoom && i/n != m.page {
-		m.page = i / n
-		cmds = append(cmds, m.relayout())
+	if n := v.pageSize(); !v.zoom && i/n != v.page {
+		v.page = i / n
+		cmds = append(cmds, v.relayout())
 	}
-	if m.zoom {
-		cmds = append(cmds, m.relayout())
+	if v.zoom {
+		cmds = append(cmds, v.relayout())
 	}
 	return tea.Batch(cmds...)
 }
 
 // moveFocus focuses the nearest pane in direction (dx, dy) on the page.
-func (m *Model) moveFocus(dx, dy int) tea.Cmd {
-	idx, rects := m.pageRects()
+func (v *view) moveFocus(dx, dy int) tea.Cmd {
+	idx, rects := v.pageRects()
 	var cur rect
 	found := false
 	for k, i := range idx {
-		if i == m.focus {
+		if i == v.focus {
 			cur, found = rects[k], true
 		}
 	}
@@ -58,7 +60,7 @@ func (m *Model) moveFocus(dx, dy int) tea.Cmd {
 		default:
 			ahead, dist = cur.y-(r.y+r.h), abs(r.x-cur.x)
 		}
-		if i == m.focus || ahead < 0 {
+		if i == v.focus || ahead < 0 {
 			continue
 		}
 		if d := ahead*1000 + dist; best < 0 || d < bestDist {
@@ -68,7 +70,7 @@ func (m *Model) moveFocus(dx, dy int) tea.Cmd {
 	if best < 0 {
 		return nil
 	}
-	return m.setFocus(best)
+	return v.setFocus(best)
 }
 
 func abs(x int) int {
@@ -78,49 +80,49 @@ func abs(x int) int {
 	return x
 }
 
-func (m *Model) focusNext() tea.Cmd {
-	if len(m.panes) == 0 {
+func (v *view) focusNext() tea.Cmd {
+	if len(v.m.panes) == 0 {
 		return nil
 	}
-	return m.setFocus((m.focus + 1) % len(m.panes))
+	return v.setFocus((v.focus + 1) % len(v.m.panes))
 }
 
 // turnPage shows the next or previous page and focuses its first pane.
-func (m *Model) turnPage(d int) tea.Cmd {
-	n := m.pageSize()
-	pages := (len(m.panes) + n - 1) / n
-	if pages <= 1 || m.zoom {
+func (v *view) turnPage(d int) tea.Cmd {
+	n := v.pageSize()
+	pages := (len(v.m.panes) + n - 1) / n
+	if pages <= 1 || v.zoom {
 		return nil
 	}
-	return m.setFocus(((m.page + d + pages) % pages) * n)
+	return v.setFocus(((v.page + d + pages) % pages) * n)
 }
 
 // handleMouse: a click focuses the pane under it (and goes to the child
 // if it asked for mouse reports); the wheel scrolls back unless the child
 // takes mouse reports; a click on the status line's page numbers turns
 // the page.
-func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.modal != modalNone {
+func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if v.modal != modalNone {
 		return nil
 	}
 	ev := msg.Mouse()
-	if ev.Y == m.height-1 {
+	if ev.Y == v.height-1 {
 		if _, ok := msg.(tea.MouseClickMsg); ok {
-			return m.clickStatus(ev.X)
+			return v.clickStatus(ev.X)
 		}
 		return nil
 	}
-	idx, rects := m.pageRects()
+	idx, rects := v.pageRects()
 	for k, i := range idx {
 		r := rects[k]
 		if ev.X < r.x || ev.X >= r.x+r.w || ev.Y < r.y || ev.Y >= r.y+r.h {
 			continue
 		}
 		var cmds []tea.Cmd
-		if _, click := msg.(tea.MouseClickMsg); click && i != m.focus {
-			cmds = append(cmds, m.setFocus(i))
+		if _, click := msg.(tea.MouseClickMsg); click && i != v.focus {
+			cmds = append(cmds, v.setFocus(i))
 		}
-		p := m.panes[i]
+		p := v.m.panes[i]
 		e := mouseEvent{X: ev.X - r.x, Y: ev.Y - r.y - 1, Button: ev.Button, Mod: ev.Mod}
 		switch msg.(type) {
 		case tea.MouseReleaseMsg:
@@ -128,14 +130,14 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		case tea.MouseMotionMsg:
 			e.Motion = true
 		}
-		if e.Y >= 0 && p.sess != nil && p.scroll == 0 {
-			if b := encodeMouse(e, p.frame.Modes); b != nil {
+		if e.Y >= 0 && p.sess != nil && v.pv(p).scroll == 0 && !v.readOnly && p.screen != nil {
+			if b := encodeMouse(e, p.screen.Modes()); b != nil {
 				_ = p.sess.Write(b) // Best effort: the child may be gone.
 				return tea.Batch(cmds...)
 			}
 		}
 		if _, wheel := msg.(tea.MouseWheelMsg); wheel {
-			cmds = append(cmds, m.wheel(p, ev.Button))
+			cmds = append(cmds, v.wheel(p, ev.Button))
 		}
 		return tea.Batch(cmds...)
 	}
@@ -143,9 +145,9 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 }
 
 // clickStatus turns to the page whose number was clicked.
-func (m *Model) clickStatus(x int) tea.Cmd {
-	n := m.pageSize()
-	if len(m.panes) <= n || m.zoom {
+func (v *view) clickStatus(x int) tea.Cmd {
+	n := v.pageSize()
+	if len(v.m.panes) <= n || v.zoom {
 		return nil
 	}
 	// " sandmux " then three cells per page number.
@@ -154,18 +156,18 @@ func (m *Model) clickStatus(x int) tea.Cmd {
 		return nil
 	}
 	page := (x - lead) / 3
-	if page*n >= len(m.panes) {
+	if page*n >= len(v.m.panes) {
 		return nil
 	}
-	return m.setFocus(page * n)
+	return v.setFocus(page * n)
 }
 
-func (m *Model) handleFocusReport(msg tea.Msg) tea.Cmd {
-	p := m.focused()
-	if p == nil || p.sess == nil {
+func (v *view) handleFocusReport(msg tea.Msg) tea.Cmd {
+	p := v.focused()
+	if p == nil || v.readOnly {
 		return nil
 	}
 	_, focused := msg.(tea.FocusMsg)
-	_ = p.sess.Write(encodeFocus(focused, p.frame.Modes)) // Best effort.
+	v.m.input(p, func(modes vt.Modes) []byte { return encodeFocus(focused, modes) })
 	return nil
 }

@@ -78,17 +78,17 @@ func TestPanesMarkedShown(t *testing.T) {
 		}
 		return n, first
 	}
-	if n, first := shown(); n != m.pageSize() || first != 0 {
-		t.Fatalf("%d shown from %d, want the first page of %d", n, first, m.pageSize())
+	if n, first := shown(); n != m.lv().pageSize() || first != 0 {
+		t.Fatalf("%d shown from %d, want the first page of %d", n, first, m.lv().pageSize())
 	}
 	press(m, "ctrl+b")
 	press(m, "n")
-	if n, first := shown(); n != 20-m.pageSize() || first != m.pageSize() {
+	if n, first := shown(); n != 20-m.lv().pageSize() || first != m.lv().pageSize() {
 		t.Errorf("after next page: %d shown from %d", n, first)
 	}
 	press(m, "ctrl+b")
 	press(m, "z")
-	if n, first := shown(); n != 1 || first != m.focus {
+	if n, first := shown(); n != 1 || first != m.lv().focus {
 		t.Errorf("zoomed: %d shown from %d, want the focused pane alone", n, first)
 	}
 }

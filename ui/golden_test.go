@@ -28,8 +28,8 @@ func golden(t *testing.T, m *Model, name string) {
 	got := fmt.Sprintf("cursor: %s\n%s\n", cursor, v.Content)
 	plain := ansi.Strip(got)
 	for i, line := range strings.Split(strings.TrimSuffix(plain, "\n"), "\n")[1:] {
-		if w := ansi.StringWidth(line); w != m.width {
-			t.Errorf("%s: line %d is %d cells wide, want %d: %q", name, i, w, m.width, line)
+		if w := ansi.StringWidth(line); w != m.lv().width {
+			t.Errorf("%s: line %d is %d cells wide, want %d: %q", name, i, w, m.lv().width, line)
 		}
 	}
 	path := filepath.Join("testdata", "golden", name+".golden")

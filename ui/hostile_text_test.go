@@ -79,9 +79,9 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 	}
 	m := New(Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
 	m.now = fixedNow
-	m.width, m.height, m.started = 300, 30, true
+	m.lv().width, m.lv().height, m.started = 300, 30, true
 	for i := range m.panes {
-		m.Update(m.panes[i].start(b, m.bodySize(i), m.cfg.Scrollback)())
+		m.Update(m.panes[i].start(t.Context(), b, m.lv().bodySize(i), m.cfg.Scrollback, m.wake)())
 	}
 	m.Update(frameMsg{})
 	t.Cleanup(func() {

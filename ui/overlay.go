@@ -8,9 +8,9 @@ import (
 )
 
 // helpText is the help overlay, written from the key map table.
-func (m *Model) helpText() string {
+func (v *view) helpText() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sandmux — press %s, then:\n\n", m.cfg.Prefix)
+	fmt.Fprintf(&b, "sandmux — press %s, then:\n\n", v.m.cfg.Prefix)
 	for _, k := range keymap {
 		name := k.name
 		if name == "" {
@@ -18,14 +18,14 @@ func (m *Model) helpText() string {
 		}
 		fmt.Fprintf(&b, "  %-7s %s\n", name, k.help)
 	}
-	fmt.Fprintf(&b, "  %-7s send %s itself\n\n", m.cfg.Prefix, m.cfg.Prefix)
+	fmt.Fprintf(&b, "  %-7s send %s itself\n\n", v.m.cfg.Prefix, v.m.cfg.Prefix)
 	b.WriteString("Everything else goes to the focused pane. Any key closes this.")
 	return overlayStyle.Render(b.String())
 }
 
-func (m *Model) confirmText() string {
+func (v *view) confirmText() string {
 	running := 0
-	for _, p := range m.panes {
+	for _, p := range v.m.panes {
 		if p.phase == phaseRunning || p.phase == phaseStarting {
 			running++
 		}
@@ -35,23 +35,28 @@ func (m *Model) confirmText() string {
 
 // teardownText is the modal shown while a pane closes or everything shuts
 // down: one line per session with its teardown stage.
-func (m *Model) teardownText() string {
+func (v *view) teardownText() string {
 	var b strings.Builder
-	if m.modal == modalQuitting {
+	quitting := v.m.quitting
+	killing := v.m.killRequested
+	if quitting {
 		b.WriteString("Quitting: tearing down every session\n\n")
 	} else {
 		b.WriteString("Closing pane\n\n")
 	}
-	for _, p := range m.panes {
-		if m.modal == modalClosing && p.key != m.closingKey {
+	for _, p := range v.m.panes {
+		if !quitting && p.key != v.closingKey {
 			continue
+		}
+		if !quitting {
+			killing = p.closeKill
 		}
 		termsafe.Fprintf(&b, "  %-16s %s\n", p.spec.Name, p.status())
 	}
 	b.WriteString("\n")
-	if m.killRequested {
+	if killing {
 		b.WriteString("Killing now (SIGKILL); waiting for everything to settle.")
-	} else if m.modal == modalQuitting {
+	} else if quitting {
 		b.WriteString("q again: kill everything now.")
 	} else {
 		b.WriteString("x or k again: kill now.")

@@ -28,6 +28,9 @@ type PaneSpec struct {
 	// workspace, restore a snapshot). Its error fails the pane; its notice
 	// (say, a refused restore) is shown in the pane's title.
 	Prepare func(ctx context.Context) (notice string, err error)
+	// Env, when set, adds to the environment of each start, given the
+	// pane's stable id (for SANDMUX_PANE).
+	Env func(id string) []string
 }
 
 // phase is where a pane is, as the UI sees it.
@@ -47,60 +50,42 @@ const (
 // errStartCancelled is why a start the user closed or killed ended.
 var errStartCancelled = errors.New("start cancelled")
 
-// pane is one sandbox's place in the grid.
+// pane is one sandbox's place in the grid, shared by every client: its
+// session, its screen and where it is in its life.
 type pane struct {
 	key  int // stable identity for messages; never reused
 	spec PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
 	gate *parseGate
-	// shown says whether the pane is on screen, for its sink's turns at
-	// the gate; the model sets it after every update.
+	// shown says whether the pane is on some client's screen, for its
+	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
 
 	sess   Session
 	screen *vt.Screen
-	frame  vt.Frame
 	phase  phase
 	info   session.Info
 	err    error  // why it failed, or how teardown failed
 	notice string // from Prepare, e.g. a refused restore
 	alert  *alert // a failed close or kill, shown until dismissed
 
-	// body holds the rendered rows of the last frame, and rowEnd where
-	// each row ends in it.
-	body   []byte
-	rowEnd []int
-
 	early []byte // input typed while starting, sent once the session is known
 	// cancelStart ends the start under way (Prepare and the Manager's
 	// Start); cancelling is set once x or k asked for that.
-	cancelStart  context.CancelCauseFunc
-	cancelling   bool
-	lastOutput   time.Time
-	quietWatch   bool // output came since the last attention check
-	dirtyPending bool // a watch saw the screen dirty; the frame redraws it
-	attention    bool
-	picked       bool // receives broadcast input
-	scroll       int  // lines scrolled back; 0 is live
-	search       *searchState
+	cancelStart context.CancelCauseFunc
+	cancelling  bool
+	// closing: a close (x, ctl close) asked for the pane to go once its
+	// teardown is done; closeKill: that close escalated to a kill.
+	closing, closeKill bool
+	onClosed           []func(error) // told when the close or kill ends
+	ptySize            providers.Size
+	lastOutput         time.Time
+	quietWatch         bool // output came since the last attention check
 }
 
 // maxEarlyInput bounds the input kept for a pane whose start is not yet
 // known to the model.
 const maxEarlyInput = 64 << 10
-
-// replyWriter forwards the screen's replies (cursor reports, device
-// attributes) to the session, which may start after the screen exists.
-type replyWriter struct{ s atomic.Pointer[Session] }
-
-func (w *replyWriter) Write(p []byte) (int, error) {
-	if s := w.s.Load(); s != nil {
-		if err := (*s).Write(p); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
-}
 
 // Messages about panes carry the pane's key and generation, so a message
 // about a pane that was restarted or removed since is dropped.
@@ -121,27 +106,32 @@ type (
 	}
 )
 
+// ID is the pane's stable id, as SANDMUX_PANE and ctl name it.
+func (p *pane) ID() string { return fmt.Sprintf("p%d", p.key) }
+
 // start makes a fresh screen for the pane's next generation and returns
-// the command that prepares and starts its session.
-func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
+// the command that prepares and starts its session. The screen answers
+// the child (cursor reports, device attributes) through the session.
+func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}) tea.Cmd {
 	p.gen++
 	p.phase, p.err, p.sess, p.info, p.notice, p.early = phaseStarting, nil, nil, session.Info{}, "", nil
-	p.scroll, p.search, p.attention = 0, nil, false
 	old := p.screen
 	replies := &replyWriter{}
-	p.screen = vt.New(int(size.Cols), int(size.Rows), vt.WithReplies(replies), vt.WithScrollback(scrollback))
-	p.screen.Snapshot(&p.frame)
-	p.renderBody()
+	p.screen = vt.New(int(size.Cols), int(size.Rows), vt.WithReplies(replies), vt.WithScrollback(scrollback), vt.WithWake(wake))
+	p.ptySize = size
 
 	spec, opts := p.spec, p.spec.Options
 	spec.Spec.Size = size
 	if spec.Spec.Name == "" {
 		spec.Spec.Name = spec.Name
 	}
+	if spec.Env != nil {
+		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
+	}
 	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), newScreenSink(p.screen, p.gate, &p.shown))
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(ctx)
 	p.cancelStart, p.cancelling = cancel, false
 	return func() tea.Msg {
 		if old != nil {
@@ -160,6 +150,19 @@ func (p *pane) start(b Backend, size providers.Size, scrollback int) tea.Cmd {
 		}
 		return startedMsg{key: key, gen: gen, sess: s, notice: notice, err: err}
 	}
+}
+
+// replyWriter forwards the screen's replies (cursor reports, device
+// attributes) to the session, which may start after the screen exists.
+type replyWriter struct{ s atomic.Pointer[Session] }
+
+func (w *replyWriter) Write(p []byte) (int, error) {
+	if s := w.s.Load(); s != nil {
+		if err := (*s).Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
 }
 
 // cancel asks the start under way to stop; the pane shows it until the
@@ -183,64 +186,70 @@ func (p *pane) startEnded() (cancelled bool) {
 
 // resizeEmulator resizes the screen now, so the next frame has the new
 // size; the PTY follows later (resizePTY), debounced, as TERMINAL.md
-// orders: emulator first, then the PTY.
-func (p *pane) resizeEmulator(size providers.Size) {
+// orders: emulator first, then the PTY. It reports whether it changed.
+func (p *pane) resizeEmulator(size providers.Size) bool {
 	if p.screen == nil || size.Cols == 0 || size.Rows == 0 {
-		return
+		return false
 	}
 	if cols, rows := p.screen.Size(); cols == int(size.Cols) && rows == int(size.Rows) {
-		return
+		return false
 	}
 	p.screen.Resize(int(size.Cols), int(size.Rows))
-	p.snapshot()
+	return true
 }
 
-// resizePTY returns the command that gives the PTY the screen's size.
+// resizePTY returns the command that gives the PTY the screen's size, if
+// it has another.
 func (p *pane) resizePTY() tea.Cmd {
 	if p.sess == nil || p.screen == nil {
 		return nil
 	}
 	cols, rows := p.screen.Size()
 	size := providers.Size{Cols: uint16(cols), Rows: uint16(rows)}
+	if size == p.ptySize {
+		return nil
+	}
+	p.ptySize = size
 	sess, key, gen := p.sess, p.key, p.gen
 	return func() tea.Msg { return resizedMsg{key: key, gen: gen, err: sess.Resize(size)} }
 }
 
-// snapshot copies the screen (or the scrolled-back view) into the pane's
-// frame and renders its rows.
-func (p *pane) snapshot() {
-	if p.screen == nil {
+// snapshot copies pane p's screen (or the scrolled-back view) into the
+// view's frame of it and renders its rows.
+func (v *view) snapshot(p *pane) {
+	s := v.panes[p.key]
+	if s == nil || p.screen == nil {
 		return
 	}
-	if p.scroll > 0 {
-		p.screen.SnapshotAt(&p.frame, p.scroll)
-		p.scroll = p.frame.Scrollback - p.frame.First // clamped by the screen
+	if s.scroll > 0 {
+		p.screen.SnapshotAt(&s.frame, s.scroll)
+		s.scroll = s.frame.Scrollback - s.frame.First // clamped by the screen
 	} else {
-		p.screen.Snapshot(&p.frame)
+		p.screen.Snapshot(&s.frame)
 	}
-	p.highlightSearch()
-	p.renderBody()
+	s.highlightSearch()
+	s.renderBody()
 }
 
-func (p *pane) renderBody() {
-	p.body = p.body[:0]
-	p.rowEnd = p.rowEnd[:0]
-	for y := range p.frame.Rows {
-		p.body = vt.RenderRow(p.body, &p.frame, y)
-		p.rowEnd = append(p.rowEnd, len(p.body))
+func (s *paneView) renderBody() {
+	s.body = s.body[:0]
+	s.rowEnd = s.rowEnd[:0]
+	for y := range s.frame.Rows {
+		s.body = vt.RenderRow(s.body, &s.frame, y)
+		s.rowEnd = append(s.rowEnd, len(s.body))
 	}
 }
 
 // row returns rendered row y of the body, or nil past the end.
-func (p *pane) row(y int) []byte {
-	if y < 0 || y >= len(p.rowEnd) {
+func (s *paneView) row(y int) []byte {
+	if y < 0 || y >= len(s.rowEnd) {
 		return nil
 	}
 	start := 0
 	if y > 0 {
-		start = p.rowEnd[y-1]
+		start = s.rowEnd[y-1]
 	}
-	return p.body[start:p.rowEnd[y]]
+	return s.body[start:s.rowEnd[y]]
 }
 
 // setInfo takes the session's state as the Manager reports it.
@@ -298,4 +307,13 @@ func (p *pane) restartable() bool {
 		return true
 	}
 	return false
+}
+
+// screenCols is the width of the pane's screen, or 0 with none.
+func (p *pane) screenCols() int {
+	if p.screen == nil {
+		return 0
+	}
+	cols, _ := p.screen.Size()
+	return cols
 }

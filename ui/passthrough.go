@@ -8,19 +8,34 @@ package ui
 import (
 	"unicode/utf8"
 
+	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/termsafe"
 )
+
+// passThrough takes pane i's clipboard write, bell and notification from
+// its screen, once, and passes them on to every client's terminal.
+func (m *Model) passThrough(i int, p *pane) {
+	c, clip := p.screen.TakeClipboard()
+	sig := p.screen.TakeSignals()
+	for _, v := range m.views {
+		if v.term == nil {
+			continue
+		}
+		if clip {
+			v.passClipboard(c)
+		}
+		v.passSignals(i, p, sig)
+	}
+}
 
 // passClipboard passes the pane's latest clipboard write (OSC 52) on to
 // the user's terminal, as tmux's set-clipboard does, when the config
 // allows it. The screen checked the selection and the base64 text, so
 // the sequence written is sandmux's own, never the child's bytes.
-func (m *Model) passClipboard(p *pane) {
-	c, ok := p.screen.TakeClipboard()
-	if !ok || !m.cfg.Clipboard || m.term == nil {
-		return
+func (v *view) passClipboard(c vt.Clipboard) {
+	if v.m.cfg.Clipboard {
+		v.term.Passthrough("\x1b]52;" + c.Selection + ";" + c.Data + "\x07")
 	}
-	m.term.Passthrough("\x1b]52;" + c.Selection + ";" + c.Data + "\x07")
 }
 
 // maxNotice bounds a notification passed on, in bytes.
@@ -30,16 +45,12 @@ const maxNotice = 512
 // terminal as the config says. A notification is sandmux's own OSC 9
 // carrying the pane's name and the text escaped, so nothing the child sent
 // can end the sequence or start another.
-func (m *Model) passSignals(i int, p *pane) {
-	sig := p.screen.TakeSignals()
-	if m.term == nil {
-		return
+func (v *view) passSignals(i int, p *pane, sig vt.Signals) {
+	other := i != v.focus
+	if sig.Bell && passes(v.m.cfg.Bell, other) {
+		v.term.Passthrough("\a")
 	}
-	other := i != m.focus
-	if sig.Bell && passes(m.cfg.Bell, other) {
-		m.term.Passthrough("\a")
-	}
-	if sig.HasNotice && passes(m.cfg.Notifications, other) {
+	if sig.HasNotice && passes(v.m.cfg.Notifications, other) {
 		text := termsafe.String(p.spec.Name + ": " + sig.Notice)
 		if len(text) > maxNotice {
 			cut := maxNotice
@@ -48,7 +59,7 @@ func (m *Model) passSignals(i int, p *pane) {
 			}
 			text = text[:cut] + "…"
 		}
-		m.term.Passthrough("\x1b]9;" + text + "\x07")
+		v.term.Passthrough("\x1b]9;" + text + "\x07")
 	}
 }
 
@@ -59,18 +70,18 @@ func passes(mode Pass, other bool) bool {
 // passCursorColor gives the user's terminal the focused pane's cursor
 // colour (OSC 12, a colour spec the screen checked), or its own again
 // (OSC 112) when that pane set none; only on a change.
-func (m *Model) passCursorColor() {
+func (v *view) passCursorColor() {
 	color := ""
-	if p := m.focused(); p != nil && p.screen != nil && p.scroll == 0 {
-		color = p.frame.Cursor.Color
+	if p := v.focused(); p != nil && p.screen != nil && v.pv(p).scroll == 0 {
+		color = v.pv(p).frame.Cursor.Color
 	}
-	if color == m.cursorColor {
+	if color == v.cursorColor {
 		return
 	}
-	m.cursorColor = color
+	v.cursorColor = color
 	if color == "" {
-		m.term.Passthrough("\x1b]112\x07")
+		v.term.Passthrough("\x1b]112\x07")
 		return
 	}
-	m.term.Passthrough("\x1b]12;" + color + "\x07")
+	v.term.Passthrough("\x1b]12;" + color + "\x07")
 }

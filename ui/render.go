@@ -27,26 +27,26 @@ var (
 )
 
 // area is the part of the screen the panes share: all but the status line.
-func (m *Model) area() (w, h int) { return m.width, max(0, m.height-1) }
+func (v *view) area() (w, h int) { return v.width, max(0, v.height-1) }
 
 // pageSize is how many panes one page holds.
-func (m *Model) pageSize() int {
-	w, h := m.area()
+func (v *view) pageSize() int {
+	w, h := v.area()
 	return perPage(w, h)
 }
 
 // pageRects returns the panes shown now (indices) and their rects.
-func (m *Model) pageRects() ([]int, []rect) {
-	w, h := m.area()
-	if len(m.panes) == 0 {
+func (v *view) pageRects() ([]int, []rect) {
+	w, h := v.area()
+	if len(v.m.panes) == 0 {
 		return nil, nil
 	}
-	if m.zoom {
-		return []int{m.focus}, []rect{{0, 0, w, h}}
+	if v.zoom {
+		return []int{v.focus}, []rect{{0, 0, w, h}}
 	}
-	n := m.pageSize()
-	first := min(m.page*n, (len(m.panes)-1)/n*n)
-	last := min(len(m.panes), first+n)
+	n := v.pageSize()
+	first := min(v.page*n, (len(v.m.panes)-1)/n*n)
+	last := min(len(v.m.panes), first+n)
 	idx := make([]int, 0, last-first)
 	for i := first; i < last; i++ {
 		idx = append(idx, i)
@@ -58,23 +58,25 @@ func (m *Model) pageRects() ([]int, []rect) {
 	return idx, rects
 }
 
-// markShown tells each pane's sink whether the pane is on screen.
+// markShown tells each pane's sink whether the pane is on some client's
+// screen.
 func (m *Model) markShown() {
-	idx, _ := m.pageRects()
-	k := 0
-	for i, p := range m.panes {
-		on := k < len(idx) && idx[k] == i
-		if on {
-			k++
+	on := make(map[int]bool, len(m.panes))
+	for _, v := range m.views {
+		idx, _ := v.pageRects()
+		for _, i := range idx {
+			on[m.panes[i].key] = true
 		}
-		if p.shown.Load() != on {
-			p.shown.Store(on)
+	}
+	for _, p := range m.panes {
+		if p.shown.Load() != on[p.key] {
+			p.shown.Store(on[p.key])
 		}
 	}
 }
 
-func (m *Model) visible(i int) bool {
-	idx, _ := m.pageRects()
+func (v *view) visible(i int) bool {
+	idx, _ := v.pageRects()
 	for _, j := range idx {
 		if j == i {
 			return true
@@ -84,17 +86,16 @@ func (m *Model) visible(i int) bool {
 }
 
 // bodySize is the size of pane i's body where it is (or would be) shown.
-func (m *Model) bodySize(i int) providers.Size {
-	idx, rects := m.pageRects()
+func (v *view) bodySize(i int) providers.Size {
+	idx, rects := v.pageRects()
 	for k, j := range idx {
 		if j == i {
-			r := rects[k]
-			return providers.Size{Cols: uint16(max(1, r.w)), Rows: uint16(max(1, r.h-1))}
+			return bodySizeOf(rects[k])
 		}
 	}
 	if len(rects) > 0 {
 		// Off-page panes get the size of a page's first pane.
-		return providers.Size{Cols: uint16(max(1, rects[0].w)), Rows: uint16(max(1, rects[0].h-1))}
+		return bodySizeOf(rects[0])
 	}
 	return providers.Size{Cols: 80, Rows: 23}
 }
@@ -105,30 +106,31 @@ func (m *Model) bodySize(i int) providers.Size {
 // When the program draws through a Terminal (UseTerminal), Update hands
 // every frame to it and View returns nothing for Bubble Tea to draw.
 func (m *Model) View() tea.View {
-	if m.term != nil {
+	v := m.viewByID(0)
+	if v == nil || v.term != nil {
 		return tea.View{}
 	}
-	v := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion, ReportFocus: true, WindowTitle: "sandmux"}
-	lines, cursor := m.frame()
-	v.SetContent(strings.Join(lines, "\n"))
-	v.Cursor = cursor
-	return v
+	tv := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion, ReportFocus: true, WindowTitle: "sandmux"}
+	lines, cursor := v.frame()
+	tv.SetContent(strings.Join(lines, "\n"))
+	tv.Cursor = cursor
+	return tv
 }
 
 // frame composes the screen's lines, the overlay if one is open, and where
 // the real cursor goes (nil: hidden).
-func (m *Model) frame() ([]string, *tea.Cursor) {
-	lines := m.composeLines()
-	switch m.modal {
-	case modalHelp:
-		lines = overlay(lines, m.width, m.helpText())
-	case modalConfirmQuit:
-		lines = overlay(lines, m.width, m.confirmText())
-	case modalClosing, modalQuitting:
-		lines = overlay(lines, m.width, m.teardownText())
+func (v *view) frame() ([]string, *tea.Cursor) {
+	lines := v.composeLines()
+	switch {
+	case v.m.quitting || v.modal == modalClosing:
+		lines = overlay(lines, v.width, v.teardownText())
+	case v.modal == modalHelp:
+		lines = overlay(lines, v.width, v.helpText())
+	case v.modal == modalConfirmQuit:
+		lines = overlay(lines, v.width, v.confirmText())
 	}
-	if m.modal == modalNone && !m.scrollMode {
-		return lines, m.cursor()
+	if v.modal == modalNone && !v.scrollMode && !v.m.quitting {
+		return lines, v.cursor()
 	}
 	return lines, nil
 }
@@ -136,85 +138,96 @@ func (m *Model) frame() ([]string, *tea.Cursor) {
 // composeLines renders every screen line. Bodies come from each pane's
 // cached rendered rows; no line ends with a newline (Bubble Tea drops the
 // top line of a view one row too tall).
-func (m *Model) composeLines() []string {
-	w, h := m.area()
-	idx, rects := m.pageRects()
+func (v *view) composeLines() []string {
+	w, h := v.area()
+	idx, rects := v.pageRects()
 	lines := make([]string, 0, h+1)
 	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
 	for k, i := range idx {
-		if p := m.panes[i]; p.alert != nil || p.phase == phaseFailed {
+		if p := v.m.panes[i]; p.alert != nil || p.phase == phaseFailed {
 			if alerts == nil {
 				alerts = map[int][]string{}
 			}
-			alerts[i] = m.alertRows(p, rects[k].w, rects[k].h-1)
+			alerts[i] = v.alertRows(p, rects[k].w, rects[k].h-1)
 		}
 	}
 	for y := range h {
-		m.out = m.out[:0]
+		v.out = v.out[:0]
 		x := 0
 		for k, r := range rects {
 			if y < r.y || y >= r.y+r.h {
 				continue
 			}
 			if r.x > x {
-				m.out = append(m.out, strings.Repeat(" ", r.x-x)...)
+				v.out = append(v.out, strings.Repeat(" ", r.x-x)...)
 			}
-			p := m.panes[idx[k]]
+			p := v.m.panes[idx[k]]
 			switch rows, ok := alerts[idx[k]]; {
 			case y == r.y:
-				m.out = append(m.out, m.title(idx[k], p, r.w)...)
+				v.out = append(v.out, v.title(idx[k], p, r.w)...)
 			case ok:
 				if row := y - r.y - 1; row < len(rows) {
-					m.out = append(m.out, rows[row]...)
+					v.out = append(v.out, rows[row]...)
 				} else {
-					m.out = append(m.out, strings.Repeat(" ", r.w)...)
+					v.out = append(v.out, strings.Repeat(" ", r.w)...)
 				}
 			default:
-				m.out = appendBodyRow(m.out, p, y-r.y-1, r.w)
+				v.out = v.pv(p).appendBodyRow(v.out, y-r.y-1, r.w)
 			}
 			x = r.x + r.w
 		}
 		if x < w {
-			m.out = append(m.out, strings.Repeat(" ", w-x)...)
+			v.out = append(v.out, strings.Repeat(" ", w-x)...)
 		}
-		lines = append(lines, string(m.out))
+		lines = append(lines, string(v.out))
 	}
-	if len(m.panes) == 0 && h > 0 {
-		msg := ansi.Truncate("No panes open: "+m.cfg.Prefix+" q quits.", w, "")
+	if len(v.m.panes) == 0 && h > 0 {
+		msg := ansi.Truncate("No panes open: "+v.m.cfg.Prefix+" q quits.", w, "")
 		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
 	}
-	return append(lines, m.statusLine())
+	return append(lines, v.statusLine())
 }
 
-// appendBodyRow appends row y of the pane's body, exactly w cells wide.
-func appendBodyRow(dst []byte, p *pane, y, w int) []byte {
-	if p.frame.Cols == w {
-		if row := p.row(y); row != nil {
-			return append(dst, row...)
-		}
+// appendBodyRow appends row y of the pane's body, exactly w cells wide: a
+// screen sized for another client is cut or padded to fit.
+func (s *paneView) appendBodyRow(dst []byte, y, w int) []byte {
+	row := s.row(y)
+	switch {
+	case row == nil:
+	case s.frame.Cols == w:
+		return append(dst, row...)
+	case s.frame.Cols > w:
+		return append(append(dst, ansi.Truncate(string(row), w, "")...), "\x1b[m"...)
+	default:
+		dst = append(append(dst, row...), "\x1b[m"...)
+		w -= s.frame.Cols
 	}
 	return append(dst, strings.Repeat(" ", w)...)
 }
 
 // title is pane i's title line: name, provider, state, last output, and
 // markers for attention, broadcast and scrollback, exactly w cells wide.
-func (m *Model) title(i int, p *pane, w int) string {
+func (v *view) title(i int, p *pane, w int) string {
 	var b strings.Builder
 	// The number comes first so that truncation keeps it: prefix 1…9
 	// jumps to it, and ctl names a pane by it.
 	fmt.Fprintf(&b, "%d ", i+1)
-	if p.attention {
+	s := v.pv(p)
+	if s.attention {
 		b.WriteString("● ")
 	}
-	if m.broadcast && p.picked {
+	if v.broadcast && s.picked {
 		b.WriteString("⇶ ")
 	}
 	fmt.Fprintf(&b, "%s · %s · %s", p.spec.Name, p.spec.Provider, p.status())
 	if !p.lastOutput.IsZero() {
 		b.WriteString(" · out " + p.lastOutput.Format("15:04:05"))
 	}
-	if p.scroll > 0 {
-		fmt.Fprintf(&b, " · scrolled %d/%d", p.scroll, p.frame.Scrollback)
+	if s.scroll > 0 {
+		fmt.Fprintf(&b, " · scrolled %d/%d", s.scroll, s.frame.Scrollback)
+	}
+	if p.screen != nil && (s.frame.Cols != w || s.frame.Rows != v.bodyRows(i)) {
+		fmt.Fprintf(&b, " · sized %dx%d for another client", s.frame.Cols, s.frame.Rows)
 	}
 	if p.notice != "" {
 		b.WriteString(" · " + p.notice)
@@ -228,9 +241,9 @@ func (m *Model) title(i int, p *pane, w int) string {
 	text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
 	style := titleStyle
 	switch {
-	case i == m.focus:
+	case i == v.focus:
 		style = titleFocused
-	case m.broadcast && p.picked:
+	case v.broadcast && s.picked:
 		style = titlePicked
 	case p.phase == phaseFailed || p.alert != nil:
 		style = titleFailed
@@ -239,12 +252,12 @@ func (m *Model) title(i int, p *pane, w int) string {
 }
 
 // statusLine shows pages, modes and the help hint.
-func (m *Model) statusLine() string {
+func (v *view) statusLine() string {
 	var left strings.Builder
-	if n := m.pageSize(); len(m.panes) > n && !m.zoom {
-		pages := (len(m.panes) + n - 1) / n
+	if n := v.pageSize(); len(v.m.panes) > n && !v.zoom {
+		pages := (len(v.m.panes) + n - 1) / n
 		for i := range pages {
-			if i == m.page {
+			if i == v.page {
 				fmt.Fprintf(&left, "[%d]", i+1)
 			} else {
 				fmt.Fprintf(&left, " %d ", i+1)
@@ -253,41 +266,51 @@ func (m *Model) statusLine() string {
 		left.WriteString(" ")
 	}
 	var flags []string
-	if m.zoom {
+	if v.zoom {
 		flags = append(flags, "ZOOM")
 	}
-	if m.broadcast {
+	if v.broadcast {
 		flags = append(flags, "BROADCAST")
 	}
-	if m.scrollMode {
-		flags = append(flags, m.scrollStatus())
+	if v.scrollMode {
+		flags = append(flags, v.scrollStatus())
 	}
-	if m.prefixPending {
+	if v.prefixPending {
 		flags = append(flags, "PREFIX")
 	}
-	hint := fmt.Sprintf("%s ? help ", m.cfg.Prefix)
+	if v.readOnly {
+		flags = append(flags, "READ-ONLY")
+	}
+	if v.notice != "" {
+		flags = append(flags, termsafe.String(v.notice))
+	}
+	hint := fmt.Sprintf("%s ? help ", v.m.cfg.Prefix)
 	l := " sandmux " + left.String()
 	flagText := ""
 	if len(flags) > 0 {
 		flagText = statusAccent.Render(" " + strings.Join(flags, " ") + " ")
 	}
-	pad := max(0, m.width-ansi.StringWidth(l)-ansi.StringWidth(flagText)-ansi.StringWidth(hint))
-	return ansi.Truncate(statusStyle.Render(l)+flagText+statusStyle.Render(strings.Repeat(" ", pad)+hint), m.width, "")
+	pad := max(0, v.width-ansi.StringWidth(l)-ansi.StringWidth(flagText)-ansi.StringWidth(hint))
+	return ansi.Truncate(statusStyle.Render(l)+flagText+statusStyle.Render(strings.Repeat(" ", pad)+hint), v.width, "")
 }
 
 // cursor is the focused pane's cursor as the real terminal cursor.
-func (m *Model) cursor() *tea.Cursor {
-	p := m.focused()
-	if p == nil || p.scroll > 0 || p.alert != nil || !p.frame.Cursor.Visible {
+func (v *view) cursor() *tea.Cursor {
+	p := v.focused()
+	if p == nil {
 		return nil
 	}
-	idx, rects := m.pageRects()
+	s := v.pv(p)
+	if s.scroll > 0 || p.alert != nil || !s.frame.Cursor.Visible {
+		return nil
+	}
+	idx, rects := v.pageRects()
 	for k, i := range idx {
-		if i != m.focus {
+		if i != v.focus {
 			continue
 		}
 		r := rects[k]
-		c := p.frame.Cursor
+		c := s.frame.Cursor
 		if c.X >= r.w || c.Y >= r.h-1 {
 			return nil
 		}
@@ -333,4 +356,15 @@ func overlay(lines []string, width int, box string) []string {
 		lines[y] = ansi.Truncate(line, left, "") + "\x1b[m" + bl + pad + ansi.TruncateLeft(line, left+bw, "")
 	}
 	return lines
+}
+
+// bodyRows is how many rows pane i's body has in this view.
+func (v *view) bodyRows(i int) int {
+	idx, rects := v.pageRects()
+	for k, j := range idx {
+		if j == i {
+			return rects[k].h - 1
+		}
+	}
+	return 0
 }

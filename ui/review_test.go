@@ -13,13 +13,13 @@ import (
 func TestResizeClampsPage(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 5, 45, 9)
-	if n := m.pageSize(); n >= 5 {
+	if n := m.lv().pageSize(); n >= 5 {
 		t.Fatalf("test setup: %d panes fit on a page", n)
 	}
-	m.setFocus(4)
+	m.lv().setFocus(4)
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	if idx, _ := m.pageRects(); len(idx) != 5 || m.page != 0 {
-		t.Errorf("after growing: page %d shows %v, want all five", m.page, idx)
+	if idx, _ := m.lv().pageRects(); len(idx) != 5 || m.lv().page != 0 {
+		t.Errorf("after growing: page %d shows %v, want all five", m.lv().page, idx)
 	}
 }
 
@@ -30,9 +30,9 @@ func TestOffPagePaneDrawnWhenShown(t *testing.T) {
 	last := m.panes[len(m.panes)-1]
 	last.screen.Write("\r\nlate output")
 	m.Update(frameMsg{})
-	m.setFocus(len(m.panes) - 1)
-	if !strings.Contains(string(last.body), "late output") {
-		t.Errorf("the page's pane does not show its output: %q", last.body)
+	m.lv().setFocus(len(m.panes) - 1)
+	if !strings.Contains(string(m.lv().pv(last).body), "late output") {
+		t.Errorf("the page's pane does not show its output: %q", m.lv().pv(last).body)
 	}
 }
 
@@ -90,16 +90,16 @@ func TestResizeIsNotOutput(t *testing.T) {
 	// The start-up output goes quiet: marked once, then cleared by a visit.
 	now = now.Add(time.Minute)
 	m.Update(attentionMsg{})
-	if !m.panes[1].attention {
+	if !m.lv().pv(m.panes[1]).attention {
 		t.Fatal("test setup: the quiet pane was not marked")
 	}
-	m.setFocus(1)
-	m.setFocus(0)
+	m.lv().setFocus(1)
+	m.lv().setFocus(0)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.Update(frameMsg{})
 	now = now.Add(time.Hour)
 	m.Update(attentionMsg{})
-	if m.panes[1].attention {
+	if m.lv().pv(m.panes[1]).attention {
 		t.Error("a resize marked a quiet pane for attention")
 	}
 }
@@ -114,7 +114,7 @@ func TestNoPanesLineIsFullWidth(t *testing.T) {
 		_, after := m.Update(msg)
 		runCmd(after)
 	}
-	lines, _ := m.frame()
+	lines, _ := m.lv().frame()
 	for i, l := range lines {
 		if w := ansi.StringWidth(l); w != 80 {
 			t.Errorf("line %d is %d wide: %q", i, w, l)
@@ -137,8 +137,8 @@ func TestTerminalHidesCursor(t *testing.T) {
 func TestInputWhileStartingIsKept(t *testing.T) {
 	b := newFakeBackend()
 	m := New(Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
-	m.width, m.height, m.started = 80, 24, true
-	start := m.panes[0].start(b, m.bodySize(0), 0)
+	m.lv().width, m.lv().height, m.started = 80, 24, true
+	start := m.panes[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { m.panes[0].screen.Close() })
 	for _, k := range []string{"h", "i", "enter"} {
 		press(m, k)

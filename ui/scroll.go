@@ -19,142 +19,147 @@ type searchState struct {
 	notFound bool
 }
 
-func (m *Model) enterScroll() tea.Cmd {
-	if m.focused() == nil {
+func (v *view) enterScroll() tea.Cmd {
+	if v.focused() == nil {
 		return nil
 	}
-	m.scrollMode = true
+	v.scrollMode = true
 	return nil
 }
 
-func (m *Model) leaveScroll() {
-	m.scrollMode = false
-	if p := m.focused(); p != nil {
-		p.scroll, p.search = 0, nil
-		p.snapshot()
+func (v *view) leaveScroll() {
+	v.scrollMode = false
+	if p := v.focused(); p != nil {
+		s := v.pv(p)
+		s.scroll, s.search = 0, nil
+		v.snapshot(p)
 	}
 }
 
-// scrollBy moves the view n lines back (negative: forward).
-func (p *pane) scrollBy(n int) {
+// scrollBy moves the view of p n lines back (negative: forward).
+func (v *view) scrollBy(p *pane, n int) {
 	if p.screen == nil {
 		return
 	}
-	p.scroll = max(0, p.scroll+n)
-	p.snapshot()
+	s := v.pv(p)
+	s.scroll = max(0, s.scroll+n)
+	v.snapshot(p)
 }
 
-func (m *Model) wheel(p *pane, b tea.MouseButton) tea.Cmd {
+func (v *view) wheel(p *pane, b tea.MouseButton) tea.Cmd {
 	switch b {
 	case tea.MouseWheelUp:
-		p.scrollBy(3)
+		v.scrollBy(p, 3)
 	case tea.MouseWheelDown:
-		p.scrollBy(-3)
+		v.scrollBy(p, -3)
 	default:
 		return nil
 	}
-	if p == m.focused() {
-		m.scrollMode = p.scroll > 0
+	if p == v.focused() {
+		v.scrollMode = v.pv(p).scroll > 0
 	}
 	return nil
 }
 
 // scrollKeys are the keys of scrollback mode, outside of typing a query.
-var scrollKeys = map[string]func(m *Model, p *pane){
-	"q":      func(m *Model, p *pane) { m.leaveScroll() },
-	"esc":    func(m *Model, p *pane) { m.leaveScroll() },
-	"up":     func(m *Model, p *pane) { p.scrollBy(1) },
-	"k":      func(m *Model, p *pane) { p.scrollBy(1) },
-	"down":   func(m *Model, p *pane) { p.scrollBy(-1) },
-	"j":      func(m *Model, p *pane) { p.scrollBy(-1) },
-	"pgup":   func(m *Model, p *pane) { p.scrollBy(max(1, p.frame.Rows-1)) },
-	"pgdown": func(m *Model, p *pane) { p.scrollBy(-max(1, p.frame.Rows-1)) },
-	"home":   func(m *Model, p *pane) { p.scrollBy(p.frame.Scrollback) },
-	"g":      func(m *Model, p *pane) { p.scrollBy(p.frame.Scrollback) },
-	"end":    func(m *Model, p *pane) { p.scrollBy(-p.scroll) },
-	"G":      func(m *Model, p *pane) { p.scrollBy(-p.scroll) },
-	"/":      func(m *Model, p *pane) { p.search = &searchState{typing: true, match: -1} },
-	"n":      func(m *Model, p *pane) { p.findNext(-1) },
-	"N":      func(m *Model, p *pane) { p.findNext(1) },
+var scrollKeys = map[string]func(v *view, p *pane, s *paneView){
+	"q":      func(v *view, p *pane, s *paneView) { v.leaveScroll() },
+	"esc":    func(v *view, p *pane, s *paneView) { v.leaveScroll() },
+	"up":     func(v *view, p *pane, s *paneView) { v.scrollBy(p, 1) },
+	"k":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, 1) },
+	"down":   func(v *view, p *pane, s *paneView) { v.scrollBy(p, -1) },
+	"j":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, -1) },
+	"pgup":   func(v *view, p *pane, s *paneView) { v.scrollBy(p, max(1, s.frame.Rows-1)) },
+	"pgdown": func(v *view, p *pane, s *paneView) { v.scrollBy(p, -max(1, s.frame.Rows-1)) },
+	"home":   func(v *view, p *pane, s *paneView) { v.scrollBy(p, s.frame.Scrollback) },
+	"g":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, s.frame.Scrollback) },
+	"end":    func(v *view, p *pane, s *paneView) { v.scrollBy(p, -s.scroll) },
+	"G":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, -s.scroll) },
+	"/":      func(v *view, p *pane, s *paneView) { s.search = &searchState{typing: true, match: -1} },
+	"n":      func(v *view, p *pane, s *paneView) { v.findNext(p, -1) },
+	"N":      func(v *view, p *pane, s *paneView) { v.findNext(p, 1) },
 }
 
-func (m *Model) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.focused()
+func (v *view) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := v.focused()
 	if p == nil {
-		m.scrollMode = false
+		v.scrollMode = false
 		return nil
 	}
-	if s := p.search; s != nil && s.typing {
+	s := v.pv(p)
+	if q := s.search; q != nil && q.typing {
 		switch key := msg.String(); key {
 		case "enter":
-			s.typing = false
-			p.findNext(-1)
+			q.typing = false
+			v.findNext(p, -1)
 		case "esc":
-			p.search = nil
-			p.snapshot()
+			s.search = nil
+			v.snapshot(p)
 		case "backspace":
-			if r := []rune(s.query); len(r) > 0 {
-				s.query = string(r[:len(r)-1])
+			if r := []rune(q.query); len(r) > 0 {
+				q.query = string(r[:len(r)-1])
 			}
 		default:
-			s.query += msg.Text
+			q.query += msg.Text
 		}
 		return nil
 	}
 	if f, ok := scrollKeys[msg.String()]; ok {
-		f(m, p)
+		f(v, p, s)
 	}
 	return nil
 }
 
-func (m *Model) scrollStatus() string {
-	p := m.focused()
+func (v *view) scrollStatus() string {
+	p := v.focused()
 	if p == nil {
 		return "SCROLL"
 	}
-	if s := p.search; s != nil {
+	s := v.pv(p)
+	if q := s.search; q != nil {
 		switch {
-		case s.typing:
-			return "/" + termsafe.String(s.query) + "▏" // a paste can hold anything
-		case s.notFound:
-			return termsafe.String(fmt.Sprintf("SCROLL /%s: not found", s.query))
+		case q.typing:
+			return "/" + termsafe.String(q.query) + "▏" // a paste can hold anything
+		case q.notFound:
+			return termsafe.String(fmt.Sprintf("SCROLL /%s: not found", q.query))
 		}
-		return termsafe.String(fmt.Sprintf("SCROLL /%s", s.query))
+		return termsafe.String(fmt.Sprintf("SCROLL /%s", q.query))
 	}
-	return fmt.Sprintf("SCROLL %d/%d", p.scroll, p.frame.Scrollback)
+	return fmt.Sprintf("SCROLL %d/%d", s.scroll, s.frame.Scrollback)
 }
 
 // findNext finds the next line holding the query, older (dir -1) or newer
 // (dir 1) than the current match or the view's top line, and scrolls to it.
-func (p *pane) findNext(dir int) {
-	s := p.search
-	if s == nil || s.query == "" || p.screen == nil {
+func (v *view) findNext(p *pane, dir int) {
+	s := v.pv(p)
+	q := s.search
+	if q == nil || q.query == "" || p.screen == nil {
 		return
 	}
 	sb := p.screen.ScrollbackLen()
 	_, rows := p.screen.Size()
-	from := s.match
+	from := q.match
 	if from < 0 {
-		from = sb - p.scroll
+		from = sb - s.scroll
 		if dir > 0 {
 			from--
 		}
 	}
-	line := p.searchLines(from+dir, dir, sb+rows)
-	s.notFound = line < 0
+	line := searchLines(p.screen, q.query, from+dir, dir, sb+rows)
+	q.notFound = line < 0
 	if line < 0 {
 		return
 	}
-	s.match = line
+	q.match = line
 	// Show the match a third of the way down the pane.
 	top := max(0, line-rows/3)
-	p.scroll = min(sb, max(0, sb-top))
-	p.snapshot()
+	s.scroll = min(sb, max(0, sb-top))
+	v.snapshot(p)
 }
 
 // searchLines scans lines start, start+dir, … of scrollback + screen for
 // the query, in chunks so a long scrollback is never copied at once.
-func (p *pane) searchLines(start, dir, total int) int {
+func searchLines(screen *vt.Screen, query string, start, dir, total int) int {
 	const chunk = 256
 	var f vt.Frame
 	var buf []byte
@@ -163,10 +168,10 @@ func (p *pane) searchLines(start, dir, total int) int {
 		if dir < 0 {
 			first = max(0, i-chunk+1)
 		}
-		p.screen.SnapshotRange(&f, first, chunk)
+		screen.SnapshotRange(&f, first, chunk)
 		for ; i >= first && i < first+f.Rows; i += dir {
 			buf = vt.RenderRowText(buf[:0], &f, i-first)
-			if strings.Contains(string(buf), p.search.query) {
+			if strings.Contains(string(buf), query) {
 				return i
 			}
 		}
@@ -178,17 +183,17 @@ func (p *pane) searchLines(start, dir, total int) int {
 }
 
 // highlightSearch reverses the cells of every visible match of the query.
-func (p *pane) highlightSearch() {
-	s := p.search
-	if s == nil || s.query == "" || s.typing {
+func (s *paneView) highlightSearch() {
+	q := s.search
+	if q == nil || q.query == "" || q.typing {
 		return
 	}
-	q := []rune(s.query)
-	for y := range p.frame.Rows {
-		row := p.frame.Row(y)
-		for x := 0; x+len(q) <= len(row); x++ {
-			if matchAt(row, x, q) {
-				for k := range q {
+	runes := []rune(q.query)
+	for y := range s.frame.Rows {
+		row := s.frame.Row(y)
+		for x := 0; x+len(runes) <= len(row); x++ {
+			if matchAt(row, x, runes) {
+				for k := range runes {
 					row[x+k].Attrs ^= vt.AttrReverse
 				}
 			}

@@ -17,9 +17,9 @@ import (
 func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 	t.Helper()
 	m := New(Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
-	m.width, m.height, m.started = 80, 24, true
+	m.lv().width, m.lv().height, m.started = 80, 24, true
 	p := m.panes[0]
-	start := p.start(b, m.bodySize(0), 0)
+	start := p.start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.screen.Close() }) // also once the pane was removed
 	return m, start
 }
@@ -36,16 +36,16 @@ func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
 	if b.total() != before {
 		t.Fatalf("x made blocking calls in Update: %v", b.calls)
 	}
-	if m.modal != modalClosing || !strings.Contains(m.teardownText(), "cancelling the start") {
-		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.modal, m.teardownText())
+	if m.lv().modal != modalClosing || !strings.Contains(m.lv().teardownText(), "cancelling the start") {
+		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.lv().modal, m.lv().teardownText())
 	}
 	msg := start() // returns because the start was cancelled
 	if sm, ok := msg.(startedMsg); !ok || !errors.Is(sm.err, errStartCancelled) {
 		t.Fatalf("start returned %#v, want errStartCancelled", msg)
 	}
 	m.Update(msg)
-	if len(m.panes) != 0 || m.modal != modalNone {
-		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.modal)
+	if len(m.panes) != 0 || m.lv().modal != modalNone {
+		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.lv().modal)
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
 		t.Errorf("results = %v, want one pane whose start was cancelled", r)
@@ -114,9 +114,9 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	h := hangingProvider{entered: make(chan struct{})}
 	mgr := session.NewManager(providers.Table{"hang": h})
 	m := New(Config{Prefix: "ctrl+b"}, FromManager(mgr), []PaneSpec{{Name: "apane", Provider: "hang"}})
-	m.width, m.height, m.started = 80, 24, true
+	m.lv().width, m.lv().height, m.started = 80, 24, true
 	p := m.panes[0]
-	start := p.start(m.backend, m.bodySize(0), 0)
+	start := p.start(t.Context(), m.backend, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.screen.Close() })
 	msgs := make(chan tea.Msg, 1)
 	go func() { msgs <- start() }()
@@ -142,7 +142,7 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 	b := newFakeBackend()
 	b.startGate["apane"] = make(chan struct{})
 	m, start := startingModel(t, b)
-	quit := m.startQuit()
+	quit := m.startQuit(false)
 	m.Update(quit()) // the Manager's Shutdown returned
 	if m.done {
 		t.Fatal("the program ended with a start still pending")

@@ -26,7 +26,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 		tea.MouseWheelMsg{X: 2, Y: 3, Button: tea.MouseWheelUp},
 		tea.MouseReleaseMsg{X: 2, Y: 3, Button: tea.MouseLeft},
 		tea.FocusMsg{}, tea.BlurMsg{},
-		wakeMsg{kind: wakeDirty, key: 0}, frameMsg{}, wakeMsg{kind: wakeChanged}, frameMsg{},
+		wakeMsg{kind: wakeDirty}, frameMsg{}, wakeMsg{kind: wakeChanged}, frameMsg{},
 		infosMsg{infos: b.List()},
 		resizePTYMsg{gen: m.resizeGen},
 		attentionMsg{},
@@ -44,7 +44,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 			m.Update(keyMsg("ctrl+b"))
 			m.Update(keyMsg(key))
 			m.Update(keyMsg("esc")) // close whatever opened
-			m.modal, m.scrollMode = modalNone, false
+			m.lv().modal, m.lv().scrollMode = modalNone, false
 			if got := b.total(); got != before {
 				t.Fatalf("prefix %q made %d blocking call(s): %v", key, got-before, b.calls)
 			}
@@ -132,8 +132,8 @@ func TestFocusMovesAndZoom(t *testing.T) {
 	for _, s := range steps {
 		press(m, "ctrl+b")
 		press(m, s.key)
-		if m.focus != s.want {
-			t.Fatalf("after prefix %s focus = %d, want %d", s.key, m.focus, s.want)
+		if m.lv().focus != s.want {
+			t.Fatalf("after prefix %s focus = %d, want %d", s.key, m.lv().focus, s.want)
 		}
 	}
 	press(m, "a")
@@ -142,7 +142,7 @@ func TestFocusMovesAndZoom(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "z")
-	if idx, rects := m.pageRects(); len(idx) != 1 || idx[0] != 1 || rects[0].w != 120 {
+	if idx, rects := m.lv().pageRects(); len(idx) != 1 || idx[0] != 1 || rects[0].w != 120 {
 		t.Errorf("zoom shows %v %v, want pane 1 alone", idx, rects)
 	}
 }
@@ -177,7 +177,7 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	cmd := press(m, "x")
-	if m.modal != modalClosing {
+	if m.lv().modal != modalClosing {
 		t.Fatal("no closing modal")
 	}
 	press(m, "a") // input is blocked while closing
@@ -188,8 +188,8 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 		_, after := m.Update(msg)
 		runCmd(after) // closes the removed pane's screen
 	}
-	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.modal != modalNone {
-		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.modal)
+	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.lv().modal != modalNone {
+		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.lv().modal)
 	}
 }
 
@@ -198,11 +198,11 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	press(m, "q")
-	if m.modal != modalConfirmQuit {
+	if m.lv().modal != modalConfirmQuit {
 		t.Fatal("quit did not ask while sessions run")
 	}
 	cmd := press(m, "y")
-	if m.modal != modalQuitting {
+	if !m.quitting {
 		t.Fatal("y did not start quitting")
 	}
 	if kill := press(m, "q"); kill == nil {
@@ -290,15 +290,15 @@ func TestAttentionMarker(t *testing.T) {
 	m.panes[1].screen.Write("done\a")
 	b.sessions[1].outputAt(fixedNow())
 	m.Update(frameMsg{})
-	if !m.panes[1].attention || m.panes[0].attention {
-		t.Fatalf("attention: %v %v, want only pane 1 marked", m.panes[0].attention, m.panes[1].attention)
+	if !m.lv().pv(m.panes[1]).attention || m.lv().pv(m.panes[0]).attention {
+		t.Fatalf("attention: %v %v, want only pane 1 marked", m.lv().pv(m.panes[0]).attention, m.lv().pv(m.panes[1]).attention)
 	}
-	if !strings.Contains(m.title(1, m.panes[1], 60), "●") {
+	if !strings.Contains(m.lv().title(1, m.panes[1], 60), "●") {
 		t.Error("title of a pane needing attention has no marker")
 	}
 	press(m, "ctrl+b")
 	press(m, "right")
-	if m.panes[1].attention {
+	if m.lv().pv(m.panes[1]).attention {
 		t.Error("focusing the pane did not clear its marker")
 	}
 
@@ -310,12 +310,12 @@ func TestAttentionMarker(t *testing.T) {
 	m.Update(frameMsg{})
 	now = now.Add(29 * time.Second)
 	m.Update(attentionMsg{})
-	if m.panes[0].attention {
+	if m.lv().pv(m.panes[0]).attention {
 		t.Fatal("marked before attention_after passed")
 	}
 	now = now.Add(2 * time.Second)
 	m.Update(attentionMsg{})
-	if !m.panes[0].attention {
+	if !m.lv().pv(m.panes[0]).attention {
 		t.Error("quiet pane not marked after attention_after")
 	}
 }

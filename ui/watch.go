@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"reflect"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -9,18 +8,17 @@ import (
 	"github.com/sandmux/sandmux/session"
 )
 
-// The redraw loop. One command (watch) blocks until any screen is dirty,
-// the Backend reports a change, or the pane set changed; it returns a
-// wakeMsg. That arms a frame tick (at most FPS a second); the frame drains
-// every signal, snapshots the dirty panes, and only then re-arms watch. So
+// The redraw loop. One command (watch) waits on one channel that every
+// pane's screen pokes when it changes (vt.WithWake), and on the Backend's
+// Changed; it returns a wakeMsg. That arms a frame tick (at most FPS a
+// second); the frame asks each screen whether it is dirty, takes new
+// frames of those on some client's page, and only then re-arms watch. So
 // a pane that writes constantly costs FPS messages a second, not one per
-// read, and an idle program has no timer at all.
+// read, and idle panes cost no wake-up at all (Bubble Tea's own ticker
+// aside, which sandmux runs at its lowest rate with nothing to draw).
 type (
-	// wakeMsg says which signal ended the wait: the case index of watch.
-	wakeMsg struct {
-		kind wakeKind
-		key  int // the pane, for wakeDirty
-	}
+	// wakeMsg says which signal ended the wait.
+	wakeMsg struct{ kind wakeKind }
 	frameMsg     struct{}
 	infosMsg     struct{ infos []session.Info }
 	wakeKind     int
@@ -28,7 +26,7 @@ type (
 )
 
 const (
-	wakeRewire wakeKind = iota
+	wakeStop wakeKind = iota
 	wakeChanged
 	wakeDirty
 )
@@ -40,50 +38,36 @@ func (m *Model) watch() tea.Cmd {
 		return nil
 	}
 	m.watching = true
-	cases := []reflect.SelectCase{
-		{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(m.rewire)},
-		{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(m.backend.Changed())},
-	}
-	var keys []int
-	for _, p := range m.panes {
-		if p.screen != nil {
-			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(p.screen.Dirty())})
-			keys = append(keys, p.key)
-		}
-	}
+	wake, changed, stop := m.wake, m.backend.Changed(), m.stop
 	return func() tea.Msg {
 		// The receive consumed the signal: the message carries it instead.
-		chosen, _, _ := reflect.Select(cases)
-		switch chosen {
-		case 0:
-			return wakeMsg{kind: wakeRewire}
-		case 1:
+		select {
+		case <-wake:
+			return wakeMsg{kind: wakeDirty}
+		case <-changed:
 			return wakeMsg{kind: wakeChanged}
+		case <-stop:
+			return wakeMsg{kind: wakeStop}
 		}
-		return wakeMsg{kind: wakeDirty, key: keys[chosen-2]}
 	}
 }
 
-// signalRewire makes a waiting watch return, so the next one watches the
-// current panes.
-func (m *Model) signalRewire() {
+// stopWatching makes a waiting watch return for good.
+func (m *Model) stopWatching() {
 	select {
-	case m.rewire <- struct{}{}:
+	case <-m.stop:
 	default:
+		close(m.stop)
 	}
 }
 
 func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	m.watching = false
 	switch msg.kind {
+	case wakeStop:
+		return nil
 	case wakeChanged:
 		m.changedPending = true
-	case wakeDirty:
-		for _, p := range m.panes {
-			if p.key == msg.key {
-				p.dirtyPending = true
-			}
-		}
 	}
 	if m.frameArmed {
 		return nil
@@ -101,13 +85,14 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
-// handleFrame drains every signal and redraws the panes that changed.
+// handleFrame drains every signal and takes new frames of the panes that
+// changed, for each client that shows them.
 func (m *Model) handleFrame() tea.Cmd {
 	m.frameArmed = false
 	m.lastFrame = m.now()
 	var cmds []tea.Cmd
 	select {
-	case <-m.rewire:
+	case <-m.wake:
 	default:
 	}
 	select {
@@ -120,20 +105,14 @@ func (m *Model) handleFrame() tea.Cmd {
 		b := m.backend
 		cmds = append(cmds, func() tea.Msg { return infosMsg{infos: b.List()} })
 	}
-	shown, _ := m.pageRects()
 	for i, p := range m.panes {
 		if p.screen == nil {
 			continue
 		}
-		for len(shown) > 0 && shown[0] < i {
-			shown = shown[1:] // both ascend: shown[0] is the next pane on screen
-		}
 		select {
 		case <-p.screen.Dirty():
 		default:
-			if !p.dirtyPending {
-				continue
-			}
+			continue
 		}
 		// Attention follows output, not redraws (a resize redraws too).
 		if p.sess != nil {
@@ -141,32 +120,30 @@ func (m *Model) handleFrame() tea.Cmd {
 				p.lastOutput, p.quietWatch = out, true
 			}
 		}
-		if p.screen.TakeAttention() && i != m.focus {
-			p.attention = true
+		if p.screen.TakeAttention() {
+			for _, v := range m.views {
+				if i != v.focus {
+					v.pv(p).attention = true
+				}
+			}
 		}
-		m.passClipboard(p)
-		m.passSignals(i, p)
-		if len(shown) > 0 && shown[0] == i {
-			p.dirtyPending = false
-			p.snapshot()
-		} else {
-			p.dirtyPending = true // drawn when its page is shown
-		}
+		m.passThrough(i, p)
+		m.screenChanged(p)
 	}
 	cmds = append(cmds, m.watch(), m.armAttention())
 	return tea.Batch(cmds...)
 }
 
 // armAttention sets one timer for the earliest moment a pane's silence
-// after activity will need its attention marker. It costs one wake-up per
-// pane that goes quiet, and none while all are quiet.
+// after activity will need its attention marker in some client. It costs
+// one wake-up per pane that goes quiet, and none while all are quiet.
 func (m *Model) armAttention() tea.Cmd {
 	if m.cfg.AttentionAfter <= 0 {
 		return nil
 	}
 	var next time.Time
 	for i, p := range m.panes {
-		if i == m.focus || p.attention || !p.quietWatch || p.phase != phaseRunning {
+		if !p.quietWatch || p.phase != phaseRunning || !m.wantsAttention(i, p) {
 			continue
 		}
 		if due := p.lastOutput.Add(m.cfg.AttentionAfter); next.IsZero() || due.Before(next) {
@@ -180,15 +157,30 @@ func (m *Model) armAttention() tea.Cmd {
 	return tea.Tick(next.Sub(m.now()), func(time.Time) tea.Msg { return attentionMsg{} })
 }
 
+// wantsAttention reports whether some client could mark pane i: one that
+// does not focus it and has not marked it yet.
+func (m *Model) wantsAttention(i int, p *pane) bool {
+	for _, v := range m.views {
+		if i != v.focus && !v.pv(p).attention {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *Model) handleAttention() tea.Cmd {
 	m.attnArmed = time.Time{}
 	now := m.now()
 	for i, p := range m.panes {
-		if i != m.focus && p.phase == phaseRunning && p.quietWatch && !p.attention &&
-			now.Sub(p.lastOutput) >= m.cfg.AttentionAfter {
-			p.attention = true
-			p.quietWatch = false // no further timer until new output
+		if p.phase != phaseRunning || !p.quietWatch || now.Sub(p.lastOutput) < m.cfg.AttentionAfter {
+			continue
 		}
+		for _, v := range m.views {
+			if i != v.focus {
+				v.pv(p).attention = true
+			}
+		}
+		p.quietWatch = false // no further timer until new output
 	}
 	return m.armAttention()
 }

@@ -25,6 +25,7 @@ type config struct {
 	scrollback  int
 	syncTimeout time.Duration
 	replyQueue  int
+	wake        chan<- struct{}
 }
 
 // WithReplies sets where answers to the child go: the PTY. Without it they
@@ -40,6 +41,11 @@ func WithScrollback(lines int) Option {
 // WithSyncTimeout bounds how long a synchronized update (mode 2026) may hold
 // back the dirty signal.
 func WithSyncTimeout(d time.Duration) Option { return func(c *config) { c.syncTimeout = d } }
+
+// WithWake makes the screen also poke wake (never blocking) each time it
+// raises its dirty signal, so one goroutine can wait for any of many
+// screens on one channel and then ask each (Dirty) which changed.
+func WithWake(wake chan<- struct{}) Option { return func(c *config) { c.wake = wake } }
 
 // WithReplyQueue sets how many replies may wait for the PTY before new ones
 // are dropped.
@@ -87,7 +93,8 @@ type Screen struct {
 
 	replies *replyQueue
 	dirty   chan struct{}
-	kick    chan struct{} // wakes the clock goroutine when the deadline changes
+	wake    chan<- struct{} // shared with other screens; may be nil
+	kick    chan struct{}   // wakes the clock goroutine when the deadline changes
 	done    chan struct{}
 	wg      sync.WaitGroup
 }
@@ -106,6 +113,7 @@ func New(cols, rows int, opts ...Option) *Screen {
 		syncTimeout: c.syncTimeout,
 		replies:     &replyQueue{q: make(chan []byte, c.replyQueue)},
 		dirty:       make(chan struct{}, 1),
+		wake:        c.wake,
 		kick:        make(chan struct{}, 1),
 		done:        make(chan struct{}),
 	}
@@ -331,6 +339,12 @@ func (s *Screen) markDirty() {
 	select {
 	case s.dirty <- struct{}{}:
 	default:
+	}
+	if s.wake != nil {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -1,0 +1,25 @@
+package ui
+
+import "time"
+
+// EventKind names what an Event reports.
+type EventKind string
+
+// The events a Model reports through Config.Events.
+const (
+	EventStarted  EventKind = "started"  // a pane's session runs
+	EventState    EventKind = "state"    // a pane's state changed (Detail: the new one)
+	EventExited   EventKind = "exited"   // a pane's command ended
+	EventClosed   EventKind = "closed"   // a pane was closed and went
+	EventAttached EventKind = "attached" // a client attached
+	EventDetached EventKind = "detached" // a client left
+)
+
+// Event is one thing that happened to a pane or a client.
+type Event struct {
+	Kind   EventKind
+	Time   time.Time
+	Pane   *PaneInfo // the pane, for pane events
+	Client int      // the client, for client events
+	Detail string
+}

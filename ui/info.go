@@ -1,0 +1,53 @@
+package ui
+
+import (
+	"time"
+)
+
+// PaneInfo is one pane as a server's control API shows it.
+type PaneInfo struct {
+	Number     int    // its place in the grid, from 1 (prefix 1…9, ctl)
+	ID         string // stable for the pane's life (SANDMUX_PANE)
+	Name       string
+	Provider   string
+	State      string // starting, running, exited, closing, killed, closed, failed, disconnected
+	ExitCode   *int
+	Reason     string
+	Started    time.Time
+	LastOutput time.Time
+}
+
+// stateNames are the states a pane reports, by phase.
+var stateNames = map[phase]string{
+	phaseStarting: "starting", phaseRunning: "running", phaseExited: "exited", phaseClosing: "closing",
+	phaseKilled: "killed", phaseClosed: "closed", phaseFailed: "failed", phaseCancelled: "failed",
+}
+
+// paneInfo is pane i as PaneInfo.
+func (m *Model) paneInfo(i int) *PaneInfo {
+	p := m.panes[i]
+	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, State: stateNames[p.phase],
+		Started: p.info.Started, LastOutput: p.info.LastOutput}
+	switch {
+	case p.phase == phaseExited && p.info.Disconnected:
+		info.State, info.Reason = "disconnected", "the connection to the sandbox dropped"
+	case p.phase == phaseFailed || p.phase == phaseCancelled:
+		info.Reason = p.status()
+	case p.alert != nil:
+		info.Reason = p.alert.what + " failed: " + p.alert.err.Error()
+	case p.info.ExitKnown:
+		code := p.info.Exit.ShellCode()
+		info.ExitCode = &code
+		info.Reason = p.info.Exit.String()
+	}
+	return info
+}
+
+// Panes lists every pane, in grid order. Call it from DoMsg.
+func (m *Model) Panes() []PaneInfo {
+	out := make([]PaneInfo, 0, len(m.panes))
+	for i := range m.panes {
+		out = append(out, *m.paneInfo(i))
+	}
+	return out
+}

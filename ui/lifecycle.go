@@ -1,0 +1,427 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
+)
+
+// The panes' lives, shared by every client: start, close, kill, restart
+// and the quit. Each step that blocks runs in a command and reports back
+// as a message carrying the pane's key and generation.
+
+func (m *Model) startAll() tea.Cmd {
+	m.started = true
+	cmds := make([]tea.Cmd, 0, len(m.panes))
+	for i := range m.panes {
+		cmds = append(cmds, m.startPane(i))
+	}
+	return tea.Batch(cmds...)
+}
+
+// sizer is the view whose layout sizes the panes: the active client's,
+// or, with none attached, a layout of the server's own size.
+func (m *Model) sizer() *view {
+	if m.active != nil {
+		return m.active
+	}
+	return &view{m: m, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{}}
+}
+
+func (m *Model) startPane(i int) tea.Cmd {
+	p := m.panes[i]
+	cmd := p.start(context.Background(), m.backend, m.sizer().bodySize(i), m.cfg.Scrollback, m.wake)
+	for _, v := range m.views {
+		if s := v.panes[p.key]; s != nil {
+			s.scroll, s.search, s.attention = 0, nil, false
+		}
+		v.pv(p)
+		v.snapshot(p)
+	}
+	return tea.Batch(cmd, m.watch())
+}
+
+func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
+	i, p := m.paneByKey(msg.key, msg.gen)
+	if p == nil {
+		if msg.sess != nil {
+			// The pane went away while starting: nobody else owns it.
+			b, id, key := m.backend, msg.sess.ID(), msg.key
+			return func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }
+		}
+		return nil
+	}
+	cancelled := p.startEnded()
+	if msg.err != nil {
+		p.phase, p.err, p.early = phaseFailed, msg.err, nil
+		if cancelled {
+			p.phase = phaseCancelled
+		}
+		if p.closing {
+			p.closing = false
+			return m.removePane(i, nil)
+		}
+		return nil
+	}
+	p.sess, p.notice = msg.sess, msg.notice
+	if cancelled {
+		// The start completed before its cancellation reached it: tear
+		// the session down as x or k asked.
+		p.early = nil
+		p.setInfo(msg.sess.Info())
+		p.phase = phaseClosing
+		return m.closeSession(p, !p.closing || p.closeKill)
+	}
+	if len(p.early) > 0 {
+		_ = p.sess.Write(p.early) // Best effort, as all input: it only queues.
+		p.early = nil
+	}
+	p.setInfo(msg.sess.Info())
+	m.emit(Event{Kind: EventStarted, Pane: m.paneInfo(i)})
+	// The PTY was opened at the size known when the start began; the
+	// layout may have changed since.
+	return p.resizePTY()
+}
+
+func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
+	byID := map[session.ID]session.Info{}
+	for _, info := range msg.infos {
+		byID[info.ID] = info
+	}
+	for i, p := range m.panes {
+		if p.sess == nil {
+			continue
+		}
+		if info, ok := byID[p.sess.ID()]; ok {
+			was := p.phase
+			p.setInfo(info)
+			if p.phase != was {
+				m.emitState(i, p)
+			}
+		}
+	}
+	return m.armAttention()
+}
+
+func (m *Model) emitState(i int, p *pane) {
+	info := m.paneInfo(i)
+	m.emit(Event{Kind: EventState, Pane: info, Detail: info.State})
+	if p.phase == phaseExited {
+		m.emit(Event{Kind: EventExited, Pane: info})
+	}
+}
+
+// handleClosed: a close (x) removes the pane; a kill (k) leaves it, showing
+// that it was killed, to be restarted. A close that failed (its snapshot)
+// leaves the pane too, showing why, until the user dismisses it (W6).
+func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
+	i, p := m.paneByKey(msg.key, msg.gen)
+	if p == nil {
+		m.failTeardown(nil, "close", msg.err)
+		return nil
+	}
+	p.info, p.err = p.sess.Info(), msg.err
+	waiters := p.onClosed
+	p.onClosed = nil
+	defer func() {
+		for _, f := range waiters {
+			f(msg.err)
+		}
+	}()
+	if p.closing {
+		p.closing, p.closeKill = false, false
+		m.endClosingModals(p.key)
+		if msg.err == nil {
+			return m.removePane(i, nil)
+		}
+		p.phase = phaseClosed
+		m.failTeardown(p, "close", msg.err)
+		m.emitState(i, p)
+		return nil
+	}
+	p.phase = phaseKilled
+	m.failTeardown(p, "kill", msg.err)
+	m.emitState(i, p)
+	return nil
+}
+
+// endClosingModals takes down the closing modal of every client that
+// closes pane key.
+func (m *Model) endClosingModals(key int) {
+	for _, v := range m.views {
+		if v.modal == modalClosing && v.closingKey == key {
+			v.modal = modalNone
+		}
+	}
+}
+
+func resultOf(p *pane) Result {
+	r := Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved}
+	switch {
+	case p.phase == phaseFailed:
+		r.Status = "failed to start"
+	case p.phase == phaseCancelled:
+		r.Status = "start cancelled"
+	case p.sess == nil:
+		r.Status = "not started"
+	case p.info.Disconnected:
+		r.Status = "disconnected"
+	case p.info.ExitKnown:
+		r.Status = p.info.Exit.String()
+	case p.info.Killed:
+		r.Status = "killed"
+	default:
+		r.Status = p.info.State.String()
+	}
+	if n := len(p.info.Survivors); n > 0 {
+		// The status above is the command's; its processes did not all go.
+		r.Status += fmt.Sprintf(", but %d of its processes survived", n)
+	}
+	if p.info.Err != nil && r.Err == nil {
+		r.Err = p.info.Err
+	}
+	return r
+}
+
+// closePane tears pane i down: a close removes it once done, a kill
+// leaves it killed. done, if set, is told how it ended.
+func (m *Model) closePane(i int, kill bool, done func(error)) tea.Cmd {
+	p := m.panes[i]
+	switch p.phase {
+	case phaseStarting:
+		// Cancel the start; the pane goes (or shows the start cancelled)
+		// once the start returns.
+		if kill && p.closing {
+			p.closeKill = true // a close escalated: kill what the start made
+		}
+		p.closing = p.closing || !kill
+		p.cancel()
+		if done != nil {
+			done(nil)
+		}
+		return nil
+	case phaseFailed, phaseKilled, phaseClosed, phaseCancelled:
+		if kill {
+			if done != nil {
+				done(nil)
+			}
+			return nil
+		}
+		return m.removePane(i, done) // nothing left to tear down
+	}
+	if done != nil {
+		p.onClosed = append(p.onClosed, done)
+	}
+	if p.phase == phaseClosing {
+		// A teardown runs already: a kill escalates it, a close waits.
+		if kill && !p.closeKill {
+			p.closeKill = true
+			b, id := m.backend, p.sess.ID()
+			return func() tea.Msg { _ = b.Kill(context.Background(), id); return nil }
+		}
+		return nil
+	}
+	p.closing = !kill
+	p.phase = phaseClosing
+	return m.closeSession(p, kill)
+}
+
+// closeSession tears a pane's session down in a command and reports back.
+// Teardowns are never cancelled: they run to the end, quit or not.
+func (m *Model) closeSession(p *pane, kill bool) tea.Cmd {
+	b, id, key, gen := m.backend, p.sess.ID(), p.key, p.gen
+	return func() tea.Msg {
+		var err error
+		if kill {
+			err = b.Kill(context.Background(), id)
+		} else {
+			err = b.Close(context.Background(), id)
+		}
+		return closedMsg{key: key, gen: gen, err: err}
+	}
+}
+
+// removePane takes pane i off the grid, keeping its outcome for the exit
+// summary, and closes its screen in a command.
+func (m *Model) removePane(i int, done func(error)) tea.Cmd {
+	p := m.panes[i]
+	if p.sess != nil {
+		p.info = p.sess.Info()
+	}
+	info := m.paneInfo(i)
+	m.quitResults = append(m.quitResults, resultOf(p))
+	m.panes = append(m.panes[:i], m.panes[i+1:]...)
+	cmds := []tea.Cmd{}
+	for _, v := range m.views {
+		delete(v.panes, p.key)
+		if v.focus > i || v.focus == len(m.panes) {
+			v.focus = max(0, v.focus-1)
+		}
+		if v.modal == modalClosing && v.closingKey == p.key {
+			v.modal = modalNone
+		}
+		cmds = append(cmds, v.relayout())
+	}
+	m.emit(Event{Kind: EventClosed, Pane: info})
+	if done != nil {
+		done(nil)
+	}
+	screen := p.screen
+	return tea.Batch(append(cmds, func() tea.Msg {
+		if screen != nil {
+			screen.Close()
+		}
+		return nil
+	})...)
+}
+
+// restartPane starts pane i again; an exited session is closed first.
+func (m *Model) restartPane(i int) tea.Cmd {
+	p := m.panes[i]
+	old, oldPhase := p.sess, p.phase
+	p.alert = nil // restarting answers it, as dismissing does
+	start := m.startPane(i)
+	if old == nil || oldPhase != phaseExited {
+		return start
+	}
+	// An exited session still holds its PTY, and its teardown may snapshot
+	// the workspace: it must settle before the new start restores into
+	// the workspace or runs in it.
+	b, id, key := m.backend, old.ID(), p.key
+	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }, start)
+}
+
+type resizePTYMsg struct{ gen int }
+
+func (m *Model) handleResize(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case resizePTYMsg:
+		if msg.gen != m.resizeGen {
+			return nil
+		}
+		var cmds []tea.Cmd
+		for _, p := range m.panes {
+			cmds = append(cmds, p.resizePTY())
+		}
+		return tea.Batch(cmds...)
+	case resizedMsg:
+		// A failed resize of a closing or gone session is expected; the
+		// pane shows its state either way.
+	}
+	return nil
+}
+
+// resizePTYs debounces the PTY resizes: a terminal being dragged sends
+// many sizes.
+func (m *Model) resizePTYs() tea.Cmd {
+	m.resizeGen++
+	gen := m.resizeGen
+	return tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return resizePTYMsg{gen: gen} })
+}
+
+type shutdownMsg struct{ err error }
+
+// startQuit begins the quit: first request shuts everything down, a second
+// one (or kill) escalates to killing every session now.
+func (m *Model) startQuit(kill bool) tea.Cmd {
+	if m.quitting || kill {
+		var cmd tea.Cmd
+		if !m.quitting {
+			cmd = m.beginShutdown()
+		}
+		if m.killRequested {
+			return cmd
+		}
+		m.killRequested = true
+		b := m.backend
+		return tea.Batch(cmd, func() tea.Msg { b.KillAll(); return nil })
+	}
+	return m.beginShutdown()
+}
+
+func (m *Model) beginShutdown() tea.Cmd {
+	m.quitting = true
+	for _, v := range m.views {
+		v.modal = modalNone
+	}
+	for _, p := range m.panes {
+		p.cancel() // a start still preparing is not the Manager's yet
+	}
+	b := m.backend
+	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
+}
+
+func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
+	m.shutdownErr, m.shutDown = msg.err, true
+	if m.startsPending() {
+		// A start still preparing (a restore) was cancelled by the quit
+		// but has not returned: the program ends once it has.
+		return nil
+	}
+	return m.finishQuit()
+}
+
+// startsPending reports whether some pane's start has not reported back.
+func (m *Model) startsPending() bool {
+	for _, p := range m.panes {
+		if p.phase == phaseStarting {
+			return true
+		}
+	}
+	return false
+}
+
+// finishQuit records every pane's outcome and ends the program.
+func (m *Model) finishQuit() tea.Cmd {
+	for _, p := range m.panes {
+		if p.sess != nil {
+			p.info = p.sess.Info()
+		}
+		m.quitResults = append(m.quitResults, resultOf(p))
+		for _, f := range p.onClosed {
+			f(nil)
+		}
+		p.onClosed = nil
+	}
+	for _, v := range m.views {
+		v.show() // the last frame: every session settled
+	}
+	m.done = true
+	m.stopWatching() // the waiting watch returns, and is not re-armed
+	var screens []interface{ Close() }
+	for _, p := range m.panes {
+		if p.screen != nil {
+			screens = append(screens, p.screen)
+		}
+	}
+	return tea.Sequence(func() tea.Msg {
+		for _, s := range screens {
+			s.Close()
+		}
+		return nil
+	}, tea.Quit)
+}
+
+// ShutdownErr is the error of the final shutdown, if any.
+func (m *Model) ShutdownErr() error { return m.shutdownErr }
+
+func (r Result) String() string {
+	s := fmt.Sprintf("%s: %s", r.Name, r.Status)
+	if r.Saved != "" {
+		s += ", snapshot " + r.Saved
+	}
+	if r.Err != nil {
+		s += ": " + r.Err.Error()
+	}
+	return s
+}
+
+// bodySizeOf is a pane's body size in a rect.
+func bodySizeOf(r rect) providers.Size {
+	return providers.Size{Cols: uint16(max(1, r.w)), Rows: uint16(max(1, r.h-1))}
+}

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// view is one client's look at the shared panes: its terminal's size,
+// its focus, page, zoom and modes, and the frames it drew of each pane.
+// Every attached client has its own; a program that is its own client
+// (tests, the local view) has view 0.
+type view struct {
+	m  *Model
+	id int
+
+	width, height int
+	focus         int // index into m.panes
+	page          int
+	zoom          bool
+	readOnly      bool // sees everything, touches nothing (A2)
+
+	prefixPending bool
+	broadcast     bool
+	modal         modal
+	closingKey    int // the pane this client closes, under modalClosing
+	scrollMode    bool
+	notice        string // a one-off word in the status line ("read-only")
+
+	panes map[int]*paneView // by pane key
+
+	out         []byte    // a line being composed, reused
+	term        *Terminal // draws this client's frames; nil: Bubble Tea does
+	cursorColor string    // the cursor colour last set on the terminal ("": its own)
+	// detached is called, from Update, when the client asks to leave.
+	detached func()
+}
+
+// paneView is what one client keeps of one pane: the frame it last took
+// of the pane's screen (live or scrolled back), its rendered rows, and
+// its own scroll, search, pick and attention marker.
+type paneView struct {
+	frame vt.Frame
+	// body holds the rendered rows of the frame, and rowEnd where each
+	// row ends in it.
+	body   []byte
+	rowEnd []int
+
+	scroll       int // lines scrolled back; 0 is live
+	search       *searchState
+	picked       bool // receives this client's broadcast input
+	attention    bool
+	dirtyPending bool // the screen changed while off this client's page
+}
+
+// AttachMsg adds a client's view, drawn through Term.
+type AttachMsg struct {
+	ID            int
+	Term          *Terminal
+	Width, Height int
+	ReadOnly      bool
+	// Detached is called from Update (it must not block) when the client
+	// asks to detach.
+	Detached func()
+}
+
+// DetachMsg removes client ID's view: it left, or its terminal went away.
+type DetachMsg struct{ ID int }
+
+// ClientMsg is input (keys, paste, mouse, focus, a new size) from client ID.
+type ClientMsg struct {
+	ID  int
+	Msg tea.Msg
+}
+
+func (m *Model) newView(id int) *view {
+	v := &view{m: m, id: id, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{}}
+	m.views = append(m.views, v)
+	if m.active == nil {
+		m.active = v
+	}
+	return v
+}
+
+// localView is view 0, made on first use.
+func (m *Model) localView() *view {
+	if v := m.viewByID(0); v != nil {
+		return v
+	}
+	return m.newView(0)
+}
+
+func (m *Model) viewByID(id int) *view {
+	for _, v := range m.views {
+		if v.id == id {
+			return v
+		}
+	}
+	return nil
+}
+
+func (m *Model) attach(msg AttachMsg) tea.Cmd {
+	v := m.newView(msg.ID)
+	v.term, v.readOnly, v.detached = msg.Term, msg.ReadOnly, msg.Detached
+	m.emit(Event{Kind: EventAttached, Client: msg.ID})
+	if msg.Width > 0 && msg.Height > 1 {
+		v.width, v.height = msg.Width, msg.Height
+	}
+	if !v.readOnly {
+		m.active = v // the newest client sizes the panes, until another types
+	}
+	if !m.started {
+		m.layoutW, m.layoutH = v.width, v.height
+		return m.startAll()
+	}
+	return v.relayout()
+}
+
+func (m *Model) detach(id int) tea.Cmd {
+	for i, v := range m.views {
+		if v.id != id {
+			continue
+		}
+		m.views = append(m.views[:i], m.views[i+1:]...)
+		m.emit(Event{Kind: EventDetached, Client: id})
+		if m.active == v {
+			m.active = nil
+			if len(m.views) > 0 {
+				m.active = m.views[len(m.views)-1]
+				return m.active.relayout()
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// pv is the view's state of pane p, made on first use.
+func (v *view) pv(p *pane) *paneView {
+	s := v.panes[p.key]
+	if s == nil {
+		s = &paneView{}
+		v.panes[p.key] = s
+		v.snapshot(p)
+	}
+	return s
+}
+
+// input handles one message of the client's terminal.
+func (v *view) input(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return v.setSize(msg.Width, msg.Height)
+	case tea.KeyPressMsg:
+		cmd = v.handleKey(msg)
+	case tea.PasteMsg:
+		cmd = v.handlePaste(msg.Content)
+	case tea.MouseMsg:
+		cmd = v.handleMouse(msg)
+	case tea.FocusMsg, tea.BlurMsg:
+		return v.handleFocusReport(msg)
+	default:
+		return nil
+	}
+	// The client that typed last sizes the PTYs (tmux's window-size
+	// latest); a read-only one never does.
+	if v.m.active != v && !v.readOnly && v.m.viewByID(v.id) == v {
+		v.m.active = v
+		cmd = tea.Batch(cmd, v.relayout())
+	}
+	return cmd
+}
+
+// show hands the view's frame to its Terminal, if it has one.
+func (v *view) show() {
+	if v.term == nil || v.width <= 0 || v.height <= 0 {
+		return
+	}
+	lines, cursor := v.frame()
+	v.passCursorColor()
+	v.term.Show(lines, cursor, v.width)
+}
+
+func (v *view) focused() *pane {
+	if v.focus < 0 || v.focus >= len(v.m.panes) {
+		return nil
+	}
+	return v.m.panes[v.focus]
+}
+
+// sizing reports whether this view's layout sizes the panes' screens.
+func (v *view) sizing() bool { return v.m.active == v || v.m.active == nil }
+
+func (v *view) setSize(w, h int) tea.Cmd {
+	if w <= 0 || h <= 1 {
+		return nil // no room for a pane and the status line: wait for a real size
+	}
+	v.width, v.height = w, h
+	if !v.m.started {
+		v.m.layoutW, v.m.layoutH = w, h
+		return v.m.startAll()
+	}
+	return v.relayout()
+}
+
+// relayout lays the view out again. The sizing client resizes the
+// visible panes' emulators now and the PTYs debounced; every view then
+// takes new frames of the panes whose screens changed.
+func (v *view) relayout() tea.Cmd {
+	if n := v.pageSize(); n > 0 {
+		v.page = v.focus / n // the page may hold fewer panes now, or none
+	}
+	idx, rects := v.pageRects()
+	var cmd tea.Cmd
+	if v.sizing() {
+		resized := false
+		for k, i := range idx {
+			p := v.m.panes[i]
+			if p.resizeEmulator(bodySizeOf(rects[k])) {
+				resized = true
+				v.m.screenChanged(p)
+			}
+		}
+		if resized {
+			cmd = v.m.resizePTYs()
+		}
+	}
+	for _, i := range idx {
+		p := v.m.panes[i]
+		if s := v.pv(p); s.dirtyPending || s.frame.Cols != p.screenCols() {
+			// Output came while it was off the page, or the screen was
+			// resized for another client.
+			s.dirtyPending = false
+			v.snapshot(p)
+		}
+	}
+	return cmd
+}
+
+// screenChanged makes every view take a new frame of p: now if p is on
+// its page, else when it is shown.
+func (m *Model) screenChanged(p *pane) {
+	for _, v := range m.views {
+		if v.visible(m.indexOf(p.key)) {
+			v.snapshot(p)
+		} else if s := v.panes[p.key]; s != nil {
+			s.dirtyPending = true
+		}
+	}
+}
