@@ -1,0 +1,11 @@
+// Package server is a sandmux server: it owns the panes, their sessions
+// and screens (one ui.Model, run in a Bubble Tea program of its own that
+// reads no terminal), attaches clients to it — each with a Bubble Tea
+// program of its own that decodes that client's input — and answers the
+// control protocol.
+//
+// server owns the clients' lives: attach, detach, a terminal that went
+// away, and finishing every client with the quit's summary. It does not
+// own how a client's bytes travel (attach, sshattach), the UI drawn for
+// it (ui) or the sessions' teardown (session).
+package server

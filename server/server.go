@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/attach"
+	"github.com/sandmux/sandmux/ui"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Size lays the panes out until a client attaches.
+	Size attach.Size
+	// HangupQuits makes a client whose terminal went away (not one that
+	// detached) quit the server, as server.on_hangup = "quit" asks.
+	HangupQuits bool
+	// Log, when set, is told of every attach and detach.
+	Log func(msg string)
+}
+
+// Server runs a ui.Model for any number of attached clients.
+type Server struct {
+	opts  Options
+	model *ui.Model
+	core  *tea.Program
+
+	mu      sync.Mutex
+	nextID  int
+	clients map[int]*client
+	final   *attach.Exit  // set once the quit settled: how every client ends
+	ended   chan struct{} // closed once the core program returned
+	wg      sync.WaitGroup
+}
+
+// New returns a server over model; Run runs it.
+func New(model *ui.Model, opts Options) *Server {
+	s := &Server{opts: opts, model: model, clients: map[int]*client{}, ended: make(chan struct{})}
+	// The core reads no terminal and draws none: each client's view has
+	// a Terminal of its own.
+	s.core = tea.NewProgram(model, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
+		tea.WithoutSignalHandler(), tea.WithFPS(1))
+	return s
+}
+
+// Send hands msg to the model's loop; it never blocks for long.
+func (s *Server) Send(msg tea.Msg) { s.core.Send(msg) }
+
+// Do runs fn on the model's loop and waits until it ran, or the server
+// ended (false).
+func (s *Server) Do(ctx context.Context, fn func(*ui.Model) tea.Cmd) bool {
+	ran := make(chan struct{})
+	s.wg.Go(func() {
+		s.core.Send(ui.DoMsg{Fn: func(m *ui.Model) tea.Cmd { defer close(ran); return fn(m) }})
+	})
+	select {
+	case <-ran:
+		return true
+	case <-s.ended:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Run starts the panes and runs the model until the quit settled; then
+// it asks finish how every client ends (the summary and the status),
+// finishes each with it, and returns once all are gone.
+func (s *Server) Run(finish func(runErr error) attach.Exit) error {
+	s.wg.Go(func() {
+		s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height})
+	})
+	_, err := s.core.Run()
+	if errors.Is(err, tea.ErrProgramKilled) {
+		err = nil
+	}
+	exit := finish(err)
+	s.mu.Lock()
+	s.final = &exit
+	close(s.ended)
+	s.mu.Unlock()
+	s.wg.Wait()
+	return err
+}
+
+// Done is closed once the model's program returned.
+func (s *Server) Done() <-chan struct{} { return s.ended }
+
+// Clients is how many clients are attached.
+func (s *Server) Clients() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
+}
+
+func (s *Server) log(msg string) {
+	if s.opts.Log != nil {
+		s.opts.Log(msg)
+	}
+}

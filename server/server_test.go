@@ -1,0 +1,107 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sandmux/sandmux/attach"
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/local"
+	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/ui"
+)
+
+// runServer runs a server of one local pane per command, over a real
+// Manager and real PTYs, and stops it (killing everything) at cleanup.
+func runServer(t *testing.T, cmds ...string) (*Server, *ui.Model) {
+	t.Helper()
+	mgr := session.NewManager(providers.Table{"local": local.New("/bin/sh")})
+	var specs []ui.PaneSpec
+	for _, c := range cmds {
+		specs = append(specs, ui.PaneSpec{Name: c, Provider: "local", Spec: providers.Spec{Command: []string{"sh", "-c", c}}})
+	}
+	model := ui.New(ui.Config{Prefix: "ctrl+b", FPS: 60}, ui.FromManager(mgr), specs)
+	s := New(model, Options{Size: attach.Size{Width: 100, Height: 30}})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = s.Run(func(runErr error) attach.Exit {
+			var b strings.Builder
+			for _, r := range model.Results() {
+				fmt.Fprintln(&b, r)
+			}
+			return attach.Exit{Code: 0, Summary: b.String()}
+		})
+	})
+	t.Cleanup(func() {
+		s.Send(ui.QuitMsg{Kill: true})
+		wg.Wait()
+		_ = mgr.Shutdown(context.Background())
+		mgr.Wait()
+	})
+	return s, model
+}
+
+func attachClient(t *testing.T, s *Server, st *pipeStream) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = s.Attach(t.Context(), st) })
+	t.Cleanup(wg.Wait)
+	return &wg
+}
+
+// Two clients of different sizes share one pane: what one types shows in
+// both; one detaches and the pane runs on; a quit from the other ends
+// both with the summary.
+func TestContract_A3_TwoClientsShareAPane(t *testing.T) {
+	s, _ := runServer(t, "cat")
+	a := newPipeStream(t, 100, 30, false)
+	b := newPipeStream(t, 60, 20, false)
+	attachClient(t, s, a)
+	a.waitFor(t, "cat · local · running")
+	attachClient(t, s, b)
+	b.waitFor(t, "cat · local · running")
+
+	a.typeText(t, "hello from a\r")
+	a.waitFor(t, "hello from a")
+	b.waitFor(t, "hello from a")
+
+	b.typeText(t, "\x02d") // prefix d
+	if e := b.waitExit(t); !e.Detached {
+		t.Fatalf("prefix d ended the client with %+v, want detached", e)
+	}
+	a.typeText(t, "still here\r")
+	a.waitFor(t, "still here")
+
+	a.typeText(t, "\x02q")
+	a.waitFor(t, "Quit and tear them all down?")
+	a.typeText(t, "y")
+	e := a.waitExit(t)
+	if e.Detached || !strings.Contains(e.Summary, "cat: ") {
+		t.Fatalf("the quit ended the client with %+v, want the summary", e)
+	}
+}
+
+// A read-only client sees the pane but its keys never reach it, and it
+// cannot quit.
+func TestContract_A2_ReadOnlyClientCannotType(t *testing.T) {
+	s, _ := runServer(t, "cat")
+	rw := newPipeStream(t, 80, 24, false)
+	ro := newPipeStream(t, 80, 24, true)
+	attachClient(t, s, rw)
+	attachClient(t, s, ro)
+	ro.waitFor(t, "READ-ONLY")
+	ro.typeText(t, "secret\r")
+	ro.typeText(t, "\x02q")
+	ro.waitFor(t, "read-only")
+	rw.typeText(t, "visible\r")
+	ro.waitFor(t, "visible")
+	if strings.Contains(rw.text(), "secret") {
+		t.Fatalf("a read-only client's keys reached the pane:\n%s", rw.text())
+	}
+	ro.typeText(t, "\x02d")
+	if e := ro.waitExit(t); !e.Detached {
+		t.Fatalf("read-only detach ended with %+v", e)
+	}
+}
