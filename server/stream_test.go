@@ -39,7 +39,7 @@ func (s *pipeStream) Write(p []byte) (int, error) {
 	s.screen.Write(string(p))
 	return len(p), nil
 }
-func (s *pipeStream) Hello() attach.Hello          { return s.hello }
+func (s *pipeStream) Hello() attach.Hello         { return s.hello }
 func (s *pipeStream) Resizes() <-chan attach.Size { return s.resizes }
 func (s *pipeStream) Finish(e attach.Exit) error {
 	s.mu.Lock()

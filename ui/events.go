@@ -20,6 +20,6 @@ type Event struct {
 	Kind   EventKind
 	Time   time.Time
 	Pane   *PaneInfo // the pane, for pane events
-	Client int      // the client, for client events
+	Client int       // the client, for client events
 	Detail string
 }
