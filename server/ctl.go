@@ -30,9 +30,10 @@ type Core interface {
 	Run(name string, argv []string) (control.SessionInfo, error)
 	// Start opens one of the config's sandboxes.
 	Start(sandbox string) (control.SessionInfo, error)
-	// Close returns once the teardown, and its snapshot, finished.
+	// Close returns once the teardown, and its snapshot, finished. ctx
+	// ending (the client went away) ends the waiting, not the teardown.
 	Close(ctx context.Context, id string) error
-	// Kill returns once the kill is verified.
+	// Kill returns once the kill is verified; ctx as for Close.
 	Kill(ctx context.Context, id string) error
 	// Restart restarts an exited, killed or failed session.
 	Restart(id string) error

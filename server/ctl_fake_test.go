@@ -158,6 +158,11 @@ func (f *fakeCore) Restart(id string) error {
 func (f *fakeCore) Input(id string, encode func(vt.Modes) []byte) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for _, si := range f.sessions {
+		if si.ID == id && si.State == "exited" && si.Name != "1" {
+			return fmt.Errorf("it has exited: restart it with sandmux ctl restart %d", si.Number)
+		}
+	}
 	f.typed[id] = append(f.typed[id], encode(f.modes[id])...)
 	return nil
 }

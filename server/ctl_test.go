@@ -149,6 +149,15 @@ func TestCtlSend(t *testing.T) {
 	}
 }
 
+func TestCtlInputRefused(t *testing.T) {
+	h := serve(t)
+	h.core.setState("b2", "exited")
+	_, err := h.call(t, control.Request{Op: control.OpKeys, Session: "2", Keys: []string{"enter"}})
+	if err == nil || !strings.Contains(err.Error(), `type into pane 2 ("web"): it has exited: restart it with sandmux ctl restart 2`) {
+		t.Errorf("keys into an exited pane: %v, want the core's refusal naming the pane", err)
+	}
+}
+
 func TestCtlKeys(t *testing.T) {
 	h := serve(t)
 	h.must(t, control.Request{Op: control.OpKeys, Session: "b2", Keys: []string{"enter", "ctrl+c", "up"}})
