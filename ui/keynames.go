@@ -42,7 +42,7 @@ const maxKeyNameQuote = 24
 func EncodeKeyNames(names []string, m vt.Modes) ([]byte, error) {
 	var out []byte
 	for i, name := range names {
-		k, err := ParseKeyName(name)
+		k, err := parseKeyName(name)
 		if err != nil {
 			return nil, fmt.Errorf("key %d: %w", i+1, err)
 		}
@@ -55,11 +55,11 @@ func EncodeKeyNames(names []string, m vt.Modes) ([]byte, error) {
 	return out, nil
 }
 
-// ParseKeyName reads one key name: modifiers joined by "+" (ctrl, alt,
+// parseKeyName reads one key name: modifiers joined by "+" (ctrl, alt,
 // shift, in any order), then a named key or one character. "+" itself is
 // "+" alone or last ("ctrl++"). Names and modifiers ignore case; a single
 // character keeps its own.
-func ParseKeyName(name string) (tea.Key, error) {
+func parseKeyName(name string) (tea.Key, error) {
 	mods, key := splitKeyName(name)
 	code, named := namedKeys[strings.ToLower(key)]
 	r, size := utf8.DecodeRuneInString(key)
@@ -85,13 +85,12 @@ func ParseKeyName(name string) (tea.Key, error) {
 		return k, nil
 	}
 	k.Code = r
-	switch {
-	case k.Mod.Contains(tea.ModCtrl):
-		// Ctrl makes a control byte of the key, never its text.
-	case k.Mod.Contains(tea.ModShift):
-		k.Text = string(unicode.ToUpper(r)) // as the terminal would type it
-	default:
-		k.Text = key
+	if k.Mod.Contains(tea.ModShift) && !k.Mod.Contains(tea.ModCtrl) {
+		k.Code = unicode.ToUpper(r) // as the terminal would type it, alt or not
+	}
+	if k.Mod&^tea.ModShift == 0 {
+		// Text only for what types as itself, as Bubble Tea reports keys.
+		k.Text = string(k.Code)
 	}
 	return k, nil
 }

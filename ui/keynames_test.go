@@ -109,5 +109,11 @@ func FuzzEncodeKeyNames(f *testing.F) {
 		if len(got) == 0 || len(got)%2 != 0 || string(got[:len(got)/2]) != string(got[len(got)/2:]) {
 			t.Fatalf("%q twice: got %q, want the same bytes twice", name, got)
 		}
+		// The name Bubble Tea writes for the parsed key means the same key.
+		k, _ := parseKeyName(name)
+		again, err := EncodeKeyNames([]string{k.String()}, vt.Modes{AppCursor: appCursor})
+		if err != nil || string(again) != string(got[:len(got)/2]) {
+			t.Fatalf("%q is written %q, which gives %q, %v; want %q", name, k.String(), again, err, got[:len(got)/2])
+		}
 	})
 }
