@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/ui"
+)
+
+// The control handler turns each request of `sandmux ctl` into calls on
+// the core that owns the panes:
+//
+//	control.Server ──Request──▶ ctlHandler ──▶ Core (the panes' loop)
+//	      ▲                         │  wait: re-checks Sessions() on each
+//	      └────────Reply────────────┘        event from the control.Hub
+//
+// It owns no session state: every answer comes from the core as it is
+// now, so a request never acts on a stale pane list.
+
+// Core is what the control handler needs from the server's panes. Each
+// call is safe from any goroutine; it runs on the core's loop and returns
+// once done or refused. Its errors say what to do next.
+type Core interface {
+	// Sessions lists the panes in pane order; Number counts from 1.
+	Sessions() []control.SessionInfo
+	// Run opens a local pane running argv; name "" is argv's first word.
+	Run(name string, argv []string) (control.SessionInfo, error)
+	// Start opens one of the config's sandboxes.
+	Start(sandbox string) (control.SessionInfo, error)
+	// Close returns once the teardown, and its snapshot, finished. ctx
+	// ending (the client went away) ends the waiting, not the teardown.
+	Close(ctx context.Context, id string) error
+	// Kill returns once the kill is verified; ctx as for Close.
+	Kill(ctx context.Context, id string) error
+	// Restart restarts an exited, killed or failed session.
+	Restart(id string) error
+	// Input types what encode returns, called with the session's modes
+	// at the moment of writing.
+	Input(id string, encode func(vt.Modes) []byte) error
+	// Screen is the session's screen as `sandmux screen` prints one.
+	Screen(id string, ansi, scrollback bool) (string, error)
+	// Quit begins the quit as prefix q then y does (kill: as a second q)
+	// and returns once it began.
+	Quit(kill bool) error
+}
+
+// ctlHandler answers control requests from a Core.
+type ctlHandler struct {
+	core Core
+	hub  *control.Hub
+}
+
+// NewHandler answers control requests by calling core; wait listens to
+// hub for the moments worth re-checking. It returns the interface rather
+// than its type so the package's namespace keeps only what callers use.
+func NewHandler(core Core, hub *control.Hub) control.Handler {
+	return &ctlHandler{core: core, hub: hub}
+}
+
+// ctlOps is the table of operations. OpEvents never reaches a Handler:
+// control.Server streams it from the hub itself.
+var ctlOps = map[control.Op]func(h *ctlHandler, ctx context.Context, req control.Request) (control.Reply, error){
+	control.OpLs:      (*ctlHandler).ls,
+	control.OpRun:     (*ctlHandler).run,
+	control.OpStart:   (*ctlHandler).start,
+	control.OpClose:   (*ctlHandler).close,
+	control.OpKill:    (*ctlHandler).kill,
+	control.OpRestart: (*ctlHandler).restart,
+	control.OpSend:    (*ctlHandler).send,
+	control.OpKeys:    (*ctlHandler).keys,
+	control.OpScreen:  (*ctlHandler).screen,
+	control.OpWait:    (*ctlHandler).wait,
+	control.OpQuit:    (*ctlHandler).quit,
+}
+
+// Handle answers one request.
+func (h *ctlHandler) Handle(ctx context.Context, req control.Request) control.Reply {
+	op, ok := ctlOps[req.Op]
+	if !ok {
+		return control.Fail(fmt.Errorf("op %s is not answered here: use sandmux ctl, which knows the ops this server takes", quote(string(req.Op))))
+	}
+	rep, err := op(h, ctx, req)
+	if err != nil {
+		return control.Fail(err)
+	}
+	rep.OK = true
+	return rep
+}
+
+func (h *ctlHandler) ls(context.Context, control.Request) (control.Reply, error) {
+	return control.Reply{Sessions: h.core.Sessions()}, nil
+}
+
+func (h *ctlHandler) run(_ context.Context, req control.Request) (control.Reply, error) {
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return control.Reply{}, errors.New("run needs a command: give it after --, as in sandmux ctl run -- htop")
+	}
+	si, err := h.core.Run(req.Name, req.Argv)
+	if err != nil {
+		return control.Reply{}, fmt.Errorf("run %s: %w", quote(req.Argv[0]), err)
+	}
+	return control.Reply{Session: &si}, nil
+}
+
+func (h *ctlHandler) start(_ context.Context, req control.Request) (control.Reply, error) {
+	if req.Sandbox == "" {
+		return control.Reply{}, errors.New("start needs a sandbox: name one of the config's sandboxes")
+	}
+	si, err := h.core.Start(req.Sandbox)
+	if err != nil {
+		return control.Reply{}, fmt.Errorf("start sandbox %s: %w", quote(req.Sandbox), err)
+	}
+	return control.Reply{Session: &si}, nil
+}
+
+func (h *ctlHandler) close(ctx context.Context, req control.Request) (control.Reply, error) {
+	return h.act(req, "close", func(id string) error { return h.core.Close(ctx, id) })
+}
+
+func (h *ctlHandler) kill(ctx context.Context, req control.Request) (control.Reply, error) {
+	return h.act(req, "kill", func(id string) error { return h.core.Kill(ctx, id) })
+}
+
+func (h *ctlHandler) restart(_ context.Context, req control.Request) (control.Reply, error) {
+	return h.act(req, "restart", h.core.Restart)
+}
+
+// act resolves the request's session, does what to it, and answers with
+// the session as it is afterwards (none when it is gone).
+func (h *ctlHandler) act(req control.Request, verb string, what func(id string) error) (control.Reply, error) {
+	si, err := h.resolve(req.Session)
+	if err != nil {
+		return control.Reply{}, err
+	}
+	if err := what(si.ID); err != nil {
+		return control.Reply{}, fmt.Errorf("%s %s: %w", verb, describe(si), err)
+	}
+	return control.Reply{Session: h.byID(si.ID)}, nil
+}
+
+func (h *ctlHandler) send(_ context.Context, req control.Request) (control.Reply, error) {
+	if len(req.Data) == 0 {
+		return control.Reply{}, errors.New("send needs data: nothing to type")
+	}
+	encode := func(vt.Modes) []byte { return req.Data }
+	if req.Paste {
+		encode = func(m vt.Modes) []byte { return ui.EncodePasteData(req.Data, m) }
+	}
+	return h.input(req, encode)
+}
+
+func (h *ctlHandler) keys(_ context.Context, req control.Request) (control.Reply, error) {
+	if len(req.Keys) == 0 {
+		return control.Reply{}, errors.New("keys needs at least one key name, such as enter or ctrl+c")
+	}
+	// Names are checked before anything is typed; modes only change which
+	// bytes a valid name becomes, never whether it has any.
+	if _, err := ui.EncodeKeyNames(req.Keys, vt.Modes{}); err != nil {
+		return control.Reply{}, err
+	}
+	return h.input(req, func(m vt.Modes) []byte {
+		b, _ := ui.EncodeKeyNames(req.Keys, m) // Best effort: the names were checked above.
+		return b
+	})
+}
+
+func (h *ctlHandler) input(req control.Request, encode func(vt.Modes) []byte) (control.Reply, error) {
+	si, err := h.resolve(req.Session)
+	if err != nil {
+		return control.Reply{}, err
+	}
+	if err := h.core.Input(si.ID, encode); err != nil {
+		return control.Reply{}, fmt.Errorf("type into %s: %w", describe(si), err)
+	}
+	return control.Reply{}, nil
+}
+
+func (h *ctlHandler) screen(_ context.Context, req control.Request) (control.Reply, error) {
+	si, err := h.resolve(req.Session)
+	if err != nil {
+		return control.Reply{}, err
+	}
+	text, err := h.core.Screen(si.ID, req.ANSI, req.Scrollback)
+	if err != nil {
+		return control.Reply{}, fmt.Errorf("read the screen of %s: %w", describe(si), err)
+	}
+	return control.Reply{Screen: text}, nil
+}
+
+func (h *ctlHandler) quit(_ context.Context, req control.Request) (control.Reply, error) {
+	if err := h.core.Quit(req.Kill); err != nil {
+		return control.Reply{}, fmt.Errorf("quit: %w", err)
+	}
+	return control.Reply{}, nil
+}
