@@ -76,3 +76,30 @@ func logTail(path string, from int64) string {
 	}
 	return termsafe.Lines(string(b))
 }
+
+// RotateLog keeps the log of a server that Start started bounded while it
+// runs: when this process's stdout and stderr are the log of server name
+// and it has grown past MaxLog, it becomes NAME.log.1 and both are
+// pointed at a new, empty log. A server calls it at moments of its
+// choosing (each attach, say), not on a timer, so an idle server still
+// never wakes. It does nothing when stderr is not that log (a server run
+// in the foreground).
+func RotateLog(name string) error {
+	path, err := LogPath(name)
+	if err != nil {
+		return err
+	}
+	size, ok, err := stderrIs(path)
+	if err != nil || !ok || size <= MaxLog {
+		return err
+	}
+	if err := os.Rename(path, path+".1"); err != nil {
+		return fmt.Errorf("rotate the server log %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("rotate the server log %s: %w", path, err)
+	}
+	defer f.Close() // Best effort: stdout and stderr hold their own copies.
+	return redirectStdio(f)
+}

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,4 +116,38 @@ func FuzzLogTail(f *testing.F) {
 			t.Errorf("tail of %d bytes", len(got))
 		}
 	})
+}
+
+// A running server's log is rotated by RotateLog, and what it writes
+// next, to stdout or stderr, goes to the new log.
+func TestRotateLog(t *testing.T) {
+	env(t)
+	log, err := LogPath("r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := openLog(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "rotate", "r")
+	cmd.Stdout, cmd.Stderr = f, f
+	err = cmd.Run()
+	_ = f.Close()
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	if b, err := os.ReadFile(log); err != nil || string(b) != "after rotation\nstdout too\n" {
+		t.Errorf("new log %q, %v", b, err)
+	}
+	if fi, err := os.Stat(log + ".1"); err != nil || fi.Size() <= MaxLog {
+		t.Errorf("rotated log: %v, %v", fi, err)
+	}
+	// Here stderr is not the log: nothing happens.
+	if err := RotateLog("r"); err != nil {
+		t.Errorf("RotateLog in the foreground: %v", err)
+	}
+	if _, err := os.Stat(log); err != nil {
+		t.Errorf("RotateLog in the foreground moved the log: %v", err)
+	}
 }

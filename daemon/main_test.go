@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -45,6 +46,9 @@ func TestMain(m *testing.M) {
 //	hang              never listen, ignore SIGTERM (only SIGKILL ends it)
 //	lose SOCKET CTL   ask the test over CTL to take SOCKET first, then
 //	                  try to listen there (and be refused)
+//	wait CTL          never listen; tell the test over CTL it is up and
+//	                  wait (SIGTERM ends it)
+//	rotate NAME       grow its log past MaxLog, RotateLog, write more
 func helper(args []string) int {
 	fmt.Fprintf(os.Stderr, "helper %s up\n", args[0])
 	switch args[0] {
@@ -59,6 +63,22 @@ func helper(args []string) int {
 		for range sigs {
 			fmt.Fprintln(os.Stderr, "helper ignores SIGTERM")
 		}
+	case "wait":
+		c, err := net.Dial("unix", args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		_, _ = io.Copy(io.Discard, c) // Until SIGTERM.
+	case "rotate":
+		_, _ = os.Stderr.Write(bytes.Repeat([]byte("x"), MaxLog+1))
+		if err := RotateLog(args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "after rotation")
+		fmt.Println("stdout too")
+		return 0
 	case "lose":
 		c, err := net.Dial("unix", args[2])
 		if err != nil {

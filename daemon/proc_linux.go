@@ -106,3 +106,28 @@ func answeredBy(socket string) (int, error) {
 	}
 	return int(cred.Pid), nil
 }
+
+// stderrIs reports whether this process's stderr is the file at path,
+// and its size.
+func stderrIs(path string) (int64, bool, error) {
+	var fd, file unix.Stat_t
+	if err := unix.Fstat(2, &fd); err != nil {
+		return 0, false, fmt.Errorf("check where stderr goes: %w", err)
+	}
+	if err := unix.Stat(path, &file); errors.Is(err, unix.ENOENT) {
+		return 0, false, nil
+	} else if err != nil {
+		return 0, false, fmt.Errorf("check the server log: %w", err)
+	}
+	return fd.Size, fd.Dev == file.Dev && fd.Ino == file.Ino, nil
+}
+
+// redirectStdio points stdout and stderr at f.
+func redirectStdio(f *os.File) error {
+	for _, std := range []int{1, 2} {
+		if err := unix.Dup3(int(f.Fd()), std, 0); err != nil {
+			return fmt.Errorf("point fd %d at the new log %s: %w", std, f.Name(), err)
+		}
+	}
+	return nil
+}

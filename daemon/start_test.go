@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -217,5 +219,38 @@ func TestStartOptions(t *testing.T) {
 	o.Exe = filepath.Join(t.TempDir(), "missing")
 	if _, err := Start(t.Context(), o); err == nil || !strings.Contains(err.Error(), "start the sandmux server") {
 		t.Errorf("Start of a missing program: %v", err)
+	}
+}
+
+// The caller giving up while the server starts stops and reaps it.
+func TestStartCancelled(t *testing.T) {
+	env(t)
+	ctlPath := filepath.Join(t.TempDir(), "ctl.sock")
+	ctl, err := net.Listen("unix", ctlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	// The connection stays open until Start returns: the helper exits
+	// of itself when it closes.
+	up := make(chan net.Conn, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		c, err := ctl.Accept()
+		if err != nil {
+			t.Error(err)
+		}
+		up <- c
+		cancel() // The server is up and not listening.
+	})
+	_, err = Start(ctx, opts(t, "slow", "wait", ctlPath))
+	wg.Wait()
+	if c := <-up; c != nil {
+		_ = c.Close()
+	}
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "helper wait up") {
+		t.Errorf("Start cancelled: %v, want context.Canceled and the log", err)
 	}
 }
