@@ -12,10 +12,11 @@ import (
 )
 
 const (
-	// MaxLog is the size past which a server's log is rotated when the
-	// next server of that name starts: NAME.log becomes NAME.log.1,
-	// replacing the one before, so a name's logs never take more than
-	// about twice this (plus what one server writes while it runs).
+	// MaxLog is the size past which a server's log is rotated, when the
+	// next server of that name starts or when the running one calls
+	// RotateLog: NAME.log becomes NAME.log.1, replacing the one before,
+	// so a name's logs take about twice this at most (plus what a
+	// server writes between two RotateLog calls).
 	MaxLog = 4 << 20
 	// tailSize bounds how much of the log an error quotes.
 	tailSize = 2 << 10
