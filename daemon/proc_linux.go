@@ -1,0 +1,133 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sandmux/sandmux/endpoint"
+)
+
+// newSession starts the server as the leader of a new session and process
+// group, with no controlling terminal: the client's terminal closing
+// (SIGHUP) or its Ctrl-C (SIGINT to the foreground group) never reaches it.
+func newSession() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// exited reports whether child pid has exited, without reaping it
+// (WNOWAIT), so that cmd.Wait can reap it and report its status.
+func exited(pid int) (bool, error) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("watch the server process %d: %w", pid, err)
+		}
+		// WNOHANG leaves info zero while the child runs.
+		return info.Signo != 0, nil
+	}
+}
+
+// signalGroup sends SIGTERM, or SIGKILL when kill, to the process group
+// of leader pid.
+func signalGroup(pid int, kill bool) {
+	sig := unix.SIGTERM
+	if kill {
+		sig = unix.SIGKILL
+	}
+	_ = unix.Kill(-pid, sig) // Best effort: it may have exited meanwhile.
+}
+
+// openLock opens the start lock of the server at socket: the socket's
+// path plus ".lock", created 0600. It lives next to the socket so that
+// every client naming that socket finds the same lock, and it is never
+// removed: removing a lock file lets a late-comer lock a new file while
+// another still holds the old one. Go opens it close-on-exec, so the
+// server started under it does not inherit (and hold) the lock.
+func openLock(socket string) (*os.File, error) {
+	if filepath.Dir(socket) == endpoint.Dir() {
+		// endpoint.Listen checks this directory's owner and mode when
+		// the server starts; it only has to exist for the lock.
+		if err := os.MkdirAll(endpoint.Dir(), 0o700); err != nil {
+			return nil, fmt.Errorf("create the socket directory: %w", err)
+		}
+	}
+	f, err := os.OpenFile(socket+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the server start lock: %w", err)
+	}
+	return f, nil
+}
+
+// tryLock takes the lock without waiting, reporting whether it did; the
+// kernel releases it when f is closed or this process dies.
+func tryLock(f *os.File) (bool, error) {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("take the server start lock %s: %w", f.Name(), err)
+	}
+	return true, nil
+}
+
+// answeredBy is the pid of the server answering at socket, as the kernel
+// recorded it when that server listened (SO_PEERCRED), or 0 when none
+// answers.
+func answeredBy(socket string) (int, error) {
+	c, err := endpoint.Dial(socket)
+	if errors.Is(err, endpoint.ErrNoServer) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("check for a running server: %w", err)
+	}
+	defer c.Close() // Best effort: it was only a probe.
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0, fmt.Errorf("check who serves %s: %w", socket, err)
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return 0, fmt.Errorf("check who serves %s: %w", socket, err)
+	}
+	if credErr != nil {
+		return 0, fmt.Errorf("check who serves %s: %w", socket, credErr)
+	}
+	return int(cred.Pid), nil
+}
+
+// stderrIs reports whether this process's stderr is the file at path,
+// and its size.
+func stderrIs(path string) (int64, bool, error) {
+	var fd, file unix.Stat_t
+	if err := unix.Fstat(2, &fd); err != nil {
+		return 0, false, fmt.Errorf("check where stderr goes: %w", err)
+	}
+	if err := unix.Stat(path, &file); errors.Is(err, unix.ENOENT) {
+		return 0, false, nil
+	} else if err != nil {
+		return 0, false, fmt.Errorf("check the server log: %w", err)
+	}
+	return fd.Size, fd.Dev == file.Dev && fd.Ino == file.Ino, nil
+}
+
+// redirectStdio points stdout and stderr at f.
+func redirectStdio(f *os.File) error {
+	for _, std := range []int{1, 2} {
+		if err := unix.Dup3(int(f.Fd()), std, 0); err != nil {
+			return fmt.Errorf("point fd %d at the new log %s: %w", std, f.Name(), err)
+		}
+	}
+	return nil
+}
