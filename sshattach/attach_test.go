@@ -1,0 +1,194 @@
+package sshattach
+
+import (
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/sandmux/sandmux/attach"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+func TestAuthorizedKeyAttachesTypesAndExits(t *testing.T) {
+	f := startFixture(t, nil)
+	c := f.dial(t, f.rw, "-tt")
+	h := f.hello(t)
+	if h.ReadOnly || h.Term != "screen-256color" || h.Size != (attach.Size{Width: 80, Height: 24}) {
+		t.Errorf("Hello = %+v, want read-write, TERM screen-256color, 80x24", h)
+	}
+	fp := gossh.FingerprintSHA256(f.rwPub)
+	if want := "ssh tester " + fp + " from 127.0.0.1:"; !strings.HasPrefix(h.Who, want) {
+		t.Errorf("Who = %q, want it to start with %q", h.Who, want)
+	}
+	c.typeText(t, "hello")
+	c.waitOutput(t, "HELLO")
+	c.typeText(t, "q")
+	if code := c.exitCode(t); code != 3 {
+		t.Errorf("ssh exited %d, want the attach's 3; terminal: %q", code, c.output())
+	}
+	c.waitOutput(t, "bye\r\nsecond line\r\n")
+	f.log.waitFor(t, "ssh attached", fp, "read-write")
+	f.log.waitFor(t, "ssh detached", fp, "exit 3")
+}
+
+func TestResizeReachesResizes(t *testing.T) {
+	f := startFixture(t, nil)
+	c := f.dial(t, f.rw, "-tt")
+	f.hello(t)
+	if err := pty.Setsize(c.tty, &pty.Winsize{Rows: 40, Cols: 132}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case sz := <-f.att.resizes:
+		if sz != (attach.Size{Width: 132, Height: 40}) {
+			t.Errorf("resize = %+v, want 132x40", sz)
+		}
+	case <-time.After(waitBound):
+		t.Fatal("the client's resize never reached Resizes")
+	}
+	c.typeText(t, "d")
+	if code := c.exitCode(t); code != 0 {
+		t.Errorf("ssh exited %d after a detach, want 0", code)
+	}
+	c.waitOutput(t, "[detached]\r\n")
+}
+
+func TestReadOnlyKeyAttachesReadOnly(t *testing.T) {
+	f := startFixture(t, nil)
+	c := f.dial(t, f.ro, "-tt")
+	if h := f.hello(t); !h.ReadOnly {
+		t.Errorf("Hello.ReadOnly = false for a key in the read-only keys")
+	}
+	f.log.waitFor(t, "ssh attached", gossh.FingerprintSHA256(f.roPub), "read-only")
+	c.typeText(t, "q")
+	c.exitCode(t)
+}
+
+func TestUnknownKeyRefused(t *testing.T) {
+	f := startFixture(t, nil)
+	c := f.dial(t, f.stranger, "-tt")
+	if code := c.exitCode(t); code != 255 {
+		t.Errorf("ssh exited %d for an unknown key, want 255; terminal: %q", code, c.output())
+	}
+	f.log.waitFor(t, "ssh refused", "tester", gossh.FingerprintSHA256(f.strPub), "neither")
+	select {
+	case h := <-f.att.hellos:
+		t.Errorf("an unknown key attached: %+v", h)
+	default:
+	}
+}
+
+func TestNoTerminalRefused(t *testing.T) {
+	f := startFixture(t, nil)
+	c := f.dial(t, f.rw, "-T")
+	if code := c.exitCode(t); code != 1 {
+		t.Errorf("ssh -T exited %d, want 1", code)
+	}
+	c.waitOutput(t, "attaching needs a terminal: run ssh -tt")
+	f.log.waitFor(t, "ssh refused", "no terminal")
+}
+
+func TestCommandRefused(t *testing.T) {
+	f := startFixture(t, nil)
+	c := f.dial(t, f.rw, "-tt", "-o", "RemoteCommand=ls")
+	if code := c.exitCode(t); code != 1 {
+		t.Errorf("ssh with a command exited %d, want 1", code)
+	}
+	c.waitOutput(t, "commands are not run over ssh")
+}
+
+func TestShutdownEndsLiveSessions(t *testing.T) {
+	f := startFixture(t, nil)
+	c := f.dial(t, f.rw, "-tt")
+	f.hello(t)
+	c.typeText(t, "x")
+	c.waitOutput(t, "X")
+	f.stop(t)
+	if code := c.exitCode(t); code != 4 {
+		t.Errorf("ssh exited %d when the server shut down, want the attach's 4", code)
+	}
+	c.waitOutput(t, "server quit\r\n")
+}
+
+func TestShutdownClosesAStalledHandshake(t *testing.T) {
+	f := startFixture(t, func(c *Config) { c.ShutdownGrace = time.Millisecond })
+	conn, err := net.Dial("tcp", f.srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The server's version line says the connection is being served.
+	if _, err := conn.Read(make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	f.stop(t)
+}
+
+func TestHandshakeTimeoutAndMaxConns(t *testing.T) {
+	f := startFixture(t, func(c *Config) { c.MaxConns, c.HandshakeTimeout = 1, 200*time.Millisecond })
+	first, err := net.Dial("tcp", f.srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if _, err := first.Read(make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	second, err := net.Dial("tcp", f.srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if _, err := second.Read(make([]byte, 64)); err == nil {
+		t.Errorf("a connection beyond MaxConns was served")
+	}
+	f.log.waitFor(t, "ssh refused", "already serving 1")
+	// The first never sends its version: the handshake timeout closes it.
+	if err := first.SetReadDeadline(time.Now().Add(waitBound)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	for {
+		if _, err := first.Read(buf); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the handshake timeout did not close a silent connection")
+			}
+			break
+		}
+	}
+}
+
+func TestHostKeyKeptAcrossServers(t *testing.T) {
+	requireSSH(t)
+	dir := t.TempDir()
+	_, pub := clientKey(t, dir, "k")
+	keys := dir + "/authorized_keys"
+	writeFile(t, keys, authorizedLine(pub)+"\n")
+	cfg := Config{Listen: "127.0.0.1:0", AuthorizedKeys: keys, HostKeyPath: dir + "/state/host_key"}
+	var fps []string
+	for range 2 {
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := contextCanceled(t)
+		cancel()
+		if err := s.Serve(ctx, newEchoAttacher()); err != nil {
+			t.Fatal(err)
+		}
+		signer, err := loadHostKey(s.HostKeyPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fps = append(fps, gossh.FingerprintSHA256(signer.PublicKey()))
+	}
+	if fps[0] != fps[1] {
+		t.Errorf("the host key changed between servers: %v", fps)
+	}
+	if info, err := os.Stat(cfg.HostKeyPath); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("host key: %v, %v; want mode 0600", info, err)
+	}
+}
