@@ -1,6 +1,7 @@
 package sshattach
 
 import (
+	"context"
 	"net"
 	"os"
 	"strings"
@@ -73,6 +74,8 @@ func TestUnknownKeyRefused(t *testing.T) {
 	if code := c.exitCode(t); code != 255 {
 		t.Errorf("ssh exited %d for an unknown key, want 255; terminal: %q", code, c.output())
 	}
+	// Public keys are the only way in: no password, no keyboard-interactive.
+	c.waitOutput(t, "Permission denied (publickey).")
 	f.log.waitFor(t, "ssh refused", "tester", gossh.FingerprintSHA256(f.strPub), "neither")
 	select {
 	case h := <-f.att.hellos:
@@ -115,28 +118,27 @@ func TestShutdownEndsLiveSessions(t *testing.T) {
 
 func TestShutdownClosesAStalledHandshake(t *testing.T) {
 	f := startFixture(t, func(c *Config) { c.ShutdownGrace = time.Millisecond })
-	conn, err := net.Dial("tcp", f.srv.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	// The server's version line says the connection is being served.
-	if _, err := conn.Read(make([]byte, 64)); err != nil {
-		t.Fatal(err)
-	}
+	served(t, f.srv)
 	f.stop(t)
 }
 
-func TestHandshakeTimeoutAndMaxConns(t *testing.T) {
-	f := startFixture(t, func(c *Config) { c.MaxConns, c.HandshakeTimeout = 1, 200*time.Millisecond })
-	first, err := net.Dial("tcp", f.srv.Addr().String())
+// served dials s and reads its version line: the connection is served.
+func served(t *testing.T, s *Server) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer first.Close()
-	if _, err := first.Read(make([]byte, 64)); err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { _ = conn.Close() })
+	if _, err := conn.Read(make([]byte, 64)); err != nil {
+		t.Fatalf("no version line from the server: %v", err)
 	}
+	return conn
+}
+
+func TestMaxConns(t *testing.T) {
+	f := startFixture(t, func(c *Config) { c.MaxConns = 1 })
+	served(t, f.srv)
 	second, err := net.Dial("tcp", f.srv.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -146,19 +148,26 @@ func TestHandshakeTimeoutAndMaxConns(t *testing.T) {
 		t.Errorf("a connection beyond MaxConns was served")
 	}
 	f.log.waitFor(t, "ssh refused", "already serving 1")
-	// The first never sends its version: the handshake timeout closes it.
-	if err := first.SetReadDeadline(time.Now().Add(waitBound)); err != nil {
+}
+
+func TestHandshakeTimeout(t *testing.T) {
+	f := startFixture(t, func(c *Config) { c.HandshakeTimeout = 100 * time.Millisecond })
+	conn := served(t, f.srv)
+	// It never sends its version: the handshake timeout closes it.
+	if err := conn.SetReadDeadline(time.Now().Add(waitBound)); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)
 	for {
-		if _, err := first.Read(buf); err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				t.Fatal("the handshake timeout did not close a silent connection")
-			}
+		_, err := conn.Read(buf)
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatal("the handshake timeout did not close a silent connection")
+		}
+		if err != nil {
 			break
 		}
 	}
+	f.log.waitFor(t, "ended before attaching", "i/o timeout")
 }
 
 func TestHostKeyKeptAcrossServers(t *testing.T) {
@@ -174,21 +183,73 @@ func TestHostKeyKeptAcrossServers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := contextCanceled(t)
-		cancel()
-		if err := s.Serve(ctx, newEchoAttacher()); err != nil {
-			t.Fatal(err)
-		}
-		signer, err := loadHostKey(s.HostKeyPath())
-		if err != nil {
-			t.Fatal(err)
-		}
-		fps = append(fps, gossh.FingerprintSHA256(signer.PublicKey()))
+		fps = append(fps, servedHostKey(t, s))
 	}
 	if fps[0] != fps[1] {
 		t.Errorf("the host key changed between servers: %v", fps)
 	}
 	if info, err := os.Stat(cfg.HostKeyPath); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("host key: %v, %v; want mode 0600", info, err)
+	}
+}
+
+// servedHostKey serves s just long enough to read the host key a client
+// is shown, then shuts it down.
+func servedHostKey(t *testing.T, s *Server) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, newEchoAttacher()) }() // Joined below.
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	}()
+	var fp string
+	_, err := gossh.Dial("tcp", s.Addr().String(), &gossh.ClientConfig{
+		User: "probe",
+		HostKeyCallback: func(_ string, _ net.Addr, key gossh.PublicKey) error {
+			fp = gossh.FingerprintSHA256(key)
+			return nil
+		},
+	})
+	if err == nil || fp == "" {
+		t.Fatalf("a client without a key: err %v, host key %q; want refused after seeing the host key", err, fp)
+	}
+	return fp
+}
+
+func TestIdleClientKeptByKeepAlives(t *testing.T) {
+	f := startFixture(t, func(c *Config) { c.KeepAlive, c.IdleTimeout = 50*time.Millisecond, 500*time.Millisecond })
+	c := f.dial(t, f.rw, "-tt")
+	f.hello(t)
+	// Idle for several idle timeouts: only the keep-alives' answers are
+	// read from the client meanwhile.
+	<-time.After(1500 * time.Millisecond)
+	c.typeText(t, "still")
+	c.waitOutput(t, "STILL")
+	c.typeText(t, "q")
+	if code := c.exitCode(t); code != 3 {
+		t.Errorf("ssh exited %d, want 3", code)
+	}
+}
+
+func TestConcurrentSessions(t *testing.T) {
+	f := startFixture(t, nil)
+	a, b := f.dial(t, f.rw, "-tt"), f.dial(t, f.ro, "-tt")
+	f.hello(t)
+	f.hello(t)
+	a.typeText(t, "aaa")
+	b.typeText(t, "bbb")
+	a.waitOutput(t, "AAA")
+	b.waitOutput(t, "BBB")
+	if strings.Contains(a.output(), "BBB") || strings.Contains(b.output(), "AAA") {
+		t.Errorf("sessions crossed: a %q, b %q", a.output(), b.output())
+	}
+	a.typeText(t, "q")
+	b.typeText(t, "d")
+	if ca, cb := a.exitCode(t), b.exitCode(t); ca != 3 || cb != 0 {
+		t.Errorf("exit codes %d, %d; want 3, 0", ca, cb)
 	}
 }

@@ -273,8 +273,8 @@ func (f *fixture) dial(t *testing.T, key string, flags ...string) *client {
 		t.Fatalf("start ssh: %v", err)
 	}
 	c := &client{tty: tty, changed: make(chan struct{}, 1), readEnd: make(chan struct{}), exited: make(chan struct{})}
-	go c.read()                          // Joined by the cleanup: readEnd.
-	go func() { c.wait(cmd) }()          // Joined by the cleanup: exited.
+	go c.read()                           // Joined by the cleanup: readEnd.
+	go func() { c.wait(cmd) }()           // Joined by the cleanup: exited.
 	t.Cleanup(func() { c.close(t, cmd) }) // Runs before the fixture's stop.
 	return c
 }
@@ -358,8 +358,4 @@ func (c *client) exitCode(t *testing.T) int {
 		t.Fatalf("ssh did not exit; its terminal showed %q", c.output())
 	}
 	return 0
-}
-
-func contextCanceled(t *testing.T) (context.Context, context.CancelFunc) {
-	return context.WithCancel(t.Context())
 }

@@ -37,7 +37,7 @@ type Server struct {
 	closing  bool                  // no goroutine may start once set
 	conns    map[net.Conn]struct{} // raw connections, handshakes included
 	sessions int                   // session channels open
-	ptys     map[ssh.Session]ssh.Pty
+	ptys     map[ssh.Session]*terminal
 	wg       sync.WaitGroup // every goroutine sshattach starts or hosts
 }
 
@@ -74,7 +74,7 @@ func New(cfg Config) (*Server, error) {
 		keys:  keys,
 		ln:    ln,
 		conns: map[net.Conn]struct{}{},
-		ptys:  map[ssh.Session]ssh.Pty{},
+		ptys:  map[ssh.Session]*terminal{},
 	}
 	if s.ssh, err = s.newSSH(signer); err != nil {
 		_ = ln.Close() // Best effort: the configuration error is the one to report.

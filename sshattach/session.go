@@ -83,13 +83,25 @@ func (s *Server) leaveSession() {
 	s.wg.Done()
 }
 
-// recordPty keeps a session's pty request for handleSession. It takes the
-// place of the library's pty emulation, which rewrites every "\n" written
-// to the session as "\r\n": the UI's output must reach the remote
-// terminal, raw like a local one, byte for byte.
+// terminal is what a session's pty request said, and its window changes.
+type terminal struct {
+	pty      ssh.Pty
+	sizes    chan attach.Size
+	finished chan struct{} // closed by the stream's Finish
+}
+
+// recordPty keeps a session's pty request for attachSession and starts
+// taking its window changes. It takes the place of the library's pty
+// emulation, which rewrites every "\n" written to the session as "\r\n":
+// the UI's output must reach the remote terminal, raw like a local one,
+// byte for byte.
 func (s *Server) recordPty(_ ssh.Context, sess ssh.Session, pty ssh.Pty) (func() error, error) {
+	term := &terminal{pty: pty, sizes: make(chan attach.Size, 1), finished: make(chan struct{})}
+	_, winch, _ := sess.Pty()
+	// Runs within trackSession, which Serve waits for: adding is safe.
+	s.wg.Go(func() { forwardSizes(winch, term.sizes, term.finished) })
 	s.mu.Lock()
-	s.ptys[sess] = pty
+	s.ptys[sess] = term
 	s.mu.Unlock()
 	return func() error {
 		s.mu.Lock()
@@ -99,11 +111,11 @@ func (s *Server) recordPty(_ ssh.Context, sess ssh.Session, pty ssh.Pty) (func()
 	}, nil
 }
 
-func (s *Server) takePty(sess ssh.Session) (ssh.Pty, bool) {
+func (s *Server) terminalOf(sess ssh.Session) (*terminal, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pty, ok := s.ptys[sess]
-	return pty, ok
+	term, ok := s.ptys[sess]
+	return term, ok
 }
 
 // handleSession runs one attach: it checks the session is one sandmux can
@@ -131,7 +143,7 @@ func (s *Server) goTrackedWait(f func()) bool {
 
 func (s *Server) attachSession(sess ssh.Session) {
 	who := describe(sess.User(), sess.PublicKey(), sess.RemoteAddr())
-	pty, ok := s.takePty(sess)
+	term, ok := s.terminalOf(sess)
 	if !ok {
 		s.refuseSession(sess, who, "no terminal requested",
 			"sandmux: attaching needs a terminal: run ssh -tt, without a command\r\n")
@@ -153,9 +165,7 @@ func (s *Server) attachSession(sess ssh.Session) {
 	// The client going away ends the attach as its Read returning EOF does.
 	defer context.AfterFunc(sess.Context(), cancel)()
 
-	st := newStream(sess, hello(sess, pty, acc, who))
-	_, winch, _ := sess.Pty()
-	s.wg.Go(func() { st.forwardResizes(winch) })
+	st := newStream(sess, hello(sess, term.pty, acc, who), term.sizes, term.finished)
 	if conn, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
 		s.wg.Go(func() { keepAlive(ctx, conn, s.cfg.KeepAlive) })
 	}

@@ -17,7 +17,7 @@ var errFinished = errors.New("ssh attach: stream already finished")
 type stream struct {
 	sess    ssh.Session
 	hello   attach.Hello
-	resizes chan attach.Size
+	resizes <-chan attach.Size
 	done    chan struct{} // closed by Finish
 
 	mu       sync.Mutex // orders Write and Finish
@@ -25,13 +25,10 @@ type stream struct {
 	ended    attach.Exit
 }
 
-func newStream(sess ssh.Session, h attach.Hello) *stream {
-	return &stream{
-		sess:    sess,
-		hello:   h,
-		resizes: make(chan attach.Size, 1),
-		done:    make(chan struct{}),
-	}
+// newStream makes the stream of sess; its Finish closes done, which ends
+// the session's Resizes.
+func newStream(sess ssh.Session, h attach.Hello, resizes <-chan attach.Size, done chan struct{}) *stream {
+	return &stream{sess: sess, hello: h, resizes: resizes, done: done}
 }
 
 func (st *stream) Hello() attach.Hello         { return st.hello }
@@ -92,45 +89,46 @@ func (st *stream) exit() attach.Exit {
 	return st.ended
 }
 
-// forwardResizes passes the session's window changes on to Resizes,
-// newest first: a UI that has not read the last size yet gets only the
-// newest. It closes Resizes when the session finished or went away, and
-// drains window changes until the library closes them, since the
-// session's request loop blocks on each one.
-func (st *stream) forwardResizes(winch <-chan ssh.Window) {
-	first := true
+// forwardSizes passes a session's window changes on to sizes, newest
+// first: a UI that has not read the last size yet gets only the newest. It
+// closes sizes once the stream finished or the session's channel is gone,
+// and takes window changes until the library closes them, from the pty
+// request on, because the session's request loop blocks on each one
+// until it is taken.
+func forwardSizes(winch <-chan ssh.Window, sizes chan attach.Size, finished <-chan struct{}) {
 	defer func() {
 		for range winch {
 		}
 	}()
-	defer close(st.resizes)
+	defer close(sizes)
+	first := true
 	for {
 		select {
-		case <-st.done:
+		case <-finished:
 			return
 		case w, ok := <-winch:
 			if !ok {
 				return
 			}
 			if first {
-				first = false // The pty request's own size, already in Hello.
+				first = false // The pty request's own size, which Hello carries.
 				continue
 			}
-			st.offer(attach.Size{Width: w.Width, Height: w.Height})
+			offer(sizes, attach.Size{Width: w.Width, Height: w.Height})
 		}
 	}
 }
 
-// offer replaces an unread size with sz; forwardResizes is the only sender.
-func (st *stream) offer(sz attach.Size) {
+// offer replaces an unread size with sz; forwardSizes is the only sender.
+func offer(sizes chan attach.Size, sz attach.Size) {
 	select {
-	case st.resizes <- sz:
+	case sizes <- sz:
 		return
 	default:
 	}
 	select {
-	case <-st.resizes:
+	case <-sizes:
 	default:
 	}
-	st.resizes <- sz
+	sizes <- sz
 }
