@@ -31,8 +31,8 @@ func TestAuthorizedKeyAttachesTypesAndExits(t *testing.T) {
 		t.Errorf("ssh exited %d, want the attach's 3; terminal: %q", code, c.output())
 	}
 	c.waitOutput(t, "bye\r\nsecond line\r\n")
-	f.log.waitFor(t, "ssh attached", fp, "read-write")
-	f.log.waitFor(t, "ssh detached", fp, "exit 3")
+	f.log.waitFor(t, "attached ssh", fp, "read-write")
+	f.log.waitFor(t, "ended ssh", fp, "exit 3")
 }
 
 func TestResizeReachesResizes(t *testing.T) {
@@ -63,7 +63,7 @@ func TestReadOnlyKeyAttachesReadOnly(t *testing.T) {
 	if h := f.hello(t); !h.ReadOnly {
 		t.Errorf("Hello.ReadOnly = false for a key in the read-only keys")
 	}
-	f.log.waitFor(t, "ssh attached", gossh.FingerprintSHA256(f.roPub), "read-only")
+	f.log.waitFor(t, "attached ssh", gossh.FingerprintSHA256(f.roPub), "read-only")
 	c.typeText(t, "q")
 	c.exitCode(t)
 }
@@ -76,7 +76,7 @@ func TestUnknownKeyRefused(t *testing.T) {
 	}
 	// Public keys are the only way in: no password, no keyboard-interactive.
 	c.waitOutput(t, "Permission denied (publickey).")
-	f.log.waitFor(t, "ssh refused", "tester", gossh.FingerprintSHA256(f.strPub), "neither")
+	f.log.waitFor(t, "refused ssh", "tester", gossh.FingerprintSHA256(f.strPub), "neither")
 	select {
 	case h := <-f.att.hellos:
 		t.Errorf("an unknown key attached: %+v", h)
@@ -91,7 +91,7 @@ func TestNoTerminalRefused(t *testing.T) {
 		t.Errorf("ssh -T exited %d, want 1", code)
 	}
 	c.waitOutput(t, "attaching needs a terminal: run ssh -tt")
-	f.log.waitFor(t, "ssh refused", "no terminal")
+	f.log.waitFor(t, "refused ssh", "no terminal")
 }
 
 func TestCommandRefused(t *testing.T) {
@@ -147,7 +147,7 @@ func TestMaxConns(t *testing.T) {
 	if _, err := second.Read(make([]byte, 64)); err == nil {
 		t.Errorf("a connection beyond MaxConns was served")
 	}
-	f.log.waitFor(t, "ssh refused", "already serving 1")
+	f.log.waitFor(t, "refused ssh connection", "already serving 1")
 }
 
 func TestHandshakeTimeout(t *testing.T) {
@@ -251,5 +251,26 @@ func TestConcurrentSessions(t *testing.T) {
 	b.typeText(t, "d")
 	if ca, cb := a.exitCode(t), b.exitCode(t); ca != 3 || cb != 0 {
 		t.Errorf("exit codes %d, %d; want 3, 0", ca, cb)
+	}
+}
+
+func TestRemoteTextEscapedInLog(t *testing.T) {
+	f := startFixture(t, nil)
+	signer, err := gossh.NewSignerFromKey(mustEd25519(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := "eve\x1b]0;pwned\x07\u202e"
+	_, err = gossh.Dial("tcp", f.srv.Addr().String(), &gossh.ClientConfig{
+		User:            hostile,
+		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+	})
+	if err == nil {
+		t.Fatal("an unknown key was let in")
+	}
+	line := f.log.waitFor(t, "refused ssh", gossh.FingerprintSHA256(signer.PublicKey()))
+	if strings.ContainsAny(line, "\x1b\x07\u202e") || !strings.Contains(line, `eve\x1b]0;pwned\x07\u202e`) {
+		t.Errorf("log line %q: want the user name escaped", line)
 	}
 }

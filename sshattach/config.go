@@ -22,8 +22,10 @@ type Config struct {
 	// HostKeyPath is the server's ed25519 host key, generated on first use
 	// (DefaultHostKeyPath when empty).
 	HostKeyPath string
-	// Log receives one line per attach, detach and refusal, remote text
-	// already escaped. Nil discards them.
+	// Log receives one line per attach, detach and refusal, naming the
+	// user, the key's fingerprint and the remote address, remote text
+	// already escaped. It is called from many goroutines at once. Nil
+	// discards the lines.
 	Log func(msg string)
 
 	// MaxConns bounds the connections served at once, handshakes included;

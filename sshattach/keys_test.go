@@ -24,6 +24,15 @@ func newPublicKey(t testing.TB) gossh.PublicKey {
 	return k
 }
 
+func mustEd25519(t testing.TB) ed25519.PrivateKey {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return priv
+}
+
 func authorizedLine(k gossh.PublicKey) string {
 	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(k)))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
@@ -32,6 +33,7 @@ type Server struct {
 	// Set by Serve before the first connection is accepted.
 	ctx      context.Context
 	attacher Attacher
+	serving  atomic.Bool // Serve runs once
 
 	mu       sync.Mutex
 	closing  bool                  // no goroutine may start once set
@@ -126,8 +128,11 @@ func (s *Server) newSSH(signer gossh.Signer) (*ssh.Server, error) {
 // clients hang up for Config.ShutdownGrace, closes every connection left,
 // and returns once every goroutine it started, every Attach call
 // included, has returned. It returns nil after ctx ended, or the error
-// that stopped accepting.
+// that stopped accepting. Serve runs once per Server.
 func (s *Server) Serve(ctx context.Context, a Attacher) error {
+	if !s.serving.CompareAndSwap(false, true) {
+		return errors.New("ssh: Serve called twice: make a new Server with New")
+	}
 	// Ending this context also ends every Attach, whatever stopped Serve.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -172,7 +177,7 @@ func (s *Server) acceptLoop(ctx context.Context) error {
 		select {
 		case slots <- struct{}{}:
 		default:
-			s.cfg.Log(fmt.Sprintf("ssh refused %s: already serving %d connections", conn.RemoteAddr(), s.cfg.MaxConns))
+			s.cfg.Log(fmt.Sprintf("refused ssh connection from %s: already serving %d connections", conn.RemoteAddr(), s.cfg.MaxConns))
 			_ = conn.Close() // Best effort: refused before a byte was read.
 			continue
 		}

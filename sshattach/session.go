@@ -26,10 +26,10 @@ func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 	who := describe(ctx.User(), key, ctx.RemoteAddr())
 	switch {
 	case err != nil:
-		s.cfg.Log(fmt.Sprintf("ssh refused %s: %s", who, termsafe.Message(err.Error())))
+		s.cfg.Log(fmt.Sprintf("refused %s: %s", who, termsafe.Message(err.Error())))
 		return false
 	case acc == denied:
-		s.cfg.Log(fmt.Sprintf("ssh refused %s: key is in neither the authorized nor the read-only keys", who))
+		s.cfg.Log(fmt.Sprintf("refused %s: key is in neither the authorized nor the read-only keys", who))
 		return false
 	}
 	perms := ctx.Permissions()
@@ -170,22 +170,25 @@ func (s *Server) attachSession(sess ssh.Session) {
 		s.wg.Go(func() { keepAlive(ctx, conn, s.cfg.KeepAlive) })
 	}
 	h := st.Hello()
-	s.cfg.Log(fmt.Sprintf("ssh attached %s (%s, TERM %s, %dx%d)", who, acc, termsafe.String(h.Term), h.Size.Width, h.Size.Height))
+	s.cfg.Log(fmt.Sprintf("attached %s (%s, TERM %s, %dx%d)", who, acc, termsafe.String(h.Term), h.Size.Width, h.Size.Height))
 	err := s.attacher.Attach(ctx, st)
 	if err != nil {
-		s.cfg.Log(fmt.Sprintf("ssh attach %s failed: %s", who, termsafe.Message(err.Error())))
+		s.cfg.Log(fmt.Sprintf("attach of %s failed: %s", who, termsafe.Message(err.Error())))
 		_ = st.Finish(attach.Exit{Code: 1, Summary: "sandmux: " + termsafe.Message(err.Error())}) // Best effort: Attach may have finished it.
 	}
 	// Attach must have called Finish; if it did not, the client still
 	// gets an ending instead of a hung terminal.
 	_ = st.Finish(attach.Exit{Code: 1, Summary: "sandmux: the server ended this attachment"}) // Best effort: normally finished already.
-	e := st.exit()
-	s.cfg.Log(fmt.Sprintf("ssh detached %s (detached %t, exit %d)", who, e.Detached, e.Code))
+	verb, e := "ended", st.exit()
+	if e.Detached {
+		verb = "detached"
+	}
+	s.cfg.Log(fmt.Sprintf("%s %s (exit %d)", verb, who, e.Code))
 }
 
 // refuseSession tells the client why on its terminal, logs it, and exits 1.
 func (s *Server) refuseSession(sess ssh.Session, who, why, msg string) {
-	s.cfg.Log(fmt.Sprintf("ssh refused %s: %s", who, why))
+	s.cfg.Log(fmt.Sprintf("refused %s: %s", who, why))
 	_, _ = sess.Stderr().Write([]byte(msg)) // Best effort: the client may be gone.
 	_ = sess.Exit(1)                        // Best effort: as above.
 }
