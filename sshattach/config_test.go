@@ -1,6 +1,7 @@
 package sshattach
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,5 +56,26 @@ func TestNewNamesAMissingKeysFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "host")); err == nil {
 		t.Errorf("a host key was generated although New failed first")
+	}
+}
+
+func TestNewReportsAnAddressInUse(t *testing.T) {
+	dir := t.TempDir()
+	pub := newPublicKey(t)
+	keys := filepath.Join(dir, "keys")
+	writeFile(t, keys, authorizedLine(pub)+"\n")
+	cfg := Config{Listen: "127.0.0.1:0", AuthorizedKeys: keys, HostKeyPath: filepath.Join(dir, "host")}
+	first, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		_ = first.Serve(ctx, nil) // Releases the listener; no connection is served.
+	}()
+	cfg.Listen = first.Addr().String()
+	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), cfg.Listen) {
+		t.Fatalf("second New on %s = %v, want an error naming the address in use", cfg.Listen, err)
 	}
 }
