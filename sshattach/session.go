@@ -121,14 +121,14 @@ func (s *Server) terminalOf(sess ssh.Session) (*terminal, bool) {
 // handleSession runs one attach: it checks the session is one sandmux can
 // draw on, then hands its stream to the Attacher and waits for it.
 func (s *Server) handleSession(sess ssh.Session) {
-	if !s.goTrackedWait(func() { s.attachSession(sess) }) {
+	if !s.runCounted(func() { s.attachSession(sess) }) {
 		_ = sess.Exit(1) // Best effort: shutting down, the client goes either way.
 	}
 }
 
-// goTrackedWait runs f on the calling goroutine, counted as one Serve
+// runCounted runs f on the calling goroutine, counted among those Serve
 // waits for; false when shutdown began and f did not run.
-func (s *Server) goTrackedWait(f func()) bool {
+func (s *Server) runCounted(f func()) bool {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
