@@ -4,7 +4,7 @@ package attach
 //
 //	terminal ──read──▶ pumpInput ──'i' frames──▶ server
 //	SIGWINCH ──▶ watchSize ──'r' frames──▶ server
-//	SIGHUP, SIGTERM, ctx ──▶ watchHangup closes the connection (never behind a blocked write)
+//	SIGHUP, SIGTERM, SIGINT, ctx ──▶ watchHangup closes the connection (never behind a blocked write)
 //	server ──'o' frames──▶ pumpOutput (RunClient's goroutine) ──write──▶ terminal;  'x' ends it
 //
 // Nothing on either path waits for more bytes or a timer: a key is sent
@@ -67,7 +67,7 @@ func WithResizeTrigger(ch <-chan struct{}) ClientOption {
 // the attachment ends, panics in the relay included. hello.Size, when
 // zero, is read from out; Who is the server's to fill.
 //
-// SIGHUP, SIGTERM or ctx ending close the connection and return
+// SIGHUP, SIGTERM, SIGINT or ctx ending close the connection and return
 // Exit{Detached: true}: what a hangup means is the server's call. So
 // does the terminal going away. A server that closes the connection
 // without an exit frame is ErrServerGone. in and out must not be nil.
@@ -87,7 +87,9 @@ func RunClient(ctx context.Context, conn net.Conn, in, out *os.File, hello Hello
 	// Until now a signal may kill the client as it would any program:
 	// the terminal is as it was. From raw mode on, it must be restored.
 	hangups := make(chan os.Signal, 2)
-	signal.Notify(hangups, syscall.SIGHUP, syscall.SIGTERM)
+	// SIGINT too: a raw terminal's keys cannot send it, but `kill -INT`
+	// must not leave the terminal raw.
+	signal.Notify(hangups, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(hangups)
 	var winch chan os.Signal // stays nil when the trigger is injected
 	if cfg.resize == nil {
@@ -315,7 +317,7 @@ func (c *client) pumpInput(in io.Reader, inTerminal bool) {
 	}
 }
 
-// watchHangup ends the attachment on SIGHUP, SIGTERM or ctx, until
+// watchHangup ends the attachment on SIGHUP, SIGTERM, SIGINT or ctx, until
 // done. It writes nothing, so a stalled server cannot keep it from
 // closing the connection.
 func (c *client) watchHangup(ctx context.Context, done <-chan struct{}) {

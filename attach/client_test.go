@@ -133,10 +133,10 @@ func typeAndSee(t *testing.T, p *ptyTerm, a *attached) {
 	}
 }
 
-// SIGHUP or SIGTERM to the client ends it as detached, the terminal
+// SIGHUP, SIGTERM or SIGINT to the client ends it as detached, the terminal
 // restored; the server sees the client go.
 func TestHangupDetaches(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			path, fs := serve(t)
 			p := openPTY(t)
@@ -258,4 +258,30 @@ func TestRelayPanicRestoresTerminal(t *testing.T) {
 		t.Errorf("server Read: %v, want io.EOF", err)
 	}
 	a.ret <- nil
+}
+
+// The server stopping while a client is attached ends its Attach, closes
+// the connection (Serve waits for the handoff), and the client says the
+// server went away.
+func TestServerStopEndsAttachment(t *testing.T) {
+	path, fs, stop := serveStoppable(t)
+	p := openPTY(t)
+	before := termState(t, p)
+	res := startClient(t, t.Context(), path, p, Hello{})
+	a := fs.next(t)
+	typeAndSee(t, p, a)
+	stop() // returns only once the handoff returned
+	if _, err := a.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("server Read after the stop: %v, want io.EOF", err)
+	}
+	// The connection closes as the handoff says the server stopped:
+	// the client hears one or the other.
+	r := wait(t, res)
+	told := r.err == nil && r.exit == Exit{Code: exitCodeFailed, Summary: "sandmux: the server stopped\n"}
+	if !told && !errors.Is(r.err, ErrServerGone) {
+		t.Errorf("RunClient after the server stopped = %+v, %v; want ErrServerGone or the stop", r.exit, r.err)
+	}
+	if termState(t, p) != before {
+		t.Error("the terminal was not restored")
+	}
 }

@@ -70,6 +70,14 @@ func (noHandler) Handle(context.Context, control.Request) control.Reply {
 // socket in a temporary directory, until the test ends.
 func serve(t *testing.T) (string, *fakeServer) {
 	t.Helper()
+	path, fs, _ := serveStoppable(t)
+	return path, fs
+}
+
+// serveStoppable is serve, with a stop that ends the server early and
+// waits for it.
+func serveStoppable(t *testing.T) (string, *fakeServer, func()) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.sock")
 	l, err := endpoint.Listen(path)
 	if err != nil {
@@ -87,13 +95,17 @@ func serve(t *testing.T) (string, *fakeServer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, l) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	return path, fs
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return path, fs, stop
 }
 
 // ptyTerm is a real terminal for the client: the test types on and reads

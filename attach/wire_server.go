@@ -286,9 +286,9 @@ type Handoff struct {
 var _ control.Attacher = Handoff{}
 
 // AttachConn answers req on c and runs h.Attacher over it. An Attach that
-// fails before it finished the stream has its error sent to the client
-// as a detach with status 1, so the client says why instead of "the
-// server went away".
+// returns without finishing the stream has its error sent to the client
+// as a detach with status 1 (or, when the server is stopping, an exit
+// saying so), so the client says why instead of "the server went away".
 func (h Handoff) AttachConn(ctx context.Context, c *net.UnixConn, buffered []byte, req control.Request) {
 	st, err := NewConn(c, buffered, req)
 	if err != nil {
@@ -300,13 +300,20 @@ func (h Handoff) AttachConn(ctx context.Context, c *net.UnixConn, buffered []byt
 	if err != nil {
 		h.log(fmt.Errorf("%s: %w", st.hello.Who, err))
 	}
-	if !st.Finished() {
-		summary := "sandmux: the server could not run this client"
-		if err != nil {
-			summary += ": " + termsafe.String(err.Error())
-		}
-		_ = st.Finish(Exit{Detached: true, Code: exitCodeFailed, Summary: summary + "\n"}) // Best effort: the client may be gone.
+	if st.Finished() {
+		return
 	}
+	e := Exit{Detached: true, Code: exitCodeFailed, Summary: "sandmux: the server could not run this client"}
+	switch {
+	case ctx.Err() != nil:
+		// The control server is stopping and will close c: say so if
+		// the client can still hear it.
+		e = Exit{Code: exitCodeFailed, Summary: "sandmux: the server stopped"}
+	case err != nil:
+		e.Summary += ": " + termsafe.String(err.Error())
+	}
+	e.Summary += "\n"
+	_ = st.Finish(e) // Best effort: the client may be gone.
 }
 
 func (h Handoff) log(err error) {
