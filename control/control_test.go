@@ -20,6 +20,7 @@ func TestDecodeRequest(t *testing.T) {
 		{`{"v":1,"op":"send","session":"3","data":"aGkK","paste":true}`, Request{V: 1, Op: OpSend, Session: "3", Data: []byte("hi\n"), Paste: true}},
 		{`{"v":1,"op":"wait","session":"web","state":"exited","timeout":"1m30s"}`, Request{V: 1, Op: OpWait, Session: "web", State: "exited", Timeout: Duration(90 * time.Second)}},
 		{`{"v":1,"op":"quit","kill":true}`, Request{V: 1, Op: OpQuit, Kill: true}},
+		{`{"v":1,"op":"attach","width":80,"height":24,"read_only":true,"term":"xterm-256color","colorterm":"truecolor"}`, Request{V: 1, Op: OpAttach, Width: 80, Height: 24, ReadOnly: true, Term: "xterm-256color", ColorTerm: "truecolor"}},
 	}
 	for _, g := range good {
 		got, err := DecodeRequest([]byte(g.line))
@@ -42,6 +43,9 @@ func TestDecodeRequest(t *testing.T) {
 		{`{"v":1,"op":"frobnicate"}`, `unknown op "frobnicate"`},
 		{`{"v":1,"op":"ls","session":"3"}`, `op ls takes no field "session"`},
 		{`{"v":1,"op":"kill"}`, `op kill needs "session"`},
+		{`{"v":1,"op":"attach","width":80}`, `op attach needs "height"`},
+		{`{"v":1,"op":"attach","width":80,"height":24,"session":"1"}`, `op attach takes no field "session"`},
+		{`{"v":1,"op":"attach","width":"80","height":24}`, "op attach"},
 		{`{"v":1,"op":"kill","session":null}`, `op kill needs "session"`},
 		{`{"v":1,"op":"send","session":"1","data":"!!"}`, "op send"},
 		{`{"v":1,"op":"wait","session":"1","state":"exited","timeout":"-1s"}`, "duration"},
@@ -61,7 +65,7 @@ func TestDecodeRequest(t *testing.T) {
 
 // Every operation in the table decodes with exactly its needed fields.
 func TestEveryOpDecodes(t *testing.T) {
-	sample := map[string]any{"session": "1", "argv": []string{"true"}, "sandbox": "s", "data": []byte("x"), "keys": []string{"enter"}, "state": "exited"}
+	sample := map[string]any{"session": "1", "argv": []string{"true"}, "sandbox": "s", "data": []byte("x"), "keys": []string{"enter"}, "state": "exited", "width": 80, "height": 24}
 	for _, op := range Ops() {
 		msg := map[string]any{"v": Version, "op": op}
 		for _, f := range ops[op].needs {

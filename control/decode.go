@@ -38,6 +38,7 @@ var ops = map[Op]spec{
 	OpWait:    {needs: []string{"session", "state"}, allows: []string{"timeout"}},
 	OpEvents:  {},
 	OpQuit:    {allows: []string{"kill"}},
+	OpAttach:  {needs: []string{"width", "height"}, allows: []string{"read_only", "term", "colorterm"}},
 }
 
 // Ops lists the operations, sorted.
@@ -182,6 +183,13 @@ func (r *Reader) Line() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// Buffered returns a copy of the bytes already read past the last line
+// returned: what follows it on the connection, for whoever reads on.
+func (r *Reader) Buffered() []byte {
+	b, _ := r.r.Peek(r.r.Buffered()) // Never fails: it peeks only what is buffered.
+	return bytes.Clone(b)
 }
 
 // skipLine discards the rest of an overlong line; err is the last read's.

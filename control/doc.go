@@ -6,8 +6,10 @@
 // of at most MaxLine bytes, carrying the protocol version in "v". A
 // request names its operation in "op"; each operation accepts its own
 // fields only, so a misspelt or misplaced field is an error, never
-// silently ignored. docs/PROTOCOL.md describes it for people writing
-// clients.
+// silently ignored. A connection whose first request is OpAttach stops
+// speaking lines: the Server hands it to an Attacher (package attach),
+// and it carries that package's frames. docs/PROTOCOL.md describes it
+// all for people writing clients.
 //
 // control owns the message types, their strict decoding and validation,
 // and the escapes `ctl send` accepts. It does not own sockets (package

@@ -16,6 +16,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		`{"v":1,"op":"wait","session":"1","state":"exited","timeout":"2s"}`,
 		`{"v":1,"op":"run","argv":["a"],"name":"\u001b]0;x\u0007"}`, `{"v":"1"}`, `{"v":1,"op":"ls","v":2}`,
 		`{"v":1,"op":"keys","session":"1","keys":[]}`, `{}`, `null`, `{"v":1e0,"op":"ls"}`,
+		`{"v":1,"op":"attach","width":80,"height":24,"term":"xterm","read_only":true}`, `{"v":1,"op":"attach","width":0,"height":-1}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -30,6 +30,7 @@ const (
 	OpWait    Op = "wait"    // wait until Session reaches State
 	OpEvents  Op = "events"  // stream events until the client goes
 	OpQuit    Op = "quit"    // quit the server (Kill: kill everything now)
+	OpAttach  Op = "attach"  // attach a terminal: the connection carries frames after the reply
 )
 
 // Request is one message from a client.
@@ -49,6 +50,14 @@ type Request struct {
 	State      string   `json:"state,omitempty"`
 	Timeout    Duration `json:"timeout,omitempty"`
 	Kill       bool     `json:"kill,omitempty"`
+
+	// OpAttach's hello: the terminal's size in cells, whether it may only
+	// look, and its $TERM and $COLORTERM.
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
+	ReadOnly  bool   `json:"read_only,omitempty"`
+	Term      string `json:"term,omitempty"`
+	ColorTerm string `json:"colorterm,omitempty"`
 }
 
 // Reply is the server's answer to a request; for OpEvents, each event is a

@@ -16,6 +16,24 @@ type Handler interface {
 	Handle(ctx context.Context, req Request) Reply
 }
 
+// Attacher takes over a connection whose first request is OpAttach: from
+// then on the connection is the attacher's, carrying frames (package
+// attach), and no more lines are read from it. buffered holds the bytes
+// that arrived after the request's line and were already read. The
+// server still owns c: it is counted against the connection limit, Serve
+// waits for AttachConn to return, and stopping the server closes c, so
+// AttachConn must return once c fails. c is closed after it returns.
+type Attacher interface {
+	AttachConn(ctx context.Context, c *net.UnixConn, buffered []byte, req Request)
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithAttacher hands connections that attach a terminal to a; without it
+// the server answers OpAttach with an error.
+func WithAttacher(a Attacher) Option { return func(s *Server) { s.attacher = a } }
+
 // Peer checks a new connection before anything is read from it; an error
 // refuses it with that message (endpoint.CheckPeer refuses other users).
 type Peer func(*net.UnixConn) error
@@ -33,9 +51,10 @@ const (
 // Server serves the control protocol on a listener. Every connection's
 // goroutines are owned by it and waited for by Serve.
 type Server struct {
-	handler Handler
-	hub     *Hub
-	peer    Peer
+	handler  Handler
+	hub      *Hub
+	peer     Peer
+	attacher Attacher // nil: attaching is refused
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -44,8 +63,12 @@ type Server struct {
 
 // NewServer answers requests with h and streams events from hub; peer, if
 // not nil, vets each connection.
-func NewServer(h Handler, hub *Hub, peer Peer) *Server {
-	return &Server{handler: h, hub: hub, peer: peer, conns: map[*net.UnixConn]struct{}{}}
+func NewServer(h Handler, hub *Hub, peer Peer, opts ...Option) *Server {
+	s := &Server{handler: h, hub: hub, peer: peer, conns: map[*net.UnixConn]struct{}{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Serve accepts connections until ctx ends or the listener fails, then
@@ -111,10 +134,28 @@ func (s *Server) closeAll() {
 	}
 }
 
-// serveConn answers requests one at a time, in order. A reader goroutine
+// serveConn reads the first line itself, so that nothing past it is read
+// when it attaches a terminal, then answers requests one at a time, in
+// order.
+func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
+	r := NewReader(c)
+	first, err := r.Line()
+	if errors.Is(err, ErrTooLong) {
+		first = nil // answered as a bad request
+	} else if err != nil {
+		return
+	}
+	if req, err := DecodeRequest(first); err == nil && req.Op == OpAttach && s.attacher != nil {
+		s.attacher.AttachConn(ctx, c, r.Buffered(), req)
+		return
+	}
+	s.answerLines(ctx, c, r, first)
+}
+
+// answerLines answers first, then every later line. A reader goroutine
 // watches the connection so that a client that goes away cancels the
 // request in progress.
-func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
+func (s *Server) answerLines(ctx context.Context, c *net.UnixConn, r *Reader, first []byte) {
 	ctx, cancel := context.WithCancel(ctx)
 	lines := make(chan []byte)
 	var reader sync.WaitGroup
@@ -125,7 +166,6 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 	}()
 	reader.Go(func() {
 		defer cancel() // the client went away, or sent something unreadable
-		r := NewReader(c)
 		for {
 			line, err := r.Line()
 			if errors.Is(err, ErrTooLong) {
@@ -140,6 +180,9 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 			}
 		}
 	})
+	if !s.answer(ctx, c, first) {
+		return
+	}
 	for {
 		select {
 		case line := <-lines:
@@ -161,9 +204,12 @@ func (s *Server) answer(ctx context.Context, c *net.UnixConn, line []byte) bool 
 	if err != nil {
 		return s.reply(c, fail(err))
 	}
-	if req.Op == OpEvents {
+	switch req.Op {
+	case OpEvents:
 		s.stream(ctx, c)
 		return false
+	case OpAttach:
+		return s.reply(c, fail(s.attachRefusal()))
 	}
 	return s.reply(c, s.handler.Handle(ctx, req))
 }
@@ -172,6 +218,16 @@ func (s *Server) reply(c *net.UnixConn, r Reply) bool {
 	r.V = Version
 	_ = c.SetWriteDeadline(time.Now().Add(writeTimeout)) // Best effort: without it, a stalled client only holds its own goroutine.
 	return Encode(c, r) == nil
+}
+
+// attachRefusal says why OpAttach was not taken: it is not the first
+// request (the connection already speaks lines), or this server has no
+// terminals to give.
+func (s *Server) attachRefusal() error {
+	if s.attacher == nil {
+		return errors.New("this server does not attach terminals: use a sandmux server of the same version, started by `sandmux` or `sandmux serve`")
+	}
+	return errors.New("attach must be the first request on a connection: open a new connection to attach")
 }
 
 // errDropped is the last line a stalled events reader gets.

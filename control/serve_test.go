@@ -259,3 +259,134 @@ func TestClientEventsReportsEnd(t *testing.T) {
 		t.Errorf("Events after fn returned false: %v", err)
 	}
 }
+
+// fakeAttacher records the connection it was handed and echoes what
+// arrives on it, raw, until the client closes it.
+type fakeAttacher struct {
+	got chan control.Request
+}
+
+func (a *fakeAttacher) AttachConn(ctx context.Context, c *net.UnixConn, buffered []byte, req control.Request) {
+	a.got <- req
+	if _, err := c.Write(buffered); err != nil {
+		return
+	}
+	_, _ = io.Copy(c, c) // Best effort: ends when the client closes or the server stops.
+}
+
+// serveAttacher runs a server with an attacher on a private socket.
+func serveAttacher(t *testing.T, a control.Attacher) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := dir + "/a.sock"
+	l, err := endpoint.Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := control.NewServer(&fakeHandler{}, control.NewHub(), endpoint.CheckPeer, control.WithAttacher(a))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, l) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return path
+}
+
+// The first line attaching hands the connection over with the bytes sent
+// after it, which are never read as requests.
+func TestAttachHandsConnectionOver(t *testing.T) {
+	a := &fakeAttacher{got: make(chan control.Request, 1)}
+	path := serveAttacher(t, a)
+	c, err := endpoint.Dial(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	after := "\x00\x01frames\n" + `{"v":1,"op":"ls"}` + "\n"
+	if _, err := io.WriteString(c, `{"v":1,"op":"attach","width":100,"height":30,"term":"xterm"}`+"\n"+after); err != nil {
+		t.Fatal(err)
+	}
+	req := <-a.got
+	if req.Op != control.OpAttach || req.Width != 100 || req.Height != 30 || req.Term != "xterm" {
+		t.Errorf("attacher got %+v", req)
+	}
+	more := "more\n"
+	if _, err := io.WriteString(c, more); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(after)+len(more))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != after+more {
+		t.Errorf("the attacher saw %q, want %q: every byte after the attach line, none answered", got, after+more)
+	}
+}
+
+// The server stopping closes a handed-over connection and waits for its
+// attacher (serveAttacher's cleanup checks Serve returns).
+func TestAttachedConnectionClosedOnStop(t *testing.T) {
+	a := &fakeAttacher{got: make(chan control.Request, 1)}
+	dir := t.TempDir()
+	l, err := endpoint.Listen(dir + "/s.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := control.NewServer(&fakeHandler{}, control.NewHub(), nil, control.WithAttacher(a))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, l) }()
+	c, err := endpoint.Dial(dir + "/s.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, `{"v":1,"op":"attach","width":1,"height":1}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-a.got
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if n, err := c.Read(make([]byte, 1)); err == nil {
+		t.Errorf("read %d bytes after the server stopped; want the connection closed", n)
+	}
+}
+
+// Without an attacher, or after another request, attach is an error and
+// the connection goes on.
+func TestAttachRefused(t *testing.T) {
+	path, _, _ := serve(t)
+	cl := dial(t, path)
+	attach := control.Request{Op: control.OpAttach, Width: 80, Height: 24}
+	if _, err := cl.Call(t.Context(), attach); err == nil || !strings.Contains(err.Error(), "does not attach terminals") {
+		t.Errorf("attach without an attacher: %v", err)
+	}
+	if _, err := cl.Call(t.Context(), control.Request{Op: control.OpLs}); err != nil {
+		t.Errorf("ls after a refused attach: %v", err)
+	}
+
+	a := &fakeAttacher{got: make(chan control.Request, 1)}
+	c, err := endpoint.Dial(serveAttacher(t, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := control.NewClient(c)
+	defer late.Close()
+	if _, err := late.Call(t.Context(), control.Request{Op: control.OpLs}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := late.Call(t.Context(), attach); err == nil || !strings.Contains(err.Error(), "first request") {
+		t.Errorf("attach as a second request: %v", err)
+	}
+	select {
+	case req := <-a.got:
+		t.Errorf("attacher got a connection that spoke lines first: %+v", req)
+	default:
+	}
+}
