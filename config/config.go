@@ -31,6 +31,7 @@ const BuiltinSource = "built-in default"
 // checked and normalised.
 type Config struct {
 	UI        UIConfig
+	Server    ServerConfig
 	Sandboxes []Sandbox
 	Providers ProvidersConfig
 	// Source is the file the config was read from, or BuiltinSource.
@@ -390,10 +391,10 @@ func syntaxError(name string, err error) error {
 // decode overlays the document on the defaults; it reports unknown keys and
 // values of the wrong type.
 func (p *problems) decode(doc map[string]any) *Config {
-	c := &Config{UI: defaultsOf(uiOptions), Providers: defaultsOf(providerOptions), reg: p.reg}
+	c := &Config{UI: defaultsOf(uiOptions), Server: defaultsOf(serverOptions), Providers: defaultsOf(providerOptions), reg: p.reg}
 	for key := range doc {
-		if !slices.Contains([]string{"defaults", "sandbox", "ui", "providers"}, key) {
-			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui] and [providers.NAME])"))
+		if !slices.Contains([]string{"defaults", "sandbox", "ui", "server", "providers"}, key) {
+			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui], [server] and [providers.NAME])"))
 		}
 	}
 	base := defaultsOf(sandboxOptions)
@@ -403,6 +404,9 @@ func (p *problems) decode(doc map[string]any) *Config {
 	c.defaults = &base
 	if t := p.table(doc, "", "ui"); t != nil {
 		applyOptions(p, uiOptions, "ui", "ui", t, &c.UI)
+	}
+	if t := p.table(doc, "", "server"); t != nil {
+		applyOptions(p, serverOptions, "server", "server", t, &c.Server)
 	}
 	if t := p.table(doc, "", "providers"); t != nil {
 		for name := range t {
@@ -621,6 +625,7 @@ func (c *Config) validate() error {
 	for _, o := range providerOptions {
 		checkOption(p, "providers."+o.table+"."+o.key, o, &c.Providers)
 	}
+	c.checkServer(p)
 	c.checkRemoteTables(p)
 	return p.err()
 }
