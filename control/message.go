@@ -68,6 +68,7 @@ type Reply struct {
 	Error string `json:"error,omitempty"`
 
 	Sessions []SessionInfo `json:"sessions,omitempty"`
+	Clients  *int          `json:"clients,omitempty"` // for ls: how many clients are attached
 	Session  *SessionInfo  `json:"session,omitempty"`
 	Screen   string        `json:"screen,omitempty"`
 	Event    *Event        `json:"event,omitempty"`

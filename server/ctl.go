@@ -26,6 +26,8 @@ import (
 type Core interface {
 	// Sessions lists the panes in pane order; Number counts from 1.
 	Sessions() []control.SessionInfo
+	// Clients is how many clients are attached.
+	Clients() int
 	// Run opens a local pane running argv; name "" is argv's first word.
 	Run(name string, argv []string) (control.SessionInfo, error)
 	// Start opens one of the config's sandboxes.
@@ -91,7 +93,8 @@ func (h *ctlHandler) Handle(ctx context.Context, req control.Request) control.Re
 }
 
 func (h *ctlHandler) ls(context.Context, control.Request) (control.Reply, error) {
-	return control.Reply{Sessions: h.core.Sessions()}, nil
+	clients := h.core.Clients()
+	return control.Reply{Sessions: h.core.Sessions(), Clients: &clients}, nil
 }
 
 func (h *ctlHandler) run(_ context.Context, req control.Request) (control.Reply, error) {

@@ -47,6 +47,8 @@ func (f *fakeCore) renumber() {
 	}
 }
 
+func (f *fakeCore) Clients() int { return 0 }
+
 func (f *fakeCore) Sessions() []control.SessionInfo {
 	f.mu.Lock()
 	list := slices.Clone(f.sessions)
