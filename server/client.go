@@ -56,11 +56,11 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 			s.core.Send(ui.QuitMsg{})
 		}
 	}
-	s.release(c)
 	c.prog.Quit()
 	termErr := c.term.Close() // the last frame, then the modes undone
 	finErr := st.Finish(exit)
 	loops.Wait()
+	s.release(c)
 	if why == "" {
 		why = "the server quit"
 	}
@@ -105,6 +105,7 @@ func (s *Server) admit(st attach.Stream) (*client, error) {
 		tea.WithoutRenderer(), tea.WithoutSignalHandler(), tea.WithFPS(1),
 		tea.WithWindowSize(hello.Size.Width, hello.Size.Height), tea.WithEnvironment([]string{"TERM=" + hello.Term}))
 	s.clients[c.id] = c
+	s.attached.Add(1)
 	return c, nil
 }
 
@@ -112,6 +113,7 @@ func (s *Server) release(c *client) {
 	s.mu.Lock()
 	delete(s.clients, c.id)
 	s.mu.Unlock()
+	s.attached.Done()
 }
 
 // relayResizes passes the terminal's new sizes on to its view.

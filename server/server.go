@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -20,7 +20,10 @@ type Options struct {
 	// detached) quit the server, as server.on_hangup = "quit" asks.
 	HangupQuits bool
 	// Log, when set, is told of every attach and detach.
-	Log func(msg string)
+	Log func(v ...any)
+	// Filter, when set, sees every message before the model does (tests
+	// use it to make the model panic).
+	Filter func(tea.Model, tea.Msg) tea.Msg
 }
 
 // Server runs a ui.Model for any number of attached clients.
@@ -35,15 +38,22 @@ type Server struct {
 	final   *attach.Exit  // set once the quit settled: how every client ends
 	ended   chan struct{} // closed once the core program returned
 	wg      sync.WaitGroup
+	// attached counts the clients not yet finished: Run returns only once
+	// each has its exit, so stopping the listeners cuts no summary off.
+	attached sync.WaitGroup
 }
 
 // New returns a server over model; Run runs it.
-func New(model *ui.Model, opts Options) *Server {
-	s := &Server{opts: opts, model: model, clients: map[int]*client{}, ended: make(chan struct{})}
+func New(model *ui.Model, o Options) *Server {
+	s := &Server{opts: o, model: model, clients: map[int]*client{}, ended: make(chan struct{})}
 	// The core reads no terminal and draws none: each client's view has
 	// a Terminal of its own.
-	s.core = tea.NewProgram(model, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
-		tea.WithoutSignalHandler(), tea.WithFPS(1))
+	opts := []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
+		tea.WithoutSignalHandler(), tea.WithFPS(1)}
+	if o.Filter != nil {
+		opts = append(opts, tea.WithFilter(o.Filter))
+	}
+	s.core = tea.NewProgram(model, opts...)
 	return s
 }
 
@@ -75,8 +85,8 @@ func (s *Server) Run(finish func(runErr error) attach.Exit) error {
 		s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height})
 	})
 	_, err := s.core.Run()
-	if errors.Is(err, tea.ErrProgramKilled) {
-		err = nil
+	if err != nil {
+		err = fmt.Errorf("the server's UI failed: %w", err)
 	}
 	exit := finish(err)
 	s.mu.Lock()
@@ -84,6 +94,7 @@ func (s *Server) Run(finish func(runErr error) attach.Exit) error {
 	close(s.ended)
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.attached.Wait()
 	return err
 }
 

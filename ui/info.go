@@ -28,6 +28,9 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 	p := m.panes[i]
 	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, State: stateNames[p.phase],
 		Started: p.info.Started, LastOutput: p.info.LastOutput}
+	if p.sess != nil {
+		info.LastOutput = p.sess.LastOutput()
+	}
 	switch {
 	case p.phase == phaseExited && p.info.Disconnected:
 		info.State, info.Reason = "disconnected", "the connection to the sandbox dropped"

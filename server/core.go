@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/ui"
+)
+
+// Specs make the panes that control requests open.
+type Specs struct {
+	// Run is a local pane running argv, named name.
+	Run func(name string, argv []string) ui.PaneSpec
+	// Sandbox is the config's sandbox of that name.
+	Sandbox func(name string) (ui.PaneSpec, error)
+}
+
+// NewCore is the Core of a control handler over this server's panes.
+func (s *Server) NewCore(specs Specs) Core { return &serverCore{s: s, specs: specs} }
+
+// serverCore answers a control handler by running each request on the
+// model's loop.
+type serverCore struct {
+	s     *Server
+	specs Specs
+}
+
+var errServerGone = errors.New("the server is quitting: start a new one with sandmux")
+
+// do runs fn on the model's loop; errServerGone once the model ended.
+func (c *serverCore) do(fn func(*ui.Model) tea.Cmd) error {
+	if !c.s.Do(context.Background(), fn) {
+		return errServerGone
+	}
+	return nil
+}
+
+func (c *serverCore) Clients() int { return c.s.Clients() }
+
+func (c *serverCore) Sessions() []control.SessionInfo {
+	var out []control.SessionInfo
+	_ = c.do(func(m *ui.Model) tea.Cmd { // Best effort: a server gone has no sessions.
+		for _, p := range m.Panes() {
+			out = append(out, sessionInfo(p))
+		}
+		return nil
+	})
+	return out
+}
+
+// sessionInfo is a pane as the protocol writes it.
+func sessionInfo(p ui.PaneInfo) control.SessionInfo {
+	si := control.SessionInfo{Number: p.Number, ID: p.ID, Name: p.Name, Provider: p.Provider, State: p.State,
+		ExitCode: p.ExitCode, Reason: p.Reason, Started: p.Started}
+	if !p.LastOutput.IsZero() {
+		t := p.LastOutput
+		si.LastOutput = &t
+	}
+	return si
+}
+
+func (c *serverCore) open(spec ui.PaneSpec) (control.SessionInfo, error) {
+	var info ui.PaneInfo
+	err := c.do(func(m *ui.Model) tea.Cmd {
+		var cmd tea.Cmd
+		info, cmd = m.Open(spec)
+		return cmd
+	})
+	return sessionInfo(info), err
+}
+
+func (c *serverCore) Run(name string, argv []string) (control.SessionInfo, error) {
+	if len(argv) == 0 {
+		return control.SessionInfo{}, errors.New("run needs a command: sandmux ctl run -- CMD [ARGS...]")
+	}
+	return c.open(c.specs.Run(name, argv))
+}
+
+func (c *serverCore) Start(sandbox string) (control.SessionInfo, error) {
+	if c.specs.Sandbox == nil {
+		return control.SessionInfo{}, errors.New("this server has no config's sandboxes: use ctl run")
+	}
+	spec, err := c.specs.Sandbox(sandbox)
+	if err != nil {
+		return control.SessionInfo{}, err
+	}
+	return c.open(spec)
+}
+
+func (c *serverCore) Close(ctx context.Context, id string) error { return c.teardown(ctx, id, false) }
+func (c *serverCore) Kill(ctx context.Context, id string) error  { return c.teardown(ctx, id, true) }
+
+// teardown closes or kills the pane and waits until it ended, ctx ended
+// (the teardown goes on) or the server quit (it ended the pane too).
+func (c *serverCore) teardown(ctx context.Context, id string, kill bool) error {
+	ended := make(chan error, 1)
+	var refused error
+	err := c.do(func(m *ui.Model) tea.Cmd {
+		var cmd tea.Cmd
+		cmd, refused = m.ClosePane(id, kill, func(err error) { ended <- err })
+		return cmd
+	})
+	if err := errors.Join(err, refused); err != nil {
+		return err
+	}
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("stopped waiting (the teardown goes on): %w", context.Cause(ctx))
+	case <-c.s.Done():
+		return nil
+	}
+}
+
+func (c *serverCore) Restart(id string) error {
+	var refused error
+	err := c.do(func(m *ui.Model) tea.Cmd {
+		var cmd tea.Cmd
+		cmd, refused = m.RestartPane(id)
+		return cmd
+	})
+	return errors.Join(err, refused)
+}
+
+func (c *serverCore) Input(id string, encode func(vt.Modes) []byte) error {
+	var refused error
+	err := c.do(func(m *ui.Model) tea.Cmd { refused = m.Input(id, encode); return nil })
+	return errors.Join(err, refused)
+}
+
+func (c *serverCore) Screen(id string, ansi, scrollback bool) (string, error) {
+	var text string
+	var refused error
+	err := c.do(func(m *ui.Model) tea.Cmd { text, refused = m.Screen(id, ansi, scrollback); return nil })
+	return text, errors.Join(err, refused)
+}
+
+func (c *serverCore) Quit(kill bool) error {
+	select {
+	case <-c.s.Done():
+		return errServerGone
+	default:
+	}
+	c.s.Send(ui.QuitMsg{Kill: kill})
+	return nil
+}
+
+// Publish is a ui.Config.Events hook that passes the model's events on to
+// hub, for ctl events and ctl wait.
+func Publish(hub *control.Hub) func(ui.Event) {
+	return func(e ui.Event) {
+		ce := control.Event{Kind: control.EventKind(e.Kind), Time: e.Time, Detail: e.Detail}
+		if e.Pane != nil {
+			si := sessionInfo(*e.Pane)
+			ce.Session = &si
+		}
+		if e.Kind == ui.EventAttached || e.Kind == ui.EventDetached {
+			ce.Detail = fmt.Sprintf("client %d", e.Client)
+		}
+		hub.Publish(ce)
+	}
+}

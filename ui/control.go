@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// What a server's control requests may do to the panes. Each runs on the
+// model's loop (from a DoMsg): none blocks; what must wait (a teardown)
+// reports through its done function, called from Update.
+
+// ErrNoPane is returned for an id no pane has.
+type ErrNoPane struct{ ID string }
+
+func (e ErrNoPane) Error() string {
+	return fmt.Sprintf("no pane %q: sandmux ctl ls lists them", e.ID)
+}
+
+func (m *Model) find(id string) (int, *pane, error) {
+	for i, p := range m.panes {
+		if p.ID() == id {
+			return i, p, nil
+		}
+	}
+	return -1, nil, ErrNoPane{id}
+}
+
+// Open adds a pane at the end of the grid and starts it.
+func (m *Model) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
+	m.addPane(spec)
+	i := len(m.panes) - 1
+	var cmds []tea.Cmd
+	if m.started && !m.quitting {
+		cmds = append(cmds, m.startPane(i))
+	}
+	for _, v := range m.views {
+		cmds = append(cmds, v.relayout())
+	}
+	return *m.paneInfo(i), tea.Batch(cmds...)
+}
+
+// ClosePane closes (kill: kills) the pane; done is told once the
+// teardown ended.
+func (m *Model) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, error) {
+	i, p, err := m.find(id)
+	if err != nil {
+		return nil, err
+	}
+	if m.quitting {
+		return nil, fmt.Errorf("the server is quitting: pane %d goes with it", i+1)
+	}
+	if kill && p.sess == nil && p.phase != phaseStarting {
+		return nil, fmt.Errorf("pane %d has no session to kill: it is %s", i+1, p.status())
+	}
+	return m.closePane(i, kill, done), nil
+}
+
+// RestartPane starts an exited, killed or failed pane again.
+func (m *Model) RestartPane(id string) (tea.Cmd, error) {
+	i, p, err := m.find(id)
+	if err != nil {
+		return nil, err
+	}
+	if !p.restartable() || m.quitting {
+		return nil, fmt.Errorf("pane %d is %s: only an exited, killed or failed pane restarts", i+1, p.status())
+	}
+	return m.restartPane(i), nil
+}
+
+// Input types encode's bytes, for the pane's modes now, into its session.
+func (m *Model) Input(id string, encode func(vt.Modes) []byte) error {
+	i, p, err := m.find(id)
+	if err != nil {
+		return err
+	}
+	if !m.input(p, encode) && p.sess == nil {
+		return fmt.Errorf("pane %d is %s: nothing takes input", i+1, p.status())
+	}
+	return nil
+}
+
+// Screen is the pane's screen as `sandmux screen` prints it.
+func (m *Model) Screen(id string, ansi, scrollback bool) (string, error) {
+	i, p, err := m.find(id)
+	if err != nil {
+		return "", err
+	}
+	if p.screen == nil {
+		return "", fmt.Errorf("pane %d has not started: it has no screen yet", i+1)
+	}
+	return string(append(p.screen.Dump(nil, scrollback, ansi), '\n')), nil
+}
