@@ -5,121 +5,180 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync"
-	"syscall"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/daemon"
+	"github.com/sandmux/sandmux/endpoint"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
-	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
 	"github.com/sandmux/sandmux/ui"
 	"github.com/sandmux/sandmux/workspace"
 )
 
-const tuiUsage = "sandmux [-c FILE] ['CMD' ...]: open the config's sandboxes, or one local pane per CMD (run with sh -c)"
+const (
+	tuiUsage    = "sandmux [-L NAME | -S PATH] [-c FILE] ['CMD' ...]: attach to server NAME, starting it on the config's sandboxes (or one local pane per CMD, run with sh -c) if none runs; with one running, each CMD opens as a new pane in it"
+	attachUsage = "sandmux attach [-L NAME | -S PATH] [--read-only]: attach to a running server"
+)
 
-// runTUI runs the terminal UI on the config's sandboxes, or on ad-hoc
-// local panes when commands are given. It returns only once every session
-// has been torn down, then prints one line per session.
+// tuiFlags are the flags of sandmux itself and of attach.
+type tuiFlags struct {
+	name, path, cfgPath string
+	readOnly            bool
+}
+
+func (f *tuiFlags) register(fs *flag.FlagSet, withConfig bool) {
+	fs.StringVar(&f.name, "L", "", "the server's `NAME` (default "+endpoint.DefaultName+")")
+	fs.StringVar(&f.path, "S", "", "the server's socket `PATH`")
+	if withConfig {
+		fs.StringVar(&f.cfgPath, "c", "", "read the config from `FILE`")
+	}
+}
+
+// runTUI attaches this terminal to a server, starting one in the
+// background when none runs (it re-executes sandmux serve, which outlives
+// this client). It returns when the client detaches or the server quit.
 func runTUI(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("sandmux", flag.ContinueOnError)
 	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
-	cfgPath := fs.String("c", "", "read the config from `FILE`")
+	var f tuiFlags
+	f.register(fs, true)
 	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", tuiUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if !hasTerminal(s) {
-		// Said before anything starts or draws: without a terminal Bubble
-		// Tea would fail deep inside with an epoll error, after the
-		// alternate screen's escape codes had gone to the pipe.
+		// Said before anything starts or draws: without a terminal there
+		// is nothing to attach, and escape codes would go to a pipe.
 		fmt.Fprintln(s.err, noTerminalMessage)
 		return exitFailure
 	}
-	cfg, err := config.Load(*cfgPath, providerRegistry)
+	socket, err := endpoint.Path(f.name, f.path)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err)
+		return exitUsage
+	}
+	if err := ensureServer(ctx, f, socket, fs.Args(), s); err != nil {
+		termsafe.Fprintln(s.err, "sandmux:", termsafe.Message(err.Error()))
 		return exitFailure
 	}
-	store, err := snapshot.DefaultRoot()
-	if err != nil {
-		termsafe.Fprintln(s.err, "sandmux:", err)
-		return exitFailure
+	return attachTerminal(ctx, socket, false, s)
+}
+
+// runAttach attaches this terminal to a running server.
+func runAttach(ctx context.Context, args []string, s stdio) int {
+	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
+	fs.SetOutput(termsafe.NewWriter(s.err))
+	var f tuiFlags
+	f.register(fs, false)
+	fs.BoolVar(&f.readOnly, "read-only", false, "watch only: no key reaches a pane, nothing is closed or quit")
+	fs.Usage = func() { fmt.Fprintln(s.err, "usage:", attachUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
 	}
-	var warned warnings
-	table := providerTable(cfg, warned.add)
-	specs := sandboxPanes(cfg, table, store)
 	if fs.NArg() > 0 {
-		specs = adHocPanes(fs.Args())
+		fs.Usage()
+		return exitUsage
 	}
-	mgr := session.NewManager(table)
-	model := ui.New(ui.Config{
-		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
-		Clipboard: cfg.UI.Clipboard == "write", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
-	}, ui.FromManager(mgr), specs)
+	if !hasTerminal(s) {
+		fmt.Fprintln(s.err, noTerminalMessage)
+		return exitFailure
+	}
+	socket, err := endpoint.Path(f.name, f.path)
+	if err != nil {
+		termsafe.Fprintln(s.err, "sandmux:", err)
+		return exitUsage
+	}
+	return attachTerminal(ctx, socket, f.readOnly, s)
+}
 
-	// sandmux draws through its own Terminal (see ui.Terminal for why);
-	// Bubble Tea reads and decodes the input. Its renderer's ticker still
-	// runs, at the lowest rate, with nothing to draw.
-	tty, err := ui.OpenTerminal(s.in, s.outFile())
+// ensureServer makes sure a server answers at socket: it starts one on
+// the config (checked here first, so its errors reach this terminal) or
+// on cmds; a server already running gets cmds as new panes instead.
+func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string, s stdio) error {
+	cfg, err := config.Load(f.cfgPath, providerRegistry)
+	if err != nil {
+		return err
+	}
+	serveArgs := []string{"serve", "-S", socket}
+	if cfg.Source != config.BuiltinSource {
+		abs, err := filepath.Abs(cfg.Source)
+		if err != nil {
+			return fmt.Errorf("find the config %s: %w", cfg.Source, err)
+		}
+		serveArgs = append(serveArgs, "-c", abs)
+	}
+	if w, h, ok := terminalSize(s); ok {
+		serveArgs = append(serveArgs, "--size", fmt.Sprintf("%dx%d", w, h))
+	}
+	serveArgs = append(append(serveArgs, "--"), cmds...)
+	pid, err := daemon.Start(ctx, daemon.Options{Socket: socket, Name: daemon.LogName(socket), Args: serveArgs})
+	if err != nil {
+		return err
+	}
+	if pid != 0 {
+		return nil // started on cmds
+	}
+	for _, c := range cmds {
+		if err := ctlRun(ctx, socket, c); err != nil {
+			return fmt.Errorf("open %q in the running server: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// ctlRun opens a local pane running cmd (with sh -c) in the server.
+func ctlRun(ctx context.Context, socket, cmd string) error {
+	conn, err := endpoint.Dial(socket)
+	if err != nil {
+		return err
+	}
+	cl := control.NewClient(conn)
+	defer cl.Close()
+	_, err = cl.Call(ctx, control.Request{Op: control.OpRun, Name: cmd, Argv: []string{"sh", "-c", cmd}})
+	return err
+}
+
+// attachTerminal attaches this terminal to the server at socket until
+// it detaches or the server quit, then prints what the server said.
+func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) int {
+	conn, err := endpoint.Dial(socket)
+	if err != nil {
+		if errors.Is(err, endpoint.ErrNoServer) {
+			termsafe.Fprintln(s.err, "sandmux:", err, "(start one with sandmux or sandmux serve; sandmux ls lists those running)")
+		} else {
+			termsafe.Fprintln(s.err, "sandmux:", err)
+		}
+		return exitFailure
+	}
+	defer conn.Close()
+	out, _ := s.outFile().(*os.File) // hasTerminal checked it is one
+	hello := attach.Hello{ReadOnly: readOnly, Term: os.Getenv("TERM"), ColorTerm: os.Getenv("COLORTERM"),
+		Who: fmt.Sprintf("local pid %d", os.Getpid())}
+	if w, h, ok := terminalSize(s); ok {
+		hello.Size = attach.Size{Width: w, Height: h}
+	}
+	exit, err := attach.RunClient(ctx, conn, s.in, out, hello)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
 	}
-	model.UseTerminal(tty)
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1),
-		tea.WithInput(s.in), tea.WithOutput(s.outFile())}
-	if w, h, ok := terminalSize(s); ok {
-		opts = append(opts, tea.WithWindowSize(w, h))
+	// The summary was escaped by the server, line by line.
+	_, _ = io.WriteString(s.out, exit.Summary) // Best effort: nowhere else to report.
+	if exit.Detached {
+		fmt.Fprintf(s.out, "[detached from %s]\n", termsafe.String(socket))
 	}
-	if key := os.Getenv("SANDMUX_TEST_PANIC_KEY"); key != "" {
-		// For the test that a panic still restores the terminal and tears
-		// every session down: there is no other way to make sandmux panic.
-		opts = append(opts, tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
-			if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == key {
-				panic("test panic requested by SANDMUX_TEST_PANIC_KEY")
-			}
-			return msg
-		}))
-	}
-	p := tea.NewProgram(model, opts...)
-	stopSignals := forwardSignals(p, s)
-	_, runErr := p.Run()
-	stopSignals()
-	if err := tty.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("restore the terminal: %w", err)
-	}
-	// Whatever ended the program (quit, error, panic), no session outlives
-	// it: Shutdown is idempotent after a normal quit.
-	shutErr := mgr.Shutdown(context.WithoutCancel(ctx))
-	mgr.Wait()
-
-	// Names, exit summaries, warnings and errors come from configs,
-	// providers and remote hosts: all are printed escaped, one line each.
-	for _, r := range model.Results() {
-		termsafe.Fprintln(s.out, r)
-	}
-	for _, w := range warned.list {
-		termsafe.Fprintln(s.err, "sandmux: warning:", w)
-	}
-	if runErr != nil {
-		termsafe.Fprintln(s.err, "sandmux:", runErr)
-		return exitFailure
-	}
-	// A close or kill that failed before the quit (its snapshot, most
-	// often) fails the run as the quit's own teardown does (contract W7).
-	if err := errors.Join(model.TeardownErr(), model.ShutdownErr(), shutErr); err != nil {
-		termsafe.Fprintln(s.err, "sandmux:", err)
-		return exitFailure
-	}
-	return exitOK
+	return exit.Code
 }
 
 // passes maps the config's ui.bell and ui.notifications values.
@@ -145,35 +204,6 @@ func terminalSize(s stdio) (w, h int, ok bool) {
 	}
 	w, h, err := term.GetSize(f.Fd())
 	return w, h, err == nil && w > 0 && h > 0
-}
-
-// forwardSignals turns SIGTERM, SIGHUP and SIGINT into quit requests (the
-// first is a confirmed quit, the next escalate to killing everything) and
-// SIGWINCH into the new size: Bubble Tea, not drawing, does not watch it.
-func forwardSignals(p *tea.Program, s stdio) (stop func()) {
-	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGWINCH)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case sig := <-ch:
-				if sig != syscall.SIGWINCH {
-					p.Send(ui.QuitMsg{})
-				} else if w, h, ok := terminalSize(s); ok {
-					p.Send(tea.WindowSizeMsg{Width: w, Height: h})
-				}
-			case <-done:
-				return
-			}
-		}
-	})
-	return func() {
-		signal.Stop(ch)
-		close(done)
-		wg.Wait()
-	}
 }
 
 // warnings collects provider warnings while the TUI owns the terminal,
@@ -226,4 +256,24 @@ func adHocPanes(cmds []string) []ui.PaneSpec {
 		})
 	}
 	return specs
+}
+
+// runPane is a local pane running argv, for ctl run; without a name it
+// is called by the command's first word.
+func runPane(name string, argv []string) ui.PaneSpec {
+	if name == "" {
+		name = filepath.Base(argv[0])
+		if len(argv) >= 3 && argv[1] == "-c" {
+			name = firstWord(argv[2]) // sh -c 'CMD': the command's own word
+		}
+	}
+	dir, _ := os.Getwd() // Best effort: "" means the child inherits ours.
+	return ui.PaneSpec{Name: name, Provider: local.Descriptor.Name, Spec: providers.Spec{Name: name, Command: argv, Dir: dir}}
+}
+
+func firstWord(cmd string) string {
+	if f := strings.Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return cmd
 }

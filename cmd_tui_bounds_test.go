@@ -57,7 +57,7 @@ ssh = { host = "root@127.0.0.1:%d", identity_files = [%q], known_hosts = [%q] }
 	var blankSince time.Time
 	deadline := t0.Add(60 * time.Second)
 	for {
-		if _, err := os.Stat(filepath.Join(tt.dir, "done")); err == nil {
+		if _, err := os.Stat(filepath.Join(tt.dir, tt.sock, "done")); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {

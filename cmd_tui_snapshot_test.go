@@ -74,7 +74,13 @@ workspace = %q
 					fullStore(t, dir)
 					return
 				}
-				if err := os.WriteFile(filepath.Join(dir, "state"), []byte("a file, not a directory"), 0o644); err != nil {
+				// The store, not the state directory, is the file: the
+				// server's log lives in the state directory too.
+				store := filepath.Join(dir, "state", "sandmux", "snapshots")
+				if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(store, []byte("a file, not a directory"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -149,10 +149,10 @@ func TestTUIKillLeavesNoSleep(t *testing.T) {
 	tt.waitExit()
 }
 
-// q then y (or SIGTERM to sandmux) exits with no child left, a summary
-// line per session, and the outer terminal restored.
+// q then y (or SIGTERM or SIGINT to the server) exits with no child
+// left, a summary line per session, and the outer terminal restored.
 func TestTUIQuitLeavesNothing(t *testing.T) {
-	for _, how := range []string{"keys", "SIGTERM", "SIGHUP"} {
+	for _, how := range []string{"keys", "SIGTERM", "SIGINT"} {
 		t.Run(how, func(t *testing.T) {
 			tt := startTerm(t, 121, 41, sandmuxBin+" "+sleepers+" "+escaper)
 			s := tt.waitFor("two process groups", func(s string) bool {
@@ -165,8 +165,8 @@ func TestTUIQuitLeavesNothing(t *testing.T) {
 				tt.waitText("Quit and tear them all down?")
 				tt.keys("y")
 			} else {
-				pid := sandmuxPid(t, tt)
-				sig := map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGHUP": syscall.SIGHUP}[how]
+				pid := serverPid(t, tt.dir)
+				sig := map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT}[how]
 				if err := syscall.Kill(pid, sig); err != nil {
 					t.Fatal(err)
 				}
@@ -189,13 +189,12 @@ func TestTUIQuitLeavesNothing(t *testing.T) {
 	}
 }
 
-// sandmuxPid finds the sandmux process running in the terminal.
-func sandmuxPid(t *testing.T, tt *tmuxTerm) int {
+// serverPid finds the server that the test's sandmux started.
+func serverPid(t *testing.T, dir string) int {
 	t.Helper()
-	shell := tt.format("#{pane_pid}")
-	out, err := exec.Command("pgrep", "-P", shell, "-f", sandmuxBin).Output()
+	out, err := exec.Command("pgrep", "-f", "serve -S "+serverSocket(dir)).Output()
 	if err != nil {
-		t.Fatalf("find sandmux under pid %s: %v", shell, err)
+		t.Fatalf("find the server of %s: %v", serverSocket(dir), err)
 	}
 	pid, err := strconv.Atoi(strings.Fields(string(out))[0])
 	if err != nil {

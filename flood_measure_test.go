@@ -75,7 +75,7 @@ func measureFlood(t *testing.T, bin string, n int) {
 	tt.keys("y")
 	deadline := start.Add(2 * time.Minute)
 	for {
-		if _, err := os.Stat(filepath.Join(tt.dir, "done")); err == nil {
+		if _, err := os.Stat(filepath.Join(tt.dir, tt.sock, "done")); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {

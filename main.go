@@ -59,6 +59,9 @@ func commands() []command {
 		{"screen", screenUsage, runScreen},
 		{"check", checkUsage, runCheck},
 		{"snapshot", "sandmux snapshot save|restore|ls|verify ...", runSnapshot},
+		{"attach", attachUsage, runAttach},
+		{"serve", serveUsage, runServe},
+		{"ls", lsUsage, runLs},
 		{"ctl", ctlUsage, runCtl},
 		{"help", "sandmux help (or -h, --help): this list", runHelp},
 		{"version", "sandmux version (or --version): the version and source revision", runVersion},
@@ -115,12 +118,7 @@ func runHelp(_ context.Context, _ []string, s stdio) int {
 	fmt.Fprintln(s.out)
 	fmt.Fprintln(s.out, "usage:")
 	for _, c := range commands() {
-		// ctl is left out until a server answers it: scripts (the bench
-		// among them) read a help that lists ctl as "sandmux runs as a
-		// server, give it -L".
-		if c.name != "ctl" {
-			fmt.Fprintf(s.out, "  %s\n", c.usage)
-		}
+		fmt.Fprintf(s.out, "  %s\n", c.usage)
 	}
 	fmt.Fprintln(s.out)
 	fmt.Fprintln(s.out, "Each command takes -h for its own flags. In the TUI, ctrl+b ? lists the keys.")

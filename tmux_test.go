@@ -37,15 +37,58 @@ func startTermSetup(t *testing.T, w, h int, cmd string, setup func(dir string)) 
 	if setup != nil {
 		setup(dir)
 	}
+	tt := startTermIn(t, dir, w, h, cmd)
+	t.Cleanup(func() { stopServer(t, dir) })
+	return tt
+}
+
+// startTermIn runs cmd in a new tmux of w×h over the isolated environment
+// of dir, which terminals of one test may share (they then reach the same
+// server). Each terminal's marker files carry its own name.
+func startTermIn(t *testing.T, dir string, w, h int, cmd string) *tmuxTerm {
+	t.Helper()
+	need(t, "tmux")
 	tt := &tmuxTerm{t: t, sock: fmt.Sprintf("sandmux-test-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
-	script := fmt.Sprintf("stty -a > %[1]s/stty.before; %[2]s; echo EXIT=$?; stty -a > %[1]s/stty.after; touch %[1]s/done; sleep 600", dir, cmd)
+	if err := os.MkdirAll(filepath.Join(dir, tt.sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("stty -a > %[1]s/stty.before; %[2]s; echo EXIT=$?; stty -a > %[1]s/stty.after; touch %[1]s/done; sleep 600",
+		filepath.Join(dir, tt.sock), cmd)
 	c := exec.Command("tmux", "-L", tt.sock, "-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)
 	c.Env = isolatedEnv(dir)
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("start tmux: %v: %s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() })
+	t.Cleanup(tt.kill)
 	return tt
+}
+
+// kill ends the terminal, as closing its window would: sandmux in it
+// gets SIGHUP.
+func (tt *tmuxTerm) kill() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() }
+
+// serverSocket is the default server's socket under isolatedEnv(dir).
+func serverSocket(dir string) string { return filepath.Join(dir, "run", "sandmux", "default.sock") }
+
+// stopServer ends the server a test's sandmux started in the background,
+// killing what it runs, and waits until it is gone: a server outlives its
+// clients by design, so no test may leave one behind.
+func stopServer(t *testing.T, dir string) {
+	sock := serverSocket(dir)
+	if _, err := os.Stat(sock); err != nil {
+		return
+	}
+	cmd := exec.Command(sandmuxBin, "ctl", "-S", sock, "quit", "--kill")
+	cmd.Env = isolatedEnv(dir)
+	_ = cmd.Run() // Best effort: a server already quitting refuses; it goes either way.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(sock); err != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the server at %s did not exit", sock)
 }
 
 // isolatedEnv keeps the user's config and data out of the test.
@@ -56,7 +99,8 @@ func isolatedEnv(dir string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "XDG_CONFIG_HOME="+dir+"/config", "XDG_DATA_HOME="+dir+"/data", "XDG_STATE_HOME="+dir+"/state", "TERM=xterm-256color")
+	return append(env, "XDG_CONFIG_HOME="+dir+"/config", "XDG_DATA_HOME="+dir+"/data", "XDG_STATE_HOME="+dir+"/state",
+		"XDG_RUNTIME_DIR="+dir+"/run", "TERM=xterm-256color")
 }
 
 func (tt *tmuxTerm) tmux(args ...string) string {
@@ -108,7 +152,7 @@ func (tt *tmuxTerm) waitExit() string {
 	tt.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if _, err := os.Stat(filepath.Join(tt.dir, "done")); err == nil {
+		if _, err := os.Stat(filepath.Join(tt.dir, tt.sock, "done")); err == nil {
 			return tt.screen()
 		}
 		if time.Now().After(deadline) {
@@ -122,8 +166,8 @@ func (tt *tmuxTerm) waitExit() string {
 // settings, the main screen, no mouse reporting, a visible cursor.
 func (tt *tmuxTerm) checkRestored() {
 	tt.t.Helper()
-	before, _ := os.ReadFile(filepath.Join(tt.dir, "stty.before"))
-	after, _ := os.ReadFile(filepath.Join(tt.dir, "stty.after"))
+	before, _ := os.ReadFile(filepath.Join(tt.dir, tt.sock, "stty.before"))
+	after, _ := os.ReadFile(filepath.Join(tt.dir, tt.sock, "stty.after"))
 	if len(before) == 0 || string(before) != string(after) {
 		tt.t.Errorf("terminal settings not restored:\nbefore: %s\nafter:  %s", before, after)
 	}
