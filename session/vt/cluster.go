@@ -103,6 +103,7 @@ func (s *Screen) internCluster(text []byte) (rune, bool) {
 // sweepClusters frees the stand-ins no cell refers to.
 func (s *Screen) sweepClusters() {
 	s.flush()
+	s.epoch++ // a freed stand-in may come back as another cluster
 	t := &s.clusters
 	if cap(t.marks) < len(t.texts) {
 		t.marks = make([]bool, len(t.texts))

@@ -174,6 +174,7 @@ func (s *Screen) fillScrolled(whole bool) {
 // sweep frees the pen ids no cell and no pen in use refers to.
 func (s *Screen) sweep() {
 	s.flush() // pending text may use ids not yet stored in cells
+	s.epoch++ // a freed id may come back with another style
 	t := &s.pens
 	if cap(t.marks) < len(t.pens) {
 		t.marks = make([]bool, len(t.pens))

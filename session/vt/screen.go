@@ -94,9 +94,12 @@ type Screen struct {
 	replies *replyQueue
 	dirty   chan struct{}
 	wake    chan<- struct{} // shared with other screens; may be nil
-	kick    chan struct{}   // wakes the clock goroutine when the deadline changes
-	done    chan struct{}
-	wg      sync.WaitGroup
+	// epoch counts the side tables' sweeps: a frame read under an older
+	// one may decode a reused id wrongly, so Snapshot reads it whole.
+	epoch uint64
+	kick  chan struct{} // wakes the clock goroutine when the deadline changes
+	done  chan struct{}
+	wg    sync.WaitGroup
 }
 
 // New returns a Screen of cols x rows and starts its goroutines; Close stops

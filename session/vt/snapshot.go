@@ -1,5 +1,7 @@
 package vt
 
+import "github.com/hinshun/vt10x"
+
 // Cursor is where the child's cursor is and how it looks.
 type Cursor struct {
 	X, Y    int
@@ -28,7 +30,24 @@ type Frame struct {
 	// Scrollback for the live screen).
 	Scrollback int
 	First      int
+
+	// What the last live snapshot read from vt10x, to tell the rows that
+	// changed since (see Snapshot): the raw glyphs, the screen and the
+	// side tables' epoch they were read under, and which rows differed.
+	raw     []vt10x.Glyph
+	src     *Screen
+	epoch   uint64
+	changed []bool
 }
+
+// RowChanged reports whether row y may differ from the frame's previous
+// snapshot, so a renderer can keep the rows that did not. Every row of a
+// frame taken any other way than Snapshot counts as changed.
+func (f *Frame) RowChanged(y int) bool { return y >= len(f.changed) || f.changed[y] }
+
+// Invalidate makes the next Snapshot copy every row: for a frame whose
+// cells the caller edited (a search highlight).
+func (f *Frame) Invalidate() { f.src = nil }
 
 // Row returns row y of the frame.
 func (f *Frame) Row(y int) []Cell { return f.Cells[y*f.Cols : (y+1)*f.Cols] }
@@ -45,11 +64,39 @@ func (f *Frame) setSize(cols, rows int) {
 	}
 }
 
-// Snapshot copies the live screen into f.
+// Snapshot copies the live screen into f. Taken again into the same
+// frame, it decodes only the rows whose glyphs changed since, and says
+// which (RowChanged): a typed key's echo changes one row of thousands of
+// cells, and the frame that shows it should cost one row.
 func (s *Screen) Snapshot(f *Frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.snapshotRange(f, s.sb.len(), s.rows)
+	if f.src != s || f.epoch != s.epoch || f.Cols != s.cols || f.Rows != s.rows || f.First != f.Scrollback {
+		s.snapshotRange(f, s.sb.len(), s.rows)
+		f.src, f.epoch = s, s.epoch
+		f.raw = f.raw[:0]
+		for y := range s.rows {
+			for x := range s.cols {
+				f.raw = append(f.raw, s.term.Cell(x, y))
+			}
+		}
+		return
+	}
+	s.flush()
+	for y := range s.rows {
+		raw := f.raw[y*s.cols : (y+1)*s.cols]
+		same := true
+		for x := range raw {
+			if g := s.term.Cell(x, y); g != raw[x] {
+				raw[x], same = g, false
+			}
+		}
+		f.changed[y] = !same
+		if !same {
+			s.readRowInto(y, f.Row(y))
+		}
+	}
+	s.frameMeta(f, s.sb.len(), s.rows)
 }
 
 // SnapshotAt copies the view scrolled back by offset lines (0 is the live
@@ -103,6 +150,11 @@ func (s *Screen) ScrollbackLen() int {
 func (s *Screen) snapshotRange(f *Frame, first, n int) {
 	s.flush()
 	f.setSize(s.cols, n)
+	f.src = nil
+	f.changed = f.changed[:0]
+	for range n {
+		f.changed = append(f.changed, true)
+	}
 	sbLen := s.sb.len()
 	for y := 0; y < n; y++ {
 		row := f.Row(y)
@@ -112,6 +164,12 @@ func (s *Screen) snapshotRange(f *Frame, first, n int) {
 			s.readRowInto(i-sbLen, row)
 		}
 	}
+	s.frameMeta(f, first, n)
+}
+
+// frameMeta fills in what a frame holds beside its cells.
+func (s *Screen) frameMeta(f *Frame, first, n int) {
+	sbLen := s.sb.len()
 	c := s.term.Cursor()
 	st := &s.f.st
 	cy := sbLen + c.Y - first
