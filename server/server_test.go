@@ -23,7 +23,7 @@ func runServer(t *testing.T, cmds ...string) (*Server, *ui.Model) {
 	for _, c := range cmds {
 		specs = append(specs, ui.PaneSpec{Name: c, Provider: "local", Spec: providers.Spec{Command: []string{"sh", "-c", c}}})
 	}
-	model := ui.New(ui.Config{Prefix: "ctrl+b", FPS: 60}, ui.FromManager(mgr), specs)
+	model := ui.New(ui.Config{Prefix: "ctrl+b", FPS: 60, Server: true}, ui.FromManager(mgr), specs)
 	s := New(model, Options{Size: attach.Size{Width: 100, Height: 30}})
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -29,6 +29,9 @@ type Config struct {
 	// Events, when set, is told what happens to the panes and clients,
 	// from Update: it must not block.
 	Events func(Event)
+	// Server: the program is no client of its own; only ClientMsg input
+	// counts, and Bubble Tea's own size and input messages are dropped.
+	Server bool
 }
 
 // Pass says which panes' signals reach the user's terminal.
@@ -132,7 +135,12 @@ func (m *Model) Results() []Result { return m.quitResults }
 
 // Init asks for the terminal's size; the panes start once it is known, so
 // every PTY opens at its pane's size. A server sends StartMsg instead.
-func (m *Model) Init() tea.Cmd { return tea.RequestWindowSize }
+func (m *Model) Init() tea.Cmd {
+	if m.cfg.Server {
+		return nil
+	}
+	return tea.RequestWindowSize
+}
 
 // UseTerminal makes the local client's view draw its frames through t,
 // after every Update, instead of through Bubble Tea's renderer.
@@ -164,6 +172,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return v.input(msg.Msg)
 	case tea.WindowSizeMsg, tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg:
+		if m.cfg.Server {
+			return nil
+		}
 		return m.localView().input(msg)
 	case AttachMsg:
 		return m.attach(msg)

@@ -227,29 +227,34 @@ func (v *view) snapshot(p *pane) {
 	} else {
 		p.screen.Snapshot(&s.frame)
 	}
-	s.highlightSearch()
+	if s.search != nil {
+		s.highlightSearch()
+		s.frame.Invalidate() // the highlight edited its cells: take them all anew
+	}
 	s.renderBody()
 }
 
+// renderBody renders the rows of the frame that changed since it was
+// rendered last; the others keep their bytes.
 func (s *paneView) renderBody() {
-	s.body = s.body[:0]
-	s.rowEnd = s.rowEnd[:0]
+	all := len(s.rows) != s.frame.Rows || s.search != nil
+	for len(s.rows) < s.frame.Rows {
+		s.rows = append(s.rows, nil)
+	}
+	s.rows = s.rows[:s.frame.Rows]
 	for y := range s.frame.Rows {
-		s.body = vt.RenderRow(s.body, &s.frame, y)
-		s.rowEnd = append(s.rowEnd, len(s.body))
+		if all || s.frame.RowChanged(y) {
+			s.rows[y] = vt.RenderRow(s.rows[y][:0], &s.frame, y)
+		}
 	}
 }
 
 // row returns rendered row y of the body, or nil past the end.
 func (s *paneView) row(y int) []byte {
-	if y < 0 || y >= len(s.rowEnd) {
+	if y < 0 || y >= len(s.rows) {
 		return nil
 	}
-	start := 0
-	if y > 0 {
-		start = s.rowEnd[y-1]
-	}
-	return s.body[start:s.rowEnd[y]]
+	return s.rows[y]
 }
 
 // setInfo takes the session's state as the Manager reports it.

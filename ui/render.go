@@ -235,20 +235,27 @@ func (v *view) title(i int, p *pane, w int) string {
 	if p.alert != nil {
 		b.WriteString(" · " + p.alert.what + " failed")
 	}
-	// Name, state, error and notice may all come from outside (a config,
-	// a provider, a remote host): the whole line is escaped before styling.
-	text := ansi.Truncate(" "+termsafe.String(b.String()), w, "…")
-	text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
-	style := titleStyle
+	style, styleID := titleStyle, 't'
 	switch {
 	case i == v.focus:
-		style = titleFocused
+		style, styleID = titleFocused, 'f'
 	case v.broadcast && s.picked:
-		style = titlePicked
+		style, styleID = titlePicked, 'p'
 	case p.phase == phaseFailed || p.alert != nil:
-		style = titleFailed
+		style, styleID = titleFailed, 'x'
 	}
-	return style.Render(text)
+	// A title changes at most once a second while its pane is busy: it
+	// is styled again only then (lipgloss costs more than the pane's row).
+	text := b.String()
+	if key := fmt.Sprintf("%s\x00%c%d", text, styleID, w); key != s.titleKey {
+		// Name, state, error and notice may all come from outside (a
+		// config, a provider, a remote host): the whole line is escaped
+		// before styling.
+		text = ansi.Truncate(" "+termsafe.String(text), w, "…")
+		text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
+		s.titleKey, s.title = key, style.Render(text)
+	}
+	return s.title
 }
 
 // statusLine shows pages, modes and the help hint.
@@ -286,12 +293,18 @@ func (v *view) statusLine() string {
 	}
 	hint := fmt.Sprintf("%s ? help ", v.m.cfg.Prefix)
 	l := " sandmux " + left.String()
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", l, strings.Join(flags, " "), hint, v.width)
+	if key == v.statusKey {
+		return v.status
+	}
 	flagText := ""
 	if len(flags) > 0 {
 		flagText = statusAccent.Render(" " + strings.Join(flags, " ") + " ")
 	}
 	pad := max(0, v.width-ansi.StringWidth(l)-ansi.StringWidth(flagText)-ansi.StringWidth(hint))
-	return ansi.Truncate(statusStyle.Render(l)+flagText+statusStyle.Render(strings.Repeat(" ", pad)+hint), v.width, "")
+	v.statusKey = key
+	v.status = ansi.Truncate(statusStyle.Render(l)+flagText+statusStyle.Render(strings.Repeat(" ", pad)+hint), v.width, "")
+	return v.status
 }
 
 // cursor is the focused pane's cursor as the real terminal cursor.

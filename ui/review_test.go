@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +32,8 @@ func TestOffPagePaneDrawnWhenShown(t *testing.T) {
 	last.screen.Write("\r\nlate output")
 	m.Update(frameMsg{})
 	m.lv().setFocus(len(m.panes) - 1)
-	if !strings.Contains(string(m.lv().pv(last).body), "late output") {
-		t.Errorf("the page's pane does not show its output: %q", m.lv().pv(last).body)
+	if !strings.Contains(string(bytes.Join(m.lv().pv(last).rows, nil)), "late output") {
+		t.Errorf("the page's pane does not show its output: %q", bytes.Join(m.lv().pv(last).rows, nil))
 	}
 }
 

@@ -29,6 +29,9 @@ type view struct {
 
 	panes map[int]*paneView // by pane key
 
+	// status is the status line styled, for what statusKey says.
+	statusKey, status string
+
 	out         []byte    // a line being composed, reused
 	term        *Terminal // draws this client's frames; nil: Bubble Tea does
 	cursorColor string    // the cursor colour last set on the terminal ("": its own)
@@ -41,10 +44,10 @@ type view struct {
 // its own scroll, search, pick and attention marker.
 type paneView struct {
 	frame vt.Frame
-	// body holds the rendered rows of the frame, and rowEnd where each
-	// row ends in it.
-	body   []byte
-	rowEnd []int
+	// rows are the frame's rows rendered, each kept until it changes.
+	rows [][]byte
+	// title is the title line styled, for the unstyled text in titleKey.
+	titleKey, title string
 
 	scroll       int // lines scrolled back; 0 is live
 	search       *searchState
