@@ -199,7 +199,7 @@ func uiConfig(cfg *config.Config, events func(ui.Event)) ui.Config {
 	return ui.Config{
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
 		Clipboard: cfg.UI.Clipboard == "write", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
-		Events: events, Server: true,
+		Events: events, Server: true, Parsers: parsers,
 	}
 }
 

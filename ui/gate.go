@@ -34,8 +34,13 @@ type parseGate struct {
 // kinds wait.
 const backTurn = 4
 
-func newParseGate() *parseGate {
-	return &parseGate{free: runtime.GOMAXPROCS(0)}
+// newParseGate lets width screens parse at once (0: one per processor
+// Go runs code on).
+func newParseGate(width int) *parseGate {
+	if width <= 0 {
+		width = runtime.GOMAXPROCS(0)
+	}
+	return &parseGate{free: width}
 }
 
 // acquire waits for a turn; wake is the caller's own one-slot channel.

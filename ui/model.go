@@ -29,6 +29,9 @@ type Config struct {
 	// Events, when set, is told what happens to the panes and clients,
 	// from Update: it must not block.
 	Events func(Event)
+	// Parsers is how many panes may parse output at once (0: as many as
+	// Go runs code on at once).
+	Parsers int
 	// Server: the program is no client of its own; only ClientMsg input
 	// counts, and Bubble Tea's own size and input messages are dropped.
 	Server bool
@@ -115,7 +118,7 @@ type Result struct {
 
 // New returns the root model for the given panes.
 func New(cfg Config, b Backend, specs []PaneSpec) *Model {
-	m := &Model{cfg: cfg.withDefaults(), backend: b, gate: newParseGate(), wake: make(chan struct{}, 1), stop: make(chan struct{}),
+	m := &Model{cfg: cfg.withDefaults(), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		layoutW: 80, layoutH: 24, now: time.Now}
 	for _, s := range specs {
 		m.addPane(s)
