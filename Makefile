@@ -34,6 +34,10 @@ FUZZ_TARGETS = \
 	FuzzConfig:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
+	FuzzEncodeKeyNames:./ui \
+	FuzzFrames:./attach \
+	FuzzParseKeys:./sshattach \
+	FuzzLogTail:./daemon \
 	FuzzJSONString:./asciicast \
 	FuzzDecodeRequest:./control \
 	FuzzUnescape:./control \
