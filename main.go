@@ -3,10 +3,14 @@
 //
 // Wiring, once:
 //
-//	flags/config ─► main ─► session.Manager ─► providers (local, ssh, docker, exec)
-//	                  │            │
-//	                  │            └─► Collector ─► consumers (screen, recorder)
-//	                  └─► ui (Bubble Tea) or a headless command (record, screen, check, snapshot)
+//	sandmux (client) ─► daemon.Start ─► sandmux serve (a session of its own)
+//	      │                                   │
+//	      └─► attach wire ─► endpoint socket ─┤◄─ sshattach (ssh -tt) ◄─ remote client
+//	                                          │◄─ control (sandmux ctl)
+//	                                          ▼
+//	          server ─► ui.Model ─► session.Manager ─► providers (local, ssh, docker, exec)
+//	                                       └─► Collector ─► consumers (screen, recorder)
+//	headless commands: record, screen, check, snapshot
 //
 // main owns the command line, config loading and validation, and wiring; the
 // logic lives in the packages.

@@ -582,6 +582,9 @@ func TestConfigExample(t *testing.T) {
 	for _, o := range uiOptions {
 		check("ui", o.key, o.help, o.typ)
 	}
+	for _, o := range serverOptions {
+		check("server", o.key, o.help, o.typ)
+	}
 	for _, o := range providerOptions {
 		check("providers."+o.table, o.key, o.help, o.typ)
 	}
@@ -595,6 +598,9 @@ func TestConfigExample(t *testing.T) {
 	}
 	if want := defaultsOf(uiOptions); c.UI != want {
 		t.Errorf("[ui] in the example is %+v, but the defaults are %+v", c.UI, want)
+	}
+	if want := defaultsOf(serverOptions); c.Server != want {
+		t.Errorf("[server] in the example is %+v, but the defaults are %+v", c.Server, want)
 	}
 }
 
@@ -618,6 +624,9 @@ func TestConfigOptionsTable(t *testing.T) {
 		}
 	}
 	for _, o := range uiOptions {
+		rows = append(rows, row{o.table, o.key, o.typ, o.help, o.note})
+	}
+	for _, o := range serverOptions {
 		rows = append(rows, row{o.table, o.key, o.typ, o.help, o.note})
 	}
 	for _, o := range providerOptions {

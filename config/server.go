@@ -23,7 +23,7 @@ var serverOptions = []option[ServerConfig]{
 		help: `What a client whose terminal goes away (a closed window, a dropped SSH connection) does: "detach" leaves the sessions running, "quit" tears everything down.`,
 		kind: stringKind(func(s *ServerConfig) *string { return &s.OnHangup }, hangupMode)},
 	{table: "server", key: "ssh_listen", def: "",
-		help: `The address SSH clients attach on, such as "127.0.0.1:2222"; "" serves no SSH. Only public keys are accepted.`,
+		help: `The address SSH clients attach on with a public key, such as "127.0.0.1:2222"; "" serves no SSH.`,
 		kind: stringKind(func(s *ServerConfig) *string { return &s.SSHListen }, listenAddr)},
 	{table: "server", key: "ssh_authorized_keys", def: "",
 		help: "An authorized_keys file: the keys that may attach over SSH and type.",

@@ -1,18 +1,20 @@
-// Package ui is the Bubble Tea program: the root model, the panes, their
-// layout, the key map, overlays, and composing the screen's rendered rows
-// with lipgloss chrome.
+// Package ui is the Bubble Tea model of sandmux: the panes every client
+// shares (their sessions, screens and lives), one view per attached
+// client (its size, focus, page, zoom, scroll, picks and frames), the
+// layout, the key map, overlays, and composing each client's screen from
+// the panes' rendered rows and lipgloss chrome.
 //
-// It owns what the user sees and types. It does not own sessions: it asks
+// It owns what the users see and type. It does not own sessions: it asks
 // a Backend (the session Manager) to start, close and kill them, always
-// from a tea.Cmd, and never blocks in Update.
+// from a tea.Cmd, and never blocks in Update. It does not own how a
+// client's bytes travel (package server gives each client a Terminal).
 //
-//	Backend.Start ─► pane (screen + session) ─► sink: parseGate turn (panes on screen first) ─► screen.Write, a slice (16 KiB per 24 rows) a turn
-//	watch Cmd: select(screens' Dirty, Backend.Changed, rewire) ─► wakeMsg ─► frame tick (≤ fps)
-//	frameMsg: drain dirty ─► Screen.Snapshot ─► vt.RenderRow ─► cached rows ─► View
-//	KeyPressMsg ─► prefix? keymap command : encode for the pane's modes ─► Session.Write (non-blocking queue)
-//	close / quit ─► Cmd: Backend.Close / Shutdown (blocks until settled) ─► closedMsg / shutdownMsg
-//	failed close or kill ─► the pane stays, showing the error, until prefix d; kept for the exit code
+//	Backend.Start ─► pane (screen + session) ─► sink: parseGate turn (panes on some client's screen first) ─► screen.Write, a bounded slice a turn
+//	watch Cmd: select(the screens' shared wake, Backend.Changed, stop) ─► wakeMsg ─► frame tick (≤ fps)
+//	frameMsg: each dirty screen ─► per view: Screen.Snapshot (changed rows) ─► vt.RenderRow (changed rows) ─► the view's Terminal
+//	ClientMsg{key} ─► that view: prefix? keymap command : encode for the pane's modes ─► Session.Write (non-blocking queue)
+//	close / quit ─► Cmd: Backend.Close / Shutdown (blocks until settled) ─► closedMsg / shutdownMsg ─► every view
+//	failed close or kill ─► the pane stays, showing the error, until prefix x dismisses it; kept for the exit code
 //
-// An idle program has one goroutine blocked in the watch Cmd and wakes up
-// zero times a second.
+// An idle model has one goroutine blocked in the watch Cmd and no timer.
 package ui

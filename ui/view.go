@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/session/vt"
@@ -79,9 +81,6 @@ type ClientMsg struct {
 func (m *Model) newView(id int) *view {
 	v := &view{m: m, id: id, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{}}
 	m.views = append(m.views, v)
-	if m.active == nil {
-		m.active = v
-	}
 	return v
 }
 
@@ -90,7 +89,11 @@ func (m *Model) localView() *view {
 	if v := m.viewByID(0); v != nil {
 		return v
 	}
-	return m.newView(0)
+	v := m.newView(0)
+	if m.active == nil {
+		m.active = v
+	}
+	return v
 }
 
 func (m *Model) viewByID(id int) *view {
@@ -110,7 +113,7 @@ func (m *Model) attach(msg AttachMsg) tea.Cmd {
 		v.width, v.height = msg.Width, msg.Height
 	}
 	if !v.readOnly {
-		m.active = v // the newest client sizes the panes, until another types
+		m.active = v // the newest client sizes the panes, until another types (A3)
 	}
 	if !m.started {
 		m.layoutW, m.layoutH = v.width, v.height
@@ -127,10 +130,14 @@ func (m *Model) detach(id int) tea.Cmd {
 		m.views = append(m.views[:i], m.views[i+1:]...)
 		m.emit(Event{Kind: EventDetached, Client: id})
 		if m.active == v {
+			// The newest client that may type sizes the panes now; a
+			// read-only one never does (A2).
 			m.active = nil
-			if len(m.views) > 0 {
-				m.active = m.views[len(m.views)-1]
-				return m.active.relayout()
+			for _, o := range slices.Backward(m.views) {
+				if !o.readOnly {
+					m.active = o
+					return o.relayout()
+				}
 			}
 		}
 		return nil
@@ -193,7 +200,7 @@ func (v *view) focused() *pane {
 }
 
 // sizing reports whether this view's layout sizes the panes' screens.
-func (v *view) sizing() bool { return v.m.active == v || v.m.active == nil }
+func (v *view) sizing() bool { return v.m.active == v || v.m.active == nil && !v.readOnly }
 
 func (v *view) setSize(w, h int) tea.Cmd {
 	if w <= 0 || h <= 1 {

@@ -1,0 +1,50 @@
+package ui
+
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// A read-only client never sizes the panes (A2), not even as the first
+// or the last client left; a client that types does (A3).
+func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
+	b := newFakeBackend()
+	m := New(Config{Prefix: "ctrl+b", Server: true}, b, []PaneSpec{{Name: "a", Provider: "local"}})
+	m.now = fixedNow
+	screenSize := func() (int, int) { return m.panes[0].screen.Size() }
+
+	m.Update(StartMsg{Width: 80, Height: 24})
+	for _, c := range drain(t, m) {
+		m.Update(c)
+	}
+	t.Cleanup(func() { m.panes[0].screen.Close() })
+	wantCols, wantRows := screenSize()
+
+	m.Update(AttachMsg{ID: 1, Width: 50, Height: 20, ReadOnly: true})
+	m.Update(ClientMsg{ID: 1, Msg: keyMsg("x")})
+	if c, r := screenSize(); c != wantCols || r != wantRows {
+		t.Fatalf("a read-only client sized the pane %dx%d (was %dx%d)", c, r, wantCols, wantRows)
+	}
+	m.Update(AttachMsg{ID: 2, Width: 60, Height: 21})
+	if c, _ := screenSize(); c != 60 {
+		t.Fatalf("a client that may type did not size the pane: %d columns, want 60", c)
+	}
+	m.Update(DetachMsg{ID: 2})
+	if m.active != nil {
+		t.Fatalf("with only a read-only client left, it became the sizing one")
+	}
+}
+
+// drain runs the model's start commands the way the fake tests do: one
+// message per start, delivered in order.
+func drain(t *testing.T, m *Model) []tea.Msg {
+	t.Helper()
+	var msgs []tea.Msg
+	for i, p := range m.panes {
+		if p.sess == nil && p.phase == phaseStarting {
+			msgs = append(msgs, p.start(t.Context(), m.backend, m.sizer().bodySize(i), 0, m.wake)())
+		}
+	}
+	return msgs
+}
