@@ -60,7 +60,7 @@ func TestTUIDetachAttachQuit(t *testing.T) {
 	b.keys("y")
 	for _, tt := range []*tmuxTerm{a, b} {
 		s := tt.waitExit()
-		if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "bash --norc: ") {
+		if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "bash: ") {
 			t.Errorf("a client did not end with the summary:\n%s", s)
 		}
 		tt.checkRestored()

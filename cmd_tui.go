@@ -145,7 +145,7 @@ func ctlRun(ctx context.Context, socket, cmd string) error {
 	}
 	cl := control.NewClient(conn)
 	defer cl.Close()
-	_, err = cl.Call(ctx, control.Request{Op: control.OpRun, Name: cmd, Argv: []string{"sh", "-c", cmd}})
+	_, err = cl.Call(ctx, control.Request{Op: control.OpRun, Name: firstWord(cmd), Argv: []string{"sh", "-c", cmd}})
 	return err
 }
 
@@ -249,10 +249,13 @@ func adHocPanes(cmds []string) []ui.PaneSpec {
 	dir, _ := os.Getwd() // Best effort: "" means the child inherits ours.
 	specs := make([]ui.PaneSpec, 0, len(cmds))
 	for _, c := range cmds {
+		// A short name, the command's first word, as tmux names windows;
+		// prefix , renames it.
+		name := firstWord(c)
 		specs = append(specs, ui.PaneSpec{
-			Name:     c,
+			Name:     name,
 			Provider: local.Descriptor.Name,
-			Spec:     providers.Spec{Name: c, Command: []string{"sh", "-c", c}, Dir: dir},
+			Spec:     providers.Spec{Name: name, Command: []string{"sh", "-c", c}, Dir: dir},
 		})
 	}
 	return specs

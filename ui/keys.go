@@ -40,6 +40,7 @@ var keymap = []binding{
 	{keys: []string{"["}, help: "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", run: (*view).enterScroll},
 	{keys: []string{"b"}, help: "broadcast input to the picked panes, or stop", run: (*view).toggleBroadcast, touches: true},
 	{keys: []string{"space"}, help: "pick or unpick the pane for broadcast", run: (*view).togglePick, touches: true},
+	{keys: []string{","}, help: "rename the pane", run: (*view).startRename, touches: true},
 	{keys: []string{"d"}, help: "detach this client: everything goes on", run: (*view).detach},
 	{keys: []string{"q"}, help: "quit (asks while sessions run)", run: (*view).requestQuit, touches: true},
 }
@@ -81,6 +82,8 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modalClosing:
 		// Input is blocked; a repeated close escalates to kill.
 		return v.escalateClose(key)
+	case modalRename:
+		return v.renameInput(msg)
 	}
 	if v.scrollMode {
 		return v.scrollKey(msg)

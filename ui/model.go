@@ -68,6 +68,7 @@ const (
 	modalHelp
 	modalConfirmQuit
 	modalClosing // a pane this client closes is being torn down
+	modalRename  // this client is typing a pane's new name
 )
 
 // Model is the root model: the panes, their sessions and screens, shared

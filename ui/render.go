@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -16,14 +17,15 @@ import (
 // Chrome styles. Pane bodies are rendered by vt's run renderer; lipgloss
 // draws only titles, the status line and overlays.
 var (
-	titleStyle     = lipgloss.NewStyle().Foreground(lipgloss.Color("252")).Background(lipgloss.Color("237"))
-	titleFocused   = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("45")).Bold(true)
-	titlePicked    = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214")).Bold(true)
-	titleFailed    = lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("124"))
-	statusStyle    = lipgloss.NewStyle().Foreground(lipgloss.Color("250")).Background(lipgloss.Color("235"))
-	statusAccent   = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214")).Bold(true)
-	overlayStyle   = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("45")).Padding(0, 1)
-	emptyBodyStyle = lipgloss.NewStyle().Foreground(lipgloss.Color("244"))
+	titleStyle      = lipgloss.NewStyle().Foreground(lipgloss.Color("252")).Background(lipgloss.Color("237"))
+	titleFocused    = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("45")).Bold(true)
+	titlePicked     = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214")).Bold(true)
+	titlePickedIdle = lipgloss.NewStyle().Foreground(lipgloss.Color("214")).Background(lipgloss.Color("237")).Bold(true)
+	titleFailed     = lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("124"))
+	statusStyle     = lipgloss.NewStyle().Foreground(lipgloss.Color("250")).Background(lipgloss.Color("235"))
+	statusAccent    = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214")).Bold(true)
+	overlayStyle    = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("45")).Padding(0, 1)
+	emptyBodyStyle  = lipgloss.NewStyle().Foreground(lipgloss.Color("244"))
 )
 
 // area is the part of the screen the panes share: all but the status line.
@@ -128,6 +130,8 @@ func (v *view) frame() ([]string, *tea.Cursor) {
 		lines = overlay(lines, v.width, v.helpText())
 	case v.modal == modalConfirmQuit:
 		lines = overlay(lines, v.width, v.confirmText())
+	case v.modal == modalRename:
+		lines = overlay(lines, v.width, v.renamePrompt())
 	}
 	if v.modal == modalNone && !v.scrollMode && !v.m.quitting {
 		return lines, v.cursor()
@@ -216,8 +220,8 @@ func (v *view) title(i int, p *pane, w int) string {
 	if s.attention {
 		b.WriteString("● ")
 	}
-	if v.broadcast && s.picked {
-		b.WriteString("⇶ ")
+	if s.picked {
+		b.WriteString("⇶ ") // picked shows before broadcast starts, so picks can be checked
 	}
 	fmt.Fprintf(&b, "%s · %s · %s", p.spec.Name, p.spec.Provider, p.status())
 	if !p.lastOutput.IsZero() {
@@ -241,8 +245,13 @@ func (v *view) title(i int, p *pane, w int) string {
 		style, styleID = titleFocused, 'f'
 	case v.broadcast && s.picked:
 		style, styleID = titlePicked, 'p'
-	case p.phase == phaseFailed || p.alert != nil:
-		style, styleID = titleFailed, 'x'
+	case v.pv(p).picked:
+		style, styleID = titlePickedIdle, 'q' // picked, broadcast not on yet
+	default:
+		word := p.stateWord()
+		if st, ok := stateStyles[word]; ok {
+			style, styleID = st, rune('a'+slices.Index(stateOrder, word))
+		}
 	}
 	// A title changes at most once a second while its pane is busy: it
 	// is styled again only then (lipgloss costs more than the pane's row).
@@ -271,6 +280,9 @@ func (v *view) statusLine() string {
 			}
 		}
 		left.WriteString(" ")
+	}
+	if len(v.m.panes) > 1 {
+		left.WriteString(v.stateCounts() + " ")
 	}
 	var flags []string
 	if v.zoom {

@@ -26,6 +26,8 @@ type view struct {
 	broadcast     bool
 	modal         modal
 	closingKey    int // the pane this client closes, under modalClosing
+	renameKey     int // the pane this client renames, under modalRename
+	renameText    string
 	scrollMode    bool
 	notice        string // a one-off word in the status line ("read-only")
 
