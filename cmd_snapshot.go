@@ -121,6 +121,9 @@ func snapshotSave(ctx context.Context, args []string, s stdio) int {
 		m, path = e.Manifest, e.Path
 	} else {
 		m, err = snapshot.Save(ctx, snapshot.DirSource(pos[0]), path, opts)
+		if err == nil {
+			rememberElsewhere(*store, path, s)
+		}
 	}
 	if err != nil {
 		termsafe.Fprintf(s.err, "sandmux snapshot save: %v\n", err)
@@ -248,6 +251,15 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 		return exitFailure
 	}
+	if elsewhere, err := st.Elsewhere(); err != nil {
+		termsafe.Fprintln(s.err, "sandmux snapshot ls: warning:", err)
+	} else {
+		for _, e := range elsewhere {
+			if sandbox == "" || e.Sandbox == sandbox {
+				entries = append(entries, e)
+			}
+		}
+	}
 	if *cfgPath != "" {
 		cfg, err := config.Load(*cfgPath, providerRegistry)
 		if err != nil {
@@ -267,7 +279,11 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		if e.Manifest != nil {
 			files = strconv.FormatInt(e.Manifest.Files, 10)
 		}
-		termsafe.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Sandbox, e.Time.Local().Format("2006-01-02 15:04:05.000"), snapshot.FormatBytes(e.Size), files, e.Path)
+		name := e.Sandbox
+		if name == "" {
+			name = "-"
+		}
+		termsafe.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Time.Local().Format("2006-01-02 15:04:05.000"), snapshot.FormatBytes(e.Size), files, e.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return exitFailure
@@ -341,4 +357,17 @@ func parseSize(v string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size: write e.g. 4GiB or 1048576", v)
 	}
 	return n * mult, nil
+}
+
+// rememberElsewhere records an archive written with -o in the store, so
+// that snapshot ls lists it; failing to is said, not fatal: the archive
+// itself is written.
+func rememberElsewhere(storeDir, path string, s stdio) {
+	st, err := openStore(storeDir)
+	if err == nil {
+		err = st.Remember(path)
+	}
+	if err != nil {
+		termsafe.Fprintln(s.err, "sandmux snapshot save: warning: snapshot ls will not list it:", err)
+	}
 }

@@ -32,6 +32,7 @@ func writeWorkspace(t *testing.T, dir string) {
 
 func TestSnapshotCommandSaveVerifyRestore(t *testing.T) {
 	tmp := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")) // save -o remembers the archive in the default store
 	ws := filepath.Join(tmp, "ws")
 	writeWorkspace(t, ws)
 	archive := filepath.Join(tmp, "ws.tar.zst")
@@ -40,6 +41,10 @@ func TestSnapshotCommandSaveVerifyRestore(t *testing.T) {
 	}
 	if code, out, errs := runSnap(t, "verify", archive); code != exitOK || !strings.Contains(out, "matches its manifest") {
 		t.Fatalf("verify: %d %q %q", code, out, errs)
+	}
+	// An archive written with -o is listed with the store's own.
+	if code, out, errs := runSnap(t, "ls"); code != exitOK || !strings.Contains(out, archive) {
+		t.Fatalf("ls does not list the archive saved with -o: %d %q %q", code, out, errs)
 	}
 	dst := filepath.Join(tmp, "restored")
 	if code, _, errs := runSnap(t, "restore", archive, dst); code != exitOK {
