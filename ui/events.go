@@ -7,12 +7,14 @@ type EventKind string
 
 // The events a Model reports through Config.Events.
 const (
-	EventStarted  EventKind = "started"  // a pane's session runs
-	EventState    EventKind = "state"    // a pane's state changed (Detail: the new one)
-	EventExited   EventKind = "exited"   // a pane's command ended
-	EventClosed   EventKind = "closed"   // a pane was closed and went
-	EventAttached EventKind = "attached" // a client attached
-	EventDetached EventKind = "detached" // a client left
+	EventStarted   EventKind = "started"   // a pane's session runs
+	EventState     EventKind = "state"     // a pane's state changed (Detail: the new one)
+	EventExited    EventKind = "exited"    // a pane's command ended
+	EventClosed    EventKind = "closed"    // a pane was closed and went
+	EventSnapshot  EventKind = "snapshot"  // a teardown's snapshot progressed (Detail) or was saved
+	EventAttention EventKind = "attention" // a pane wants attention (bell, notice, silence) in some client
+	EventAttached  EventKind = "attached"  // a client attached
+	EventDetached  EventKind = "detached"  // a client left
 )
 
 // Event is one thing that happened to a pane or a client.

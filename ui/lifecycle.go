@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -98,14 +99,27 @@ func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
 			continue
 		}
 		if info, ok := byID[p.sess.ID()]; ok {
-			was := p.phase
+			was, wasStage, wasSaved := p.phase, p.info.Stage, p.info.Saved
 			p.setInfo(info)
-			if p.phase != was {
-				m.emitState(i, p)
-			}
+			m.emitChanges(i, p, was, wasStage, wasSaved)
 		}
 	}
 	return m.armAttention()
+}
+
+// emitChanges reports what an update of the session's info changed: its
+// state, a snapshot's progress (a teardown stage the workspace hook
+// reports) and its result.
+func (m *Model) emitChanges(i int, p *pane, was phase, wasStage, wasSaved string) {
+	if p.phase != was {
+		m.emitState(i, p)
+	}
+	if st := p.info.Stage; st != wasStage && strings.HasPrefix(st, "snapshot") {
+		m.emit(Event{Kind: EventSnapshot, Pane: m.paneInfo(i), Detail: st})
+	}
+	if p.info.Saved != "" && p.info.Saved != wasSaved {
+		m.emit(Event{Kind: EventSnapshot, Pane: m.paneInfo(i), Detail: "saved " + p.info.Saved})
+	}
 }
 
 func (m *Model) emitState(i int, p *pane) {
@@ -125,7 +139,9 @@ func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
 		m.failTeardown(nil, "close", msg.err)
 		return nil
 	}
+	was, wasStage, wasSaved := p.phase, p.info.Stage, p.info.Saved
 	p.info, p.err = p.sess.Info(), msg.err
+	m.emitChanges(i, p, was, wasStage, wasSaved)
 	waiters := p.onClosed
 	p.onClosed = nil
 	defer func() {

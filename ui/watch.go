@@ -121,11 +121,7 @@ func (m *Model) handleFrame() tea.Cmd {
 			}
 		}
 		if p.screen.TakeAttention() {
-			for _, v := range m.views {
-				if i != v.focus {
-					v.pv(p).attention = true
-				}
-			}
+			m.markAttention(i, p, "bell or notification")
 		}
 		m.passThrough(i, p)
 		m.screenChanged(p)
@@ -175,12 +171,22 @@ func (m *Model) handleAttention() tea.Cmd {
 		if p.phase != phaseRunning || !p.quietWatch || now.Sub(p.lastOutput) < m.cfg.AttentionAfter {
 			continue
 		}
-		for _, v := range m.views {
-			if i != v.focus {
-				v.pv(p).attention = true
-			}
-		}
+		m.markAttention(i, p, "quiet after output")
 		p.quietWatch = false // no further timer until new output
 	}
 	return m.armAttention()
+}
+
+// markAttention marks pane i in every client that does not focus it, and
+// reports it once when some client had not marked it yet.
+func (m *Model) markAttention(i int, p *pane, why string) {
+	news := false
+	for _, v := range m.views {
+		if s := v.pv(p); i != v.focus && !s.attention {
+			s.attention, news = true, true
+		}
+	}
+	if news {
+		m.emit(Event{Kind: EventAttention, Pane: m.paneInfo(i), Detail: why})
+	}
 }
