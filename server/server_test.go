@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/providers"
@@ -18,13 +19,18 @@ import (
 // Manager and real PTYs, and stops it (killing everything) at cleanup.
 func runServer(t *testing.T, cmds ...string) (*Server, *ui.Model) {
 	t.Helper()
+	return runServerWith(t, Options{Size: attach.Size{Width: 100, Height: 30}}, cmds...)
+}
+
+func runServerWith(t *testing.T, opts Options, cmds ...string) (*Server, *ui.Model) {
+	t.Helper()
 	mgr := session.NewManager(providers.Table{"local": local.New("/bin/sh")})
 	var specs []ui.PaneSpec
 	for _, c := range cmds {
 		specs = append(specs, ui.PaneSpec{Name: c, Provider: "local", Spec: providers.Spec{Command: []string{"sh", "-c", c}}})
 	}
 	model := ui.New(ui.Config{Prefix: "ctrl+b", FPS: 60, Server: true}, ui.FromManager(mgr), specs)
-	s := New(model, Options{Size: attach.Size{Width: 100, Height: 30}})
+	s := New(model, opts)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		_ = s.Run(func(runErr error) attach.Exit {
@@ -103,5 +109,33 @@ func TestContract_A2_ReadOnlyClientCannotType(t *testing.T) {
 	ro.typeText(t, "\x02d")
 	if e := ro.waitExit(t); !e.Detached {
 		t.Fatalf("read-only detach ended with %+v", e)
+	}
+}
+
+// A client whose terminal goes away only detaches; with on_hangup =
+// "quit" (HangupQuits) it quits the server, as sandmux did before servers.
+func TestHangupDetachesOrQuits(t *testing.T) {
+	for _, quits := range []bool{false, true} {
+		t.Run(fmt.Sprint("quits=", quits), func(t *testing.T) {
+			s, _ := runServerWith(t, Options{Size: attach.Size{Width: 80, Height: 24}, HangupQuits: quits}, "cat")
+			c := newPipeStream(t, 80, 24, false)
+			attachClient(t, s, c)
+			c.waitFor(t, "cat · local · running")
+			_ = c.typer.Close() // the terminal goes away
+			if e := c.waitExit(t); !e.Detached {
+				t.Fatalf("a hung-up client ended with %+v, want detached", e)
+			}
+			if !quits {
+				other := newPipeStream(t, 80, 24, false)
+				attachClient(t, s, other)
+				other.waitFor(t, "cat · local · running")
+				return
+			}
+			select {
+			case <-s.Done():
+			case <-time.After(20 * time.Second):
+				t.Fatal("on_hangup = quit: the server did not quit after the hangup")
+			}
+		})
 	}
 }
