@@ -55,9 +55,15 @@ func TestTUIDetachAttachQuit(t *testing.T) {
 	a.waitText("both-25")
 	b.waitText("both-25")
 	pane := serverPid(t, dir)
+	// A pane that ignores SIGHUP and SIGTERM holds the teardown for its
+	// graces: long enough to see every client show the quit's modal.
+	ctlIn(t, dir, "run", "--name", "stubborn", "--", "sh", "-c", "trap '' HUP TERM; while :; do sleep 1; done")
+	a.waitText("stubborn")
 	b.keys("C-b", "q")
 	b.waitText("Quit and tear them all down?")
 	b.keys("y")
+	a.waitText("Quitting: tearing down every session")
+	b.waitText("Quitting: tearing down every session")
 	for _, tt := range []*tmuxTerm{a, b} {
 		s := tt.waitExit()
 		if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "bash: ") {
