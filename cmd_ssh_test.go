@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -210,6 +211,19 @@ command = ["bash", "--norc", "--noprofile"]
 		srv.waitLog("the refusal", regexp.MustCompile(`ssh: refused ssh \S+ `+regexp.QuoteMeta(strangerFP)+` from 127\.0\.0\.1:\d+: key is in neither`))
 	}
 
+	// Attaching takes a terminal and no command; both refusals say so.
+	for _, c := range []struct{ opt, cmd, want string }{
+		{"-T", "", "attaching needs a terminal"},
+		{"-tt", "ls", "commands are not run over ssh"},
+	} {
+		argv := strings.Fields(strings.Replace(sshCommand(rwKey, port, knownHosts), " -tt ", " "+c.opt+" ", 1) + " " + c.cmd)
+		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), c.want) {
+			t.Errorf("ssh %s %s: %v, want exit 1 saying %q:\n%s", c.opt, c.cmd, err, c.want, out)
+		}
+	}
+
 	// An authorized key types, and detaches leaving the sessions running.
 	{
 		tt := startTermIn(t, dir, 100, 30, sshCommand(rwKey, port, knownHosts))
@@ -302,5 +316,81 @@ func writeConfig(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitFileLine polls the file at path (a daemonized server's log) until a
+// line matches re, and returns its submatches.
+func waitFileLine(t *testing.T, path, what string, re *regexp.Regexp) []string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(path) // Not there yet is as good as empty.
+		for _, line := range strings.Split(string(data), "\n") {
+			if m := re.FindStringSubmatch(line); m != nil {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s in %s:\n%s", what, path, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A server that sandmux started in the background serves SSH from the
+// config, its key files relative to it, and logs to its state file: the
+// port, and a refused key's fingerprint. An SSH client and the local one
+// share the pane, and a quit from the local client ends the SSH one too,
+// with the same summary, its terminal restored.
+func TestSSHDaemonized(t *testing.T) {
+	need(t, "tmux", "ssh", "ssh-keygen")
+	var rwKey, strangerKey, strangerFP string
+	// The config is the user's own, $XDG_CONFIG_HOME/sandmux/config.toml.
+	local := startTermSetup(t, 100, 30, sandmuxBin, func(dir string) {
+		cfgDir := filepath.Join(dir, "config", "sandmux")
+		if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		rwKey, _ = sshKey(t, cfgDir, "rw")
+		strangerKey, strangerFP = sshKey(t, t.TempDir(), "stranger")
+		writeConfig(t, filepath.Join(cfgDir, "config.toml"), `[server]
+ssh_listen = "127.0.0.1:0"
+ssh_authorized_keys = "rw.pub"
+
+[[sandbox]]
+name = "sh"
+command = ["bash", "--norc", "--noprofile"]
+`)
+	})
+	dir := local.dir
+	local.waitText("running")
+	logFile := filepath.Join(dir, "state", "sandmux", "default.log")
+	port := waitFileLine(t, logFile, "the SSH address", regexp.MustCompile(`serving SSH on 127\.0\.0\.1:(\d+)$`))[1]
+
+	argv := strings.Fields(sshCommand(strangerKey, port, ""))
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 255 {
+		t.Errorf("ssh with an unknown key: %v, want exit 255:\n%s", err, out)
+	}
+	waitFileLine(t, logFile, "the refusal", regexp.MustCompile(`ssh: refused ssh \S+ `+regexp.QuoteMeta(strangerFP)+` from 127\.0\.0\.1:\d+: key is in neither`))
+
+	remote := startTermIn(t, dir, 90, 25, sshCommand(rwKey, port, ""))
+	remote.waitText("running")
+	remote.typeText("echo remote-$((7*6))")
+	remote.keys("Enter")
+	local.waitText("remote-42")
+	local.keys("C-b", "q")
+	local.waitText("Quit and tear them all down?")
+	local.keys("y")
+	for _, tt := range []*tmuxTerm{local, remote} {
+		if s := tt.waitExit(); !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "sh: ") {
+			t.Errorf("a client did not end with the summary:\n%s", s)
+		}
+		tt.checkRestored()
+	}
+	if _, err := os.Stat(serverSocket(dir)); err == nil {
+		t.Errorf("the server's socket outlived the quit")
 	}
 }
