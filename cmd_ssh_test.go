@@ -136,6 +136,7 @@ func (s *served) quit() {
 		_ = s.cmd.Process.Kill() // Best effort: Wait reports how it ended.
 		<-s.read
 	}
+	s.t.Logf("LOG:\n%s", s.logText())
 	_ = s.cmd.Wait() // The status was the quit's; the test checked what it needed.
 }
 
@@ -169,6 +170,16 @@ func sshCommand(key, port, knownHosts string) string {
 		key, port, hostCheck)
 }
 
+// sshRig is one server serving SSH, and the keys of TestSSHAttach.
+type sshRig struct {
+	srv              *served
+	dir, port        string
+	knownHosts       string
+	rwKey, rwFP      string
+	roKey, roFP      string
+	strangerKey, sFP string
+}
+
 // The issue-12 SSH acceptance, with the real OpenSSH client as the user's
 // terminal: the host key is generated private; an unknown key is refused
 // and the log names its fingerprint; an authorized key attaches, types
@@ -177,12 +188,12 @@ func sshCommand(key, port, knownHosts string) string {
 // included, change nothing. Every ssh leaves its terminal as it was.
 func TestSSHAttach(t *testing.T) {
 	need(t, "tmux", "ssh", "ssh-keygen")
-	dir := t.TempDir()
+	r := sshRig{dir: t.TempDir()}
 	keys := t.TempDir()
-	rwKey, rwFP := sshKey(t, keys, "rw")
-	roKey, roFP := sshKey(t, keys, "ro")
-	strangerKey, strangerFP := sshKey(t, keys, "stranger")
-	cfg := filepath.Join(dir, "sandmux.toml")
+	r.rwKey, r.rwFP = sshKey(t, keys, "rw")
+	r.roKey, r.roFP = sshKey(t, keys, "ro")
+	r.strangerKey, r.sFP = sshKey(t, keys, "stranger")
+	cfg := filepath.Join(r.dir, "sandmux.toml")
 	writeConfig(t, cfg, fmt.Sprintf(`[server]
 ssh_listen = "127.0.0.1:0"
 ssh_authorized_keys = %q
@@ -191,100 +202,107 @@ ssh_read_only_keys = %q
 [[sandbox]]
 name = "sh"
 command = ["bash", "--norc", "--noprofile"]
-`, rwKey+".pub", roKey+".pub"))
-	env := isolatedEnv(dir)
-	srv := startServe(t, sandmuxBin, serverSocket(dir), env, "-c", cfg)
+`, r.rwKey+".pub", r.roKey+".pub"))
+	r.srv = startServe(t, sandmuxBin, serverSocket(r.dir), isolatedEnv(r.dir), "-c", cfg)
 	// Port 0: the kernel picks a free port and the log says which, so no
 	// other test can take it in between.
-	port := srv.waitLog("its SSH address", regexp.MustCompile(`serving SSH on 127\.0\.0\.1:(\d+)$`))[1]
-	srv.waitScreen("1", "bash")
+	r.port = r.srv.waitLog("its SSH address", regexp.MustCompile(`serving SSH on 127\.0\.0\.1:(\d+)$`))[1]
+	r.srv.waitScreen("1", "bash")
+	r.knownHosts = checkHostKey(t, r.dir, r.port)
 
-	knownHosts := checkHostKey(t, dir, port)
-
-	// An unknown key is refused, and the log says which key it was.
-	{
-		tt := startTermIn(t, dir, 100, 30, sshCommand(strangerKey, port, ""))
-		if s := tt.waitExit(); !strings.Contains(s, "EXIT=255") || !strings.Contains(s, "Permission denied (publickey)") {
-			t.Errorf("ssh with an unknown key was not refused:\n%s", s)
-		}
-		tt.checkRestored()
-		srv.waitLog("the refusal", regexp.MustCompile(`ssh: refused ssh \S+ `+regexp.QuoteMeta(strangerFP)+` from 127\.0\.0\.1:\d+: key is in neither`))
+	r.refusesStranger(t)
+	r.refusesNoTerminalOrCommand(t)
+	r.readWrite(t)
+	r.readOnly(t)
+	if ls := r.srv.ctl("ls"); !strings.Contains(ls, "running") {
+		t.Errorf("after every ssh client left, ctl ls shows no running session:\n%s", ls)
 	}
+}
 
-	// Attaching takes a terminal and no command; both refusals say so.
+// refusesStranger: an unknown key is refused, and the log says which key
+// it was.
+func (r sshRig) refusesStranger(t *testing.T) {
+	tt := startTermIn(t, r.dir, 100, 30, sshCommand(r.strangerKey, r.port, ""))
+	if s := tt.waitExit(); !strings.Contains(s, "EXIT=255") || !strings.Contains(s, "Permission denied (publickey)") {
+		t.Errorf("ssh with an unknown key was not refused:\n%s", s)
+	}
+	tt.checkRestored()
+	r.srv.waitLog("the refusal", regexp.MustCompile(`ssh: refused ssh \S+ `+regexp.QuoteMeta(r.sFP)+` from 127\.0\.0\.1:\d+: key is in neither`))
+}
+
+// refusesNoTerminalOrCommand: attaching takes a terminal and no command;
+// both refusals say so.
+func (r sshRig) refusesNoTerminalOrCommand(t *testing.T) {
 	for _, c := range []struct{ opt, cmd, want string }{
 		{"-T", "", "attaching needs a terminal"},
 		{"-tt", "ls", "commands are not run over ssh"},
 	} {
-		argv := strings.Fields(strings.Replace(sshCommand(rwKey, port, knownHosts), " -tt ", " "+c.opt+" ", 1) + " " + c.cmd)
+		argv := strings.Fields(strings.Replace(sshCommand(r.rwKey, r.port, r.knownHosts), " -tt ", " "+c.opt+" ", 1) + " " + c.cmd)
 		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), c.want) {
 			t.Errorf("ssh %s %s: %v, want exit 1 saying %q:\n%s", c.opt, c.cmd, err, c.want, out)
 		}
 	}
+}
 
-	// An authorized key types, and detaches leaving the sessions running.
-	{
-		tt := startTermIn(t, dir, 100, 30, sshCommand(rwKey, port, knownHosts))
-		tt.waitText("bash")
-		srv.waitLog("the attach", regexp.MustCompile(`ssh: attached ssh \S+ `+regexp.QuoteMeta(rwFP)+` from .* \(read-write, TERM \S+, 100x30\)`))
-		tt.typeText("echo ssh-$((6*7))")
-		tt.keys("Enter")
-		tt.waitText("ssh-42")
-		srv.waitScreen("1", "ssh-42")
-		tt.keys("C-b", "d")
-		if s := tt.waitExit(); !strings.Contains(s, "[detached]") || !strings.Contains(s, "EXIT=0") {
-			t.Errorf("prefix d over ssh did not detach cleanly:\n%s", s)
-		}
-		tt.checkRestored()
-		srv.waitLog("the detach", regexp.MustCompile(`ssh: detached ssh \S+ `+regexp.QuoteMeta(rwFP)))
-		if ls := srv.ctl("ls"); !strings.Contains(ls, "running") {
-			t.Errorf("after the ssh client detached, ctl ls shows no running session:\n%s", ls)
-		}
+// readWrite: an authorized key types, and detaches leaving the sessions
+// running. Its client checks the host key against the generated file.
+func (r sshRig) readWrite(t *testing.T) {
+	tt := startTermIn(t, r.dir, 100, 30, sshCommand(r.rwKey, r.port, r.knownHosts))
+	tt.waitText("bash")
+	r.srv.waitLog("the attach", regexp.MustCompile(`ssh: attached ssh \S+ `+regexp.QuoteMeta(r.rwFP)+` from .* \(read-write, TERM \S+, 100x30\)`))
+	tt.typeText("echo ssh-$((6*7))")
+	tt.keys("Enter")
+	tt.waitText("ssh-42")
+	r.srv.waitScreen("1", "ssh-42")
+	tt.keys("C-b", "d")
+	if s := tt.waitExit(); !strings.Contains(s, "[detached]") || !strings.Contains(s, "EXIT=0") {
+		t.Errorf("prefix d over ssh did not detach cleanly:\n%s", s)
 	}
+	tt.checkRestored()
+	r.srv.waitLog("the detach", regexp.MustCompile(`ssh: detached ssh \S+ `+regexp.QuoteMeta(r.rwFP)))
+	if ls := r.srv.ctl("ls"); !strings.Contains(ls, "running") {
+		t.Errorf("after the ssh client detached, ctl ls shows no running session:\n%s", ls)
+	}
+}
 
-	// A read-only key only watches.
-	{
-		tt := startTermIn(t, dir, 100, 30, sshCommand(roKey, port, ""))
-		tt.waitText("READ-ONLY")
-		tt.waitText("ssh-42")
-		srv.waitLog("the attach", regexp.MustCompile(`ssh: attached ssh \S+ `+regexp.QuoteMeta(roFP)+` from .* \(read-only,`))
-		tt.typeText("echo ro-$((3*3))")
-		tt.keys("Enter")
-		for _, k := range []string{"k", "x", "q"} {
-			tt.keys("C-b", k)
-		}
-		// The help overlay is allowed: once it shows, every key typed
-		// before it went through the model, in order, and was dropped.
-		tt.keys("C-b", "?")
-		tt.waitText("show or hide this help")
-		if s := tt.screen(); strings.Contains(s, "Quit and tear them all down?") {
-			t.Errorf("prefix q of a read-only client asked to quit:\n%s", s)
-		}
-		// Input written after the read-only keys were dropped: had they
-		// reached bash, their output would come first.
-		srv.ctl("send", "1", `echo rw-$((2*4))\n`)
-		scr := srv.waitScreen("1", "rw-8")
-		if strings.Contains(scr, "ro-9") || strings.Contains(scr, "ro-$") {
-			t.Errorf("a read-only client's keys reached the pane:\n%s", scr)
-		}
-		if ls := srv.ctl("ls"); !strings.Contains(ls, "running") {
-			t.Errorf("after prefix k, x and q of a read-only client, ctl ls shows no running session:\n%s", ls)
-		}
-		// Any key leaves the help. Not Escape: with the prefix right
-		// behind it in one read, the two would be one alt+ctrl+b.
-		tt.keys("Space")
-		tt.waitFor("the help to close", func(s string) bool { return !strings.Contains(s, "show or hide this help") })
-		tt.keys("C-b", "d")
-		if s := tt.waitExit(); !strings.Contains(s, "[detached]") || !strings.Contains(s, "EXIT=0") {
-			t.Errorf("prefix d of a read-only client did not detach cleanly:\n%s", s)
-		}
-		tt.checkRestored()
+// readOnly: a read-only key only watches.
+func (r sshRig) readOnly(t *testing.T) {
+	tt := startTermIn(t, r.dir, 100, 30, sshCommand(r.roKey, r.port, ""))
+	tt.waitText("READ-ONLY")
+	tt.waitText("ssh-42")
+	r.srv.waitLog("the attach", regexp.MustCompile(`ssh: attached ssh \S+ `+regexp.QuoteMeta(r.roFP)+` from .* \(read-only,`))
+	tt.typeText("echo ro-$((3*3))")
+	tt.keys("Enter")
+	for _, k := range []string{"k", "x", "q"} {
+		tt.keys("C-b", k)
 	}
-	if ls := srv.ctl("ls"); !strings.Contains(ls, "running") {
-		t.Errorf("after every ssh client left, ctl ls shows no running session:\n%s", ls)
+	// The help overlay is allowed: once it shows, every key typed before
+	// it went through the model, in order, and was dropped.
+	tt.keys("C-b", "?")
+	tt.waitText("show or hide this help")
+	if s := tt.screen(); strings.Contains(s, "Quit and tear them all down?") {
+		t.Errorf("prefix q of a read-only client asked to quit:\n%s", s)
 	}
+	// Input written after the read-only keys were dropped: had they
+	// reached bash, their output would come first.
+	r.srv.ctl("send", "1", `echo rw-$((2*4))\n`)
+	if scr := r.srv.waitScreen("1", "rw-8"); strings.Contains(scr, "ro-9") || strings.Contains(scr, "ro-$") {
+		t.Errorf("a read-only client's keys reached the pane:\n%s", scr)
+	}
+	if ls := r.srv.ctl("ls"); !strings.Contains(ls, "running") {
+		t.Errorf("after prefix k, x and q of a read-only client, ctl ls shows no running session:\n%s", ls)
+	}
+	// Any key leaves the help. Not Escape: with the prefix right behind
+	// it in one read, the two would be one alt+ctrl+b.
+	tt.keys("Space")
+	tt.waitFor("the help to close", func(s string) bool { return !strings.Contains(s, "show or hide this help") })
+	tt.keys("C-b", "d")
+	if s := tt.waitExit(); !strings.Contains(s, "[detached]") || !strings.Contains(s, "EXIT=0") {
+		t.Errorf("prefix d of a read-only client did not detach cleanly:\n%s", s)
+	}
+	tt.checkRestored()
 }
 
 // checkHostKey checks the server generated its host key under
