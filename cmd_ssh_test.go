@@ -136,7 +136,9 @@ func (s *served) quit() {
 		_ = s.cmd.Process.Kill() // Best effort: Wait reports how it ended.
 		<-s.read
 	}
-	s.t.Logf("LOG:\n%s", s.logText())
+	if s.t.Failed() {
+		s.t.Logf("the server's log:\n%s", s.logText())
+	}
 	_ = s.cmd.Wait() // The status was the quit's; the test checked what it needed.
 }
 
