@@ -159,10 +159,16 @@ func handshake(ctx context.Context, conn net.Conn, br *bufio.Reader, hello Hello
 		Width: hello.Size.Width, Height: hello.Size.Height,
 		ReadOnly: hello.ReadOnly, Term: hello.Term, ColorTerm: hello.ColorTerm,
 	}
-	err := control.Encode(conn, req)
+	werr := control.Encode(conn, req)
+	err := werr
 	var line []byte
-	if err == nil {
-		line, err = br.ReadSlice('\n')
+	if werr == nil || hungUp(werr) {
+		// A server refusing the connection (another user, too many
+		// connections) writes why and hangs up, maybe before the request
+		// went out: its reason is still there to read.
+		if line, err = br.ReadSlice('\n'); err != nil && werr != nil {
+			err = werr
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -181,6 +187,11 @@ func handshake(ctx context.Context, conn net.Conn, br *bufio.Reader, hello Hello
 		return fmt.Errorf("attach: the server refused: %s", termsafe.String(rep.Error))
 	}
 	return nil
+}
+
+// hungUp reports whether a write failed because the peer closed.
+func hungUp(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // client relays one attached terminal.

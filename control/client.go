@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"syscall"
 )
 
 // Client is one connection to a server, sending requests one at a time.
@@ -27,6 +28,14 @@ func (c *Client) Call(ctx context.Context, req Request) (Reply, error) {
 	defer stop()
 	req.V = Version
 	if err := Encode(c.conn, req); err != nil {
+		// A server refusing the connection (another user, too many
+		// connections) writes why and hangs up, maybe before the request
+		// went out: its reason is still there to read.
+		if hungUp(err) {
+			if rep, rerr := c.next(); rerr == nil && !rep.OK {
+				return rep, fmt.Errorf("%s", rep.Error)
+			}
+		}
 		return Reply{}, errors.Join(err, context.Cause(ctx))
 	}
 	rep, err := c.next()
@@ -66,6 +75,11 @@ func (c *Client) Events(ctx context.Context, fn func(Event) bool) error {
 			return nil
 		}
 	}
+}
+
+// hungUp reports whether a write failed because the peer closed.
+func hungUp(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func (c *Client) next() (Reply, error) {
