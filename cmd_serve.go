@@ -91,7 +91,7 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	}
 	mgr := session.NewManager(table)
 	hub := control.NewHub()
-	model := ui.New(uiConfig(cfg, server.Publish(hub)), ui.FromManager(mgr), specs)
+	model := ui.New(ctx, uiConfig(cfg, server.Publish(hub)), ui.FromManager(mgr), specs)
 	srv := server.New(model, server.Options{Size: attach.Size{Width: int(size.Cols), Height: int(size.Rows)},
 		HangupQuits: cfg.Server.OnHangup == "quit", Log: logger.Print, Filter: panicFilter()})
 	core := srv.NewCore(server.Specs{

@@ -100,7 +100,10 @@ func isolatedEnv(dir string) []string {
 		}
 	}
 	return append(env, "XDG_CONFIG_HOME="+dir+"/config", "XDG_DATA_HOME="+dir+"/data", "XDG_STATE_HOME="+dir+"/state",
-		"XDG_RUNTIME_DIR="+dir+"/run", "TERM=xterm-256color")
+		"XDG_RUNTIME_DIR="+dir+"/run", "TERM=xterm-256color",
+		// The race-built binary sleeps a second at exit by default: each
+		// ctl call of a test would cost that.
+		"GORACE=atexit_sleep_ms=0")
 }
 
 func (tt *tmuxTerm) tmux(args ...string) string {

@@ -214,7 +214,7 @@ func newTestModel(t *testing.T, b *fakeBackend, n, w, h int) *Model {
 			b.output[name] = "$ echo " + name + "\r\n" + name + "\r\n$ "
 		}
 	}
-	m := New(Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
+	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
 	m.now = fixedNow
 	m.lv().width, m.lv().height, m.started = w, h, true
 	for i := range m.panes {

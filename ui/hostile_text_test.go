@@ -77,7 +77,7 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 		}
 		specs = append(specs, spec)
 	}
-	m := New(Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
+	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
 	m.now = fixedNow
 	m.lv().width, m.lv().height, m.started = 300, 30, true
 	for i := range m.panes {

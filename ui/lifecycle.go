@@ -36,7 +36,7 @@ func (m *Model) sizer() *view {
 
 func (m *Model) startPane(i int) tea.Cmd {
 	p := m.panes[i]
-	cmd := p.start(context.Background(), m.backend, m.sizer().bodySize(i), m.cfg.Scrollback, m.wake)
+	cmd := p.start(m.ctx, m.backend, m.sizer().bodySize(i), m.cfg.Scrollback, m.wake)
 	for _, v := range m.views {
 		if s := v.panes[p.key]; s != nil {
 			s.scroll, s.search, s.attention = 0, nil, false
@@ -53,7 +53,7 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		if msg.sess != nil {
 			// The pane went away while starting: nobody else owns it.
 			b, id, key := m.backend, msg.sess.ID(), msg.key
-			return func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }
+			return func() tea.Msg { return teardownMsg{key: key, err: b.Close(m.teardownCtx(), id)} }
 		}
 		return nil
 	}
@@ -238,7 +238,7 @@ func (m *Model) closePane(i int, kill bool, done func(error)) tea.Cmd {
 		if kill && !p.closeKill {
 			p.closeKill = true
 			b, id := m.backend, p.sess.ID()
-			return func() tea.Msg { _ = b.Kill(context.Background(), id); return nil }
+			return func() tea.Msg { _ = b.Kill(m.teardownCtx(), id); return nil }
 		}
 		return nil
 	}
@@ -254,9 +254,9 @@ func (m *Model) closeSession(p *pane, kill bool) tea.Cmd {
 	return func() tea.Msg {
 		var err error
 		if kill {
-			err = b.Kill(context.Background(), id)
+			err = b.Kill(m.teardownCtx(), id)
 		} else {
-			err = b.Close(context.Background(), id)
+			err = b.Close(m.teardownCtx(), id)
 		}
 		return closedMsg{key: key, gen: gen, err: err}
 	}
@@ -309,7 +309,7 @@ func (m *Model) restartPane(i int) tea.Cmd {
 	// the workspace: it must settle before the new start restores into
 	// the workspace or runs in it.
 	b, id, key := m.backend, old.ID(), p.key
-	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(context.Background(), id)} }, start)
+	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(m.teardownCtx(), id)} }, start)
 }
 
 type resizePTYMsg struct{ gen int }
@@ -369,7 +369,7 @@ func (m *Model) beginShutdown() tea.Cmd {
 		p.cancel() // a start still preparing is not the Manager's yet
 	}
 	b := m.backend
-	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(context.Background())} }
+	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(m.teardownCtx())} }
 }
 
 func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
@@ -409,6 +409,7 @@ func (m *Model) finishQuit() tea.Cmd {
 	}
 	m.done = true
 	m.stopWatching() // the waiting watch returns, and is not re-armed
+	m.cancel()       // nothing the model started is waited for any more
 	var screens []interface{ Close() }
 	for _, p := range m.panes {
 		if p.screen != nil {
@@ -441,3 +442,8 @@ func (r Result) String() string {
 func bodySizeOf(r rect) providers.Size {
 	return providers.Size{Cols: uint16(max(1, r.w)), Rows: uint16(max(1, r.h-1))}
 }
+
+// teardownCtx is the context of a teardown: the model's values, never its
+// cancellation, since a teardown runs to its end, quit or not (its
+// stages are bounded by the session's graces).
+func (m *Model) teardownCtx() context.Context { return context.WithoutCancel(m.ctx) }

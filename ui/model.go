@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -107,6 +108,9 @@ type Model struct {
 	done           bool
 
 	now func() time.Time
+	// ctx is the parent of the starts' contexts; cancel ends it at quit.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // Result is how one session ended, for the summary printed after exit.
@@ -117,9 +121,11 @@ type Result struct {
 	Err    error
 }
 
-// New returns the root model for the given panes.
-func New(cfg Config, b Backend, specs []PaneSpec) *Model {
-	m := &Model{cfg: cfg.withDefaults(), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
+// New returns the root model for the given panes. ctx is the parent of
+// everything the model starts; the model cancels its own once it quit.
+func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
+	ctx, cancel := context.WithCancel(ctx)
+	m := &Model{ctx: ctx, cancel: cancel, cfg: cfg.withDefaults(), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		layoutW: 80, layoutH: 24, now: time.Now}
 	for _, s := range specs {
 		m.addPane(s)

@@ -137,7 +137,7 @@ func TestTerminalHidesCursor(t *testing.T) {
 // but before the model learned of it reach the session, in order.
 func TestInputWhileStartingIsKept(t *testing.T) {
 	b := newFakeBackend()
-	m := New(Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
 	m.lv().width, m.lv().height, m.started = 80, 24, true
 	start := m.panes[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { m.panes[0].screen.Close() })

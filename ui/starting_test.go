@@ -16,7 +16,7 @@ import (
 // issued by Update but not run yet: the pane is starting.
 func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 	t.Helper()
-	m := New(Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
 	m.lv().width, m.lv().height, m.started = 80, 24, true
 	p := m.panes[0]
 	start := p.start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
@@ -113,7 +113,7 @@ func (h hangingProvider) Open(ctx context.Context, _ providers.Spec) (providers.
 func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	h := hangingProvider{entered: make(chan struct{})}
 	mgr := session.NewManager(providers.Table{"hang": h})
-	m := New(Config{Prefix: "ctrl+b"}, FromManager(mgr), []PaneSpec{{Name: "apane", Provider: "hang"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []PaneSpec{{Name: "apane", Provider: "hang"}})
 	m.lv().width, m.lv().height, m.started = 80, 24, true
 	p := m.panes[0]
 	start := p.start(t.Context(), m.backend, m.lv().bodySize(0), 0, m.wake)
