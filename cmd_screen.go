@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/sandmux/sandmux/providers"
@@ -46,23 +45,16 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	ctx, timedOut, cancelTimeout := withTimeout(ctx, *timeout)
 	defer cancelTimeout()
 
-	// The screen answers the child's queries (cursor position, device
-	// attributes) through the session, which starts after the screen.
-	var sess atomic.Pointer[session.Session]
-	replies := replyFunc(func(p []byte) {
-		if s := sess.Load(); s != nil {
-			_ = s.Write(p) // Best effort: a child that exited reads no replies.
-		}
-	})
-	screen := vt.New(int(size.Cols), int(size.Rows), vt.WithReplies(replies), vt.WithScrollback(100000))
+	// The session feeds the screen and takes its answers to the child's
+	// queries (cursor position, device attributes).
+	screen := vt.New(int(size.Cols), int(size.Rows), vt.WithScrollback(100000))
 	defer screen.Close()
-	opts := session.Options{Sinks: []session.Sink{screenSink{screen}}}
+	opts := session.Options{Screen: screen}
 	run, err := startHeadless(ctx, "screen", fs.Args(), size, opts)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux screen:", startError(fs.Args(), err))
 		return exitFailure
 	}
-	sess.Store(run.sess)
 	input := typeInput(s.in, run.sess)
 	_ = run.finish(ctx) // Its outcome is in the session's info, read by exitCode.
 	input.wait()
@@ -86,13 +78,3 @@ func withTimeout(ctx context.Context, d time.Duration) (_ context.Context, timed
 	bounded, cancel := context.WithTimeoutCause(ctx, d, errTimeout)
 	return bounded, func() bool { return errors.Is(context.Cause(bounded), errTimeout) }, cancel
 }
-
-// replyFunc is an io.Writer that hands each write to a function.
-type replyFunc func(p []byte)
-
-func (f replyFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
-
-// screenSink feeds a session's settled output to a screen.
-type screenSink struct{ screen *vt.Screen }
-
-func (s screenSink) Output(text string) { s.screen.Write(text) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session/vt"
 )
 
 // ID identifies a session within its Manager. IDs are never reused.
@@ -67,6 +68,13 @@ type Options struct {
 	Window time.Duration
 	// Sinks receive the settled output.
 	Sinks []Sink
+	// Screen, when set, is the session's screen: the settled output is
+	// parsed into it in bounded slices, and its replies (cursor reports,
+	// device attributes) go back to the session's input.
+	Screen *vt.Screen
+	// Turns, when set, orders the parsing of many sessions' output: a
+	// turn is taken before each slice and given back after it.
+	Turns Turns
 	// AfterTeardown runs once the session's processes are verified gone and
 	// its goroutines joined (contract C11): the place for a workspace
 	// snapshot. info.Reason says why the session was torn down; stage
@@ -74,6 +82,13 @@ type Options struct {
 	// Info.Saved (say, the snapshot's path); its error is reported by Close
 	// and Shutdown.
 	AfterTeardown func(ctx context.Context, info Info, stage func(string)) (saved string, err error)
+}
+
+// Turns hands out turns at parsing output into a screen. Take may wait;
+// every Take is followed by one Give.
+type Turns interface {
+	Take()
+	Give()
 }
 
 // Default values for zero Options fields.
@@ -230,6 +245,9 @@ func newSession(id ID, name, provider string, p providers.PTY, opts Options, not
 
 // start launches the session's goroutines; they are joined by teardown.
 func (s *Session) start() {
+	if s.opts.Screen != nil {
+		s.opts.Screen.ReplyTo(inputWriter{s})
+	}
 	s.pumps.Go(s.readLoop)
 	s.pumps.Go(s.consumeLoop)
 	s.pumps.Go(s.writeLoop)
@@ -350,6 +368,7 @@ func (s *Session) consumeLoop() {
 			for _, sink := range s.opts.Sinks {
 				sink.Output(text)
 			}
+			s.parse(text)
 		}
 		if closed || err != nil {
 			return
@@ -395,4 +414,41 @@ func (s *Session) waitLoop() {
 		}
 	})
 	close(s.exited)
+}
+
+// parse feeds text to the session's screen, one turn per slice: a turn
+// is one hold of the screen's lock, so a flood never holds it long. It
+// parses even once teardown began: consumed unparsed, a flood would no
+// longer hold its child back.
+func (s *Session) parse(text string) {
+	screen := s.opts.Screen
+	if screen == nil {
+		return
+	}
+	_, rows := screen.Size()
+	limit := vt.SliceFor(rows)
+	for len(text) > 0 {
+		n := vt.SliceEnd(text, limit)
+		if s.opts.Turns != nil {
+			s.opts.Turns.Take()
+		}
+		screen.Write(text[:n])
+		if s.opts.Turns != nil {
+			s.opts.Turns.Give()
+		}
+		text = text[n:]
+	}
+}
+
+// Screen is the session's screen, nil when it was started without one.
+func (s *Session) Screen() *vt.Screen { return s.opts.Screen }
+
+// inputWriter writes a screen's replies as the session's input.
+type inputWriter struct{ s *Session }
+
+func (w inputWriter) Write(p []byte) (int, error) {
+	if err := w.s.Write(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -81,6 +81,12 @@ func (b *fakeBackend) Start(ctx context.Context, _ string, spec providers.Spec, 
 	for _, sink := range opts.Sinks {
 		sink.Output(out)
 	}
+	if opts.Screen != nil && out != "" {
+		// As the session's consumer does: a turn, then the text.
+		opts.Turns.Take()
+		opts.Screen.Write(out)
+		opts.Turns.Give()
+	}
 	return s, nil
 }
 

@@ -4,8 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-
-	"github.com/sandmux/sandmux/session/vt"
 )
 
 // parseGate orders the panes' parsing of their output. Each session's
@@ -78,30 +76,17 @@ func (g *parseGate) release() {
 	next <- struct{}{} // its one slot is empty: its owner waits for this
 }
 
-// screenSink feeds a session's settled output to the pane's screen, one
-// gated slice at a time. Only the session's consumer calls Output.
-type screenSink struct {
-	screen *vt.Screen
-	gate   *parseGate
-	shown  *atomic.Bool // the pane is on screen now
-	wake   chan struct{}
+// paneTurns are one pane's turns at the gate, for its session: a pane on
+// some client's screen waits among the front, others among the back.
+type paneTurns struct {
+	gate  *parseGate
+	shown *atomic.Bool // the pane is on screen now
+	wake  chan struct{}
 }
 
-func newScreenSink(screen *vt.Screen, gate *parseGate, shown *atomic.Bool) *screenSink {
-	return &screenSink{screen: screen, gate: gate, shown: shown, wake: make(chan struct{}, 1)}
+func (g *parseGate) paneTurns(shown *atomic.Bool) *paneTurns {
+	return &paneTurns{gate: g, shown: shown, wake: make(chan struct{}, 1)}
 }
 
-func (s *screenSink) Output(text string) {
-	// Output is parsed even once the program quits: consumed unparsed, a
-	// flood would no longer hold its child back, and the children would
-	// take the processors from the teardowns.
-	_, rows := s.screen.Size()
-	limit := vt.SliceFor(rows) // a turn is one hold of the screen's lock
-	for len(text) > 0 {
-		n := vt.SliceEnd(text, limit)
-		s.gate.acquire(s.shown.Load(), s.wake)
-		s.screen.Write(text[:n])
-		s.gate.release()
-		text = text[n:]
-	}
-}
+func (t *paneTurns) Take() { t.gate.acquire(t.shown.Load(), t.wake) }
+func (t *paneTurns) Give() { t.gate.release() }

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
-
-	"github.com/sandmux/sandmux/session/vt"
 )
 
 // Panes on screen get their turns first, and a pane off screen still gets
@@ -47,19 +45,20 @@ func TestParseGateServesShownPanesFirst(t *testing.T) {
 	})
 }
 
-// The sink writes all of the text through the gate and gives its turn
-// back.
-func TestScreenSinkWritesAllThroughGate(t *testing.T) {
-	s := vt.New(40, 5)
-	defer s.Close()
+// A pane's turns are the gate's: shown panes wait among the front, and
+// every turn taken is given back.
+func TestPaneTurnsUseTheGate(t *testing.T) {
 	var shown atomic.Bool
+	shown.Store(true)
 	g := &parseGate{free: 1}
-	sink := newScreenSink(s, g, &shown)
-	sink.Output(strings.Repeat("x", 3*vt.SliceFor(5)) + "\r\nVISIBLE")
-	var f vt.Frame
-	s.Snapshot(&f)
-	if !strings.Contains(string(vt.RenderRowText(nil, &f, f.Cursor.Y)), "VISIBLE") || g.free != 1 {
-		t.Fatalf("text not written, or a turn kept: free %d", g.free)
+	turns := g.paneTurns(&shown)
+	turns.Take()
+	if g.free != 0 {
+		t.Fatalf("a turn taken left %d free", g.free)
+	}
+	turns.Give()
+	if g.free != 1 {
+		t.Fatalf("a turn given back left %d free, want 1", g.free)
 	}
 }
 

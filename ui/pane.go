@@ -116,8 +116,9 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	p.gen++
 	p.phase, p.err, p.sess, p.info, p.notice, p.early = phaseStarting, nil, nil, session.Info{}, "", nil
 	old := p.screen
-	replies := &replyWriter{}
-	p.screen = vt.New(int(size.Cols), int(size.Rows), vt.WithReplies(replies), vt.WithScrollback(scrollback), vt.WithWake(wake))
+	// The screen exists while the pane starts; the session feeds it and
+	// takes its replies once it runs.
+	p.screen = vt.New(int(size.Cols), int(size.Rows), vt.WithScrollback(scrollback), vt.WithWake(wake))
 	p.ptySize = size
 
 	spec, opts := p.spec, p.spec.Options
@@ -128,7 +129,7 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	if spec.Env != nil {
 		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
 	}
-	opts.Sinks = append(append([]session.Sink(nil), opts.Sinks...), newScreenSink(p.screen, p.gate, &p.shown))
+	opts.Screen, opts.Turns = p.screen, p.gate.paneTurns(&p.shown)
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -145,24 +146,8 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 			}
 		}
 		s, err := b.Start(ctx, spec.Provider, spec.Spec, opts)
-		if err == nil {
-			replies.s.Store(&s)
-		}
 		return startedMsg{key: key, gen: gen, sess: s, notice: notice, err: err}
 	}
-}
-
-// replyWriter forwards the screen's replies (cursor reports, device
-// attributes) to the session, which may start after the screen exists.
-type replyWriter struct{ s atomic.Pointer[Session] }
-
-func (w *replyWriter) Write(p []byte) (int, error) {
-	if s := w.s.Load(); s != nil {
-		if err := (*s).Write(p); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
 }
 
 // cancel asks the start under way to stop; the pane shows it until the

@@ -15,6 +15,9 @@ import (
 type replyQueue struct {
 	q       chan []byte
 	dropped atomic.Uint64
+	// to, once set (ReplyTo), is where replies go instead of the writer
+	// the screen was made with.
+	to atomic.Pointer[io.Writer]
 }
 
 // Write implements io.Writer for vt10x: it copies p (vt10x reuses nothing,
@@ -40,7 +43,15 @@ func (r *replyQueue) drain(w io.Writer, done <-chan struct{}) {
 		case b := <-r.q:
 			// Best effort: the child may be gone; a reply it will never
 			// read needs no error.
-			_, _ = w.Write(b)
+			if to := r.to.Load(); to != nil {
+				_, _ = (*to).Write(b)
+			} else {
+				_, _ = w.Write(b)
+			}
 		}
 	}
 }
+
+// ReplyTo sends the screen's replies to w from now on: to the session
+// that feeds the screen, which may start after the screen exists.
+func (s *Screen) ReplyTo(w io.Writer) { s.replies.to.Store(&w) }

@@ -1,0 +1,52 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// countTurns counts the turns a session takes at parsing.
+type countTurns struct{ taken, given int }
+
+func (c *countTurns) Take() { c.taken++ }
+func (c *countTurns) Give() { c.given++ }
+
+// A session with a screen parses its output into it, a turn per slice,
+// and the screen's answers to the child's queries go straight back to
+// the session: the child asks for a status report (DSR 5) and reads the
+// answer from its input.
+func TestSessionOwnsItsScreen(t *testing.T) {
+	m := localManager()
+	defer m.Wait()
+	screen := vt.New(80, 24)
+	defer screen.Close()
+	turns := &countTurns{}
+	opts := realOpts
+	opts.Screen, opts.Turns = screen, turns
+	w := newWatchSink()
+	opts.Sinks = []Sink{w}
+	script := `stty raw -echo; printf '\033[5n'; x=$(dd bs=4 count=1 2>/dev/null); printf 'answer:%s:end\r\n' "$x" | od -An -c | tr -s ' '; printf 'DONE\r\n'`
+	s, err := m.Start(t.Context(), "local", providers.Spec{Name: t.Name(), Command: []string{"sh", "-c", script}, Size: providers.Size{Cols: 80, Rows: 24}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(t, "DONE")
+	<-s.Exited()
+	if s.Screen() != screen {
+		t.Error("Screen does not return the session's screen")
+	}
+	text := string(screen.Dump(nil, false, false))
+	if !strings.Contains(text, `033 [ 0 n`) || !strings.Contains(text, "DONE") {
+		t.Errorf("the child did not read the screen's answer, or the screen missed output:\n%s", text)
+	}
+	if turns.taken == 0 || turns.taken != turns.given {
+		t.Errorf("turns taken %d, given %d: want some, all given back", turns.taken, turns.given)
+	}
+	if err := m.Close(context.Background(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+}
