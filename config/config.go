@@ -17,6 +17,8 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/ui"
 )
 
 // defaultConfig is used when no config file is found: a few local shells.
@@ -251,13 +253,13 @@ var sandboxOptions = []option[Sandbox]{
 }
 
 var uiOptions = []option[UIConfig]{
-	{table: "ui", key: "prefix", def: "ctrl+b",
+	{table: "ui", key: "prefix", def: ui.DefaultPrefix,
 		help: "The key that starts a sandmux command; the key after it says which.",
 		kind: stringKind(func(u *UIConfig) *string { return &u.Prefix }, normalizeKey)},
-	{table: "ui", key: "fps", def: int64(60),
+	{table: "ui", key: "fps", def: int64(ui.DefaultFPS),
 		help: "At most how many frames a second the UI draws while panes change.",
 		kind: intKind(func(u *UIConfig) *int { return &u.FPS }, 1, 240)},
-	{table: "ui", key: "scrollback", def: int64(10000),
+	{table: "ui", key: "scrollback", def: int64(vt.DefaultScrollback),
 		help: "How many lines of history each pane keeps.",
 		kind: intKind(func(u *UIConfig) *int { return &u.Scrollback }, 0, 1_000_000)},
 	{table: "ui", key: "attention_after", def: "30s",

@@ -398,26 +398,6 @@ name = "xdg"
 	}
 }
 
-func TestConfigPrefix(t *testing.T) {
-	for in, want := range map[string]string{
-		"ctrl+b": "ctrl+b", "Ctrl+B": "ctrl+b", " ctrl+a ": "ctrl+a", "alt+ctrl+x": "ctrl+alt+x",
-		"ctrl++": "ctrl++", "+": "+", "ctrl+space": "ctrl+space", "f12": "f12", "`": "`", "super+shift+é": "shift+super+é",
-	} {
-		got, err := normalizeKey(in)
-		if err != nil || got != want {
-			t.Errorf("normalizeKey(%q) = %q, %v; want %q", in, got, err, want)
-		}
-		if again, err := normalizeKey(got); again != got || err != nil {
-			t.Errorf("normalizeKey(%q) = %q, %v; not idempotent", got, again, err)
-		}
-	}
-	for _, in := range []string{"", "ctrl+", "ctrl+ ", "b+ctrl", "ctrl+shift", "hyper+ctrl+ctrl+a", "ctrl+\x01"} {
-		if got, err := normalizeKey(in); err == nil {
-			t.Errorf("normalizeKey(%q) = %q, want an error", in, got)
-		}
-	}
-}
-
 func TestConfigSearchOrder(t *testing.T) {
 	write := func(t *testing.T, path, name string) {
 		t.Helper()

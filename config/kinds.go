@@ -18,6 +18,7 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/snapshot"
+	"github.com/sandmux/sandmux/ui"
 )
 
 func stringKind[T any](field func(*T) *string, check func(string) (string, error)) kind[T] {
@@ -337,41 +338,12 @@ func checkShell(s string) (string, error) {
 	return s, nil
 }
 
-// Key names as Bubble Tea's Keystroke spells them, modifiers in its order.
-var (
-	keyModifiers = []string{"ctrl", "alt", "shift", "meta", "hyper", "super"}
-	keyNames     = []string{"enter", "tab", "backspace", "esc", "space", "up", "down", "left", "right",
-		"home", "end", "pgup", "pgdown", "insert", "delete", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8",
-		"f9", "f10", "f11", "f12"}
-)
-
-// normalizeKey checks a key like "Ctrl+B" and returns it as Bubble Tea
-// reports it ("ctrl+b"), so the UI can compare strings.
+// normalizeKey checks a key like "Ctrl+B" and returns it as the UI
+// compares keys (ui.NormalizeKey: "ctrl+b"), quoting it in the error.
 func normalizeKey(s string) (string, error) {
-	lower := strings.ToLower(strings.TrimSpace(s))
-	var mods []string
-	name := lower
-	// The key is after the last "+", except in "ctrl++", where it is "+".
-	if i := strings.LastIndex(strings.TrimSuffix(lower, "+"), "+"); i >= 0 {
-		mods, name = strings.Split(lower[:i], "+"), lower[i+1:]
+	k, err := ui.NormalizeKey(s)
+	if err != nil {
+		return s, fmt.Errorf("%s %w", literal(s), err)
 	}
-	bad := fmt.Errorf(`%s is not a key (write e.g. "ctrl+b": modifiers %s, then a character or a name such as %s)`,
-		literal(s), strings.Join(keyModifiers, ", "), strings.Join(keyNames[:5], ", "))
-	if r, size := utf8.DecodeRuneInString(name); !slices.Contains(keyNames, name) && (name == "" || size != len(name) || r == ' ' || !unicode.IsGraphic(r)) {
-		return s, bad
-	}
-	seen := map[string]bool{}
-	for _, m := range mods {
-		if !slices.Contains(keyModifiers, m) || seen[m] {
-			return s, bad
-		}
-		seen[m] = true
-	}
-	var out []string
-	for _, m := range keyModifiers {
-		if seen[m] {
-			out = append(out, m)
-		}
-	}
-	return strings.Join(append(out, name), "+"), nil
+	return k, nil
 }

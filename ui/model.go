@@ -50,10 +50,10 @@ const (
 
 func (c Config) withDefaults() Config {
 	if c.Prefix == "" {
-		c.Prefix = "ctrl+b"
+		c.Prefix = DefaultPrefix
 	}
 	if c.FPS <= 0 {
-		c.FPS = 60
+		c.FPS = DefaultFPS
 	}
 	if c.Scrollback < 0 {
 		c.Scrollback = 0

@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The prefix key as a config writes it, next to the key map that matches
+// it.
+
+// Defaults of the UI's settings, which the config's defaults refer to.
+const (
+	DefaultPrefix = "ctrl+b"
+	DefaultFPS    = 60
+)
+
+// Key names as Bubble Tea's Keystroke spells them, modifiers in its order.
+var (
+	keyModifiers = []string{"ctrl", "alt", "shift", "meta", "hyper", "super"}
+	keyNames     = []string{"enter", "tab", "backspace", "esc", "space", "up", "down", "left", "right",
+		"home", "end", "pgup", "pgdown", "insert", "delete", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8",
+		"f9", "f10", "f11", "f12"}
+)
+
+// NormalizeKey checks a key as a config names one ("Ctrl+B") and returns
+// it as Bubble Tea reports it ("ctrl+b"), so that the key map can compare
+// strings. The error says what a key looks like.
+func NormalizeKey(s string) (string, error) {
+	lower := strings.ToLower(strings.TrimSpace(s))
+	var mods []string
+	name := lower
+	// The key is after the last "+", except in "ctrl++", where it is "+".
+	if i := strings.LastIndex(strings.TrimSuffix(lower, "+"), "+"); i >= 0 {
+		mods, name = strings.Split(lower[:i], "+"), lower[i+1:]
+	}
+	bad := fmt.Errorf(`is not a key (write e.g. "ctrl+b": modifiers %s, then a character or a name such as %s)`,
+		strings.Join(keyModifiers, ", "), strings.Join(keyNames[:5], ", "))
+	if r, size := utf8.DecodeRuneInString(name); !slices.Contains(keyNames, name) && (name == "" || size != len(name) || r == ' ' || !unicode.IsGraphic(r)) {
+		return s, bad
+	}
+	seen := map[string]bool{}
+	for _, m := range mods {
+		if !slices.Contains(keyModifiers, m) || seen[m] {
+			return s, bad
+		}
+		seen[m] = true
+	}
+	var out []string
+	for _, m := range keyModifiers {
+		if seen[m] {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(append(out, name), "+"), nil
+}
