@@ -99,8 +99,9 @@ func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
 			continue
 		}
 		if info, ok := byID[p.sess.ID()]; ok {
-			was, wasStage, wasSaved := p.phase, p.info.Stage, p.info.Saved
+			was, wasStage, wasSaved, wasStatus := p.phase, p.info.Stage, p.info.Saved, p.status()
 			p.setInfo(info)
+			m.redraw = m.redraw || p.status() != wasStatus
 			m.emitChanges(i, p, was, wasStage, wasSaved)
 		}
 	}

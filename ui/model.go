@@ -93,6 +93,7 @@ type Model struct {
 	quitting      bool
 	killRequested bool // the quit escalated to killing everything
 
+	redraw         bool // a quiet message changed what some client sees
 	watching       bool
 	changedPending bool
 	frameArmed     bool
@@ -162,12 +163,24 @@ func (m *Model) UseTerminal(t *Terminal) { m.localView().term = t }
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.markShown()
-	if !m.done {
+	if !m.done && (m.redraw || !quiet(msg)) {
+		m.redraw = false
 		for _, v := range m.views {
 			v.show()
 		}
 	}
 	return m, cmd
+}
+
+// quiet reports whether msg changes nothing anyone sees unless its
+// handler says so (redraw): the redraw loop's own messages, which arrive
+// many times a second for a busy pane without always changing a frame.
+func quiet(msg tea.Msg) bool {
+	switch msg.(type) {
+	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, attentionMsg:
+		return true
+	}
+	return false
 }
 
 // update dispatches each message to the code that owns it. Input without

@@ -36,6 +36,7 @@ type Terminal struct {
 	prev          []string
 	width, height int
 	cursorShown   bool
+	cursor        tea.Cursor // where the cursor was left, when shown
 	buf           []byte
 }
 
@@ -189,7 +190,12 @@ func (t *Terminal) render(f *frame) []byte {
 		b = append(b, "\x1b[m"...)
 	}
 	t.prev = append(t.prev[:0], f.lines...)
+	if c := f.cursor; c != nil && !changed && !full && t.cursorShown && *c == t.cursor {
+		// Nothing moved: nothing to write at all.
+		return nil
+	}
 	if c := f.cursor; c != nil {
+		t.cursor = *c
 		b = append(b, "\x1b["...)
 		b = strconv.AppendInt(b, int64(c.Y+1), 10)
 		b = append(b, ';')

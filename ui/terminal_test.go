@@ -29,6 +29,14 @@ func TestTerminalRenderWritesOnlyChangedLines(t *testing.T) {
 	if got := string(tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: cur})); !strings.HasSuffix(got, "\x1b[3;2H\x1b[6 q\x1b[?25h\x1b[?2026l") {
 		t.Errorf("cursor frame = %q, want the cursor placed, shaped and shown last", got)
 	}
+	if b := tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: cur}); b != nil {
+		t.Errorf("an unchanged frame with the cursor where it was wrote %q", b)
+	}
+	moved := tea.NewCursor(2, 2)
+	moved.Shape, moved.Blink = tea.CursorBar, false
+	if got := string(tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: moved})); !strings.Contains(got, "\x1b[3;3H") {
+		t.Errorf("a moved cursor was not placed: %q", got)
+	}
 	if resized := string(tm.render(&frame{lines: []string{"aaaa", "bbbb"}, width: 4})); !strings.Contains(resized, "\x1b[2J") || !strings.Contains(resized, "\x1b[2;1Hbbbb") {
 		t.Errorf("a resize must redraw everything: %q", resized)
 	}

@@ -125,6 +125,7 @@ func (m *Model) handleFrame() tea.Cmd {
 		}
 		m.passThrough(i, p)
 		m.screenChanged(p)
+		m.redraw = true
 	}
 	cmds = append(cmds, m.watch(), m.armAttention())
 	return tea.Batch(cmds...)
@@ -187,6 +188,7 @@ func (m *Model) markAttention(i int, p *pane, why string) {
 		}
 	}
 	if news {
+		m.redraw = true
 		m.emit(Event{Kind: EventAttention, Pane: m.paneInfo(i), Detail: why})
 	}
 }
