@@ -37,8 +37,28 @@ func (v *view) pageSize() int {
 	return perPage(w, h)
 }
 
-// pageRects returns the panes shown now (indices) and their rects.
+// layoutKey is what a view's layout depends on.
+type layoutKey struct{ w, h, panes, page, zoomed int }
+
+// pageRects returns the panes shown now (indices) and their rects. They
+// are laid out once for each change of what they depend on (size, zoom,
+// page, the number of panes), and kept on the view: callers must not
+// change the slices.
 func (v *view) pageRects() ([]int, []rect) {
+	w, h := v.area()
+	key := layoutKey{w, h, len(v.m.panes), v.page, -1}
+	if v.zoom {
+		key.zoomed = v.focus
+	}
+	if key != v.layoutKey || !v.laidOut {
+		v.layoutKey, v.laidOut = key, true
+		v.layoutIdx, v.layoutRects = v.layOut()
+	}
+	return v.layoutIdx, v.layoutRects
+}
+
+// layOut computes the page's panes and their rects.
+func (v *view) layOut() ([]int, []rect) {
 	w, h := v.area()
 	if len(v.m.panes) == 0 {
 		return nil, nil

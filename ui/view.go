@@ -33,6 +33,12 @@ type view struct {
 
 	panes map[int]*paneView // by pane key
 
+	// The layout last computed (pageRects), and what it was computed for.
+	layoutKey   layoutKey
+	laidOut     bool
+	layoutIdx   []int
+	layoutRects []rect
+
 	// status is the status line styled, for what statusKey says.
 	statusKey, status string
 
