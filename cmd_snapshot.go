@@ -149,7 +149,7 @@ func limitFlags(fs *flag.FlagSet) func() (snapshot.Limits, error) {
 	maxBytes := fs.String("max-bytes", "4GiB", "refuse archives with more file content than `N` (bytes, or with KiB, MiB, GiB)")
 	maxMembers := fs.Int("max-members", snapshot.DefaultMaxMembers, "refuse archives with more than `N` members")
 	return func() (snapshot.Limits, error) {
-		b, err := parseSize(*maxBytes)
+		b, err := parseByteSize(*maxBytes)
 		if err != nil {
 			return snapshot.Limits{}, fmt.Errorf("--max-bytes: %w", err)
 		}
@@ -343,8 +343,8 @@ func progressPrinter(w io.Writer) func(snapshot.Progress) {
 	}
 }
 
-// parseSize reads a byte count: a number, optionally with KiB, MiB or GiB.
-func parseSize(v string) (int64, error) {
+// parseByteSize reads a byte count: a number, optionally with KiB, MiB or GiB.
+func parseByteSize(v string) (int64, error) {
 	mult := int64(1)
 	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
 		if s, ok := strings.CutSuffix(v, suffix); ok {

@@ -148,13 +148,15 @@ func (e ExitStatus) String() string {
 	case e.Unknown:
 		return "exited (status unknown)"
 	case e.Signal != 0:
-		return "killed by " + signalName(e.Signal)
+		return "killed by " + SignalName(e.Signal)
 	default:
 		return fmt.Sprintf("exited %d", e.Code)
 	}
 }
 
-func signalName(s syscall.Signal) string {
+// SignalName is how sandmux names a signal in what it shows: SIGTERM,
+// or "signal N" for one it has no name for.
+func SignalName(s syscall.Signal) string {
 	names := map[syscall.Signal]string{
 		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
 		syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGPIPE: "SIGPIPE",

@@ -58,7 +58,7 @@ func NewCollector(capacity int) *Collector {
 	}
 }
 
-// signal leaves a token in ch unless one is already waiting there.
+// notifyOne leaves a token in ch unless one is already waiting there.
 func notifyOne(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:

@@ -203,7 +203,7 @@ func (s *Session) runStage(ctx context.Context, st stage, errs *[]error) bool {
 	if s.groupGone(ctx) {
 		return true
 	}
-	name := signalName(st.sig)
+	name := providers.SignalName(st.sig)
 	s.setStage(fmt.Sprintf("%s sent, waiting", name))
 	err, ok := s.calls.do(ctx, abort, func() error { return s.pty.Signal(st.sig) })
 	switch {
@@ -265,18 +265,6 @@ func (s *Session) waitGroupGone(ctx context.Context, abort <-chan struct{}) bool
 			return false
 		}
 	}
-}
-
-func signalName(sig syscall.Signal) string {
-	switch sig {
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	}
-	return sig.String()
 }
 
 // reportMargin is how long past its bound a caller waits for a teardown,

@@ -126,7 +126,7 @@ func appendReplacing(dst, p []byte) []byte {
 	return append(dst, p[start:]...)
 }
 
-// settle decodes one window. Unless final, a completable suffix is left
+// decodeWindow decodes one window. Unless final, a completable suffix is left
 // undecoded and reported through settled (src[settled:] is the carry);
 // when final, nothing can complete it and it becomes one U+FFFD (O4).
 // scratch is reused as the output buffer when replacement is needed and is

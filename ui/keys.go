@@ -144,7 +144,7 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 		if v.m.input(p, encode) {
 			if s := v.pv(p); s.scroll > 0 {
 				s.scroll = 0 // typing returns to the live screen, as in tmux
-				v.snapshot(p)
+				v.takeFrame(p)
 			}
 		}
 	}

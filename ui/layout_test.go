@@ -1,6 +1,14 @@
 package ui
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
 
 // Every layout covers its area exactly once (but for the one-column gaps
 // between panes) and respects the minimum pane size.
@@ -61,6 +69,75 @@ func TestLayoutShapes(t *testing.T) {
 		}
 		if cols != c.cols || len(rows) != c.rows {
 			t.Errorf("k=%d in %dx%d: %d cols × %d rows, want %d × %d", c.k, c.w, c.h, cols, len(rows), c.cols, c.rows)
+		}
+	}
+}
+
+// Growing the terminal while a later page is shown keeps a valid page.
+func TestResizeClampsPage(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 5, 45, 9)
+	if n := m.lv().pageSize(); n >= 5 {
+		t.Fatalf("test setup: %d panes fit on a page", n)
+	}
+	m.lv().setFocus(4)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	if idx, _ := m.lv().pageRects(); len(idx) != 5 || m.lv().page != 0 {
+		t.Errorf("after growing: page %d shows %v, want all five", m.lv().page, idx)
+	}
+}
+
+// A pane's output while its page was not shown is drawn when it is.
+func TestOffPagePaneDrawnWhenShown(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 8, 45, 9)
+	last := m.panes[len(m.panes)-1]
+	last.screen.Write("\r\nlate output")
+	m.Update(frameMsg{})
+	m.lv().setFocus(len(m.panes) - 1)
+	if !strings.Contains(string(bytes.Join(m.lv().pv(last).rows, nil)), "late output") {
+		t.Errorf("the page's pane does not show its output: %q", bytes.Join(m.lv().pv(last).rows, nil))
+	}
+}
+
+// A resize redraws every pane but is not output: no attention marker.
+func TestResizeIsNotOutput(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	now := fixedNow()
+	m.now = func() time.Time { return now }
+	m.cfg.AttentionAfter = 30 * time.Second
+	// The start-up output goes quiet: marked once, then cleared by a visit.
+	now = now.Add(time.Minute)
+	m.Update(attentionMsg{})
+	if !m.lv().pv(m.panes[1]).attention {
+		t.Fatal("test setup: the quiet pane was not marked")
+	}
+	m.lv().setFocus(1)
+	m.lv().setFocus(0)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Update(frameMsg{})
+	now = now.Add(time.Hour)
+	m.Update(attentionMsg{})
+	if m.lv().pv(m.panes[1]).attention {
+		t.Error("a resize marked a quiet pane for attention")
+	}
+}
+
+// With every pane closed, every line still spans the width (stale text
+// cannot show through).
+func TestNoPanesLineIsFullWidth(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 1, 80, 24)
+	press(m, "ctrl+b")
+	for _, msg := range runCmd(press(m, "x")) {
+		_, after := m.Update(msg)
+		runCmd(after)
+	}
+	lines, _ := m.lv().compose()
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w != 80 {
+			t.Errorf("line %d is %d wide: %q", i, w, l)
 		}
 	}
 }

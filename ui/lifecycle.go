@@ -42,7 +42,7 @@ func (m *Model) startPane(i int) tea.Cmd {
 			s.scroll, s.search, s.attention = 0, nil, false
 		}
 		v.pv(p)
-		v.snapshot(p)
+		v.takeFrame(p)
 	}
 	return tea.Batch(cmd, m.watch())
 }

@@ -199,9 +199,9 @@ func (p *pane) resizePTY() tea.Cmd {
 	return func() tea.Msg { return resizedMsg{key: key, gen: gen, err: sess.Resize(size)} }
 }
 
-// snapshot copies pane p's screen (or the scrolled-back view) into the
+// takeFrame copies pane p's screen (or the scrolled-back view) into the
 // view's frame of it and renders its rows.
-func (v *view) snapshot(p *pane) {
+func (v *view) takeFrame(p *pane) {
 	s := v.panes[p.key]
 	if s == nil || p.screen == nil {
 		return

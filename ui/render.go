@@ -133,15 +133,15 @@ func (m *Model) View() tea.View {
 		return tea.View{}
 	}
 	tv := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion, ReportFocus: true, WindowTitle: "sandmux"}
-	lines, cursor := v.frame()
+	lines, cursor := v.compose()
 	tv.SetContent(strings.Join(lines, "\n"))
 	tv.Cursor = cursor
 	return tv
 }
 
-// frame composes the screen's lines, the overlay if one is open, and where
+// compose composes the screen's lines, the overlay if one is open, and where
 // the real cursor goes (nil: hidden).
-func (v *view) frame() ([]string, *tea.Cursor) {
+func (v *view) compose() ([]string, *tea.Cursor) {
 	lines := v.composeLines()
 	switch {
 	case v.m.quitting || v.modal == modalClosing:

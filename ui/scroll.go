@@ -32,7 +32,7 @@ func (v *view) leaveScroll() {
 	if p := v.focused(); p != nil {
 		s := v.pv(p)
 		s.scroll, s.search = 0, nil
-		v.snapshot(p)
+		v.takeFrame(p)
 	}
 }
 
@@ -43,7 +43,7 @@ func (v *view) scrollBy(p *pane, n int) {
 	}
 	s := v.pv(p)
 	s.scroll = max(0, s.scroll+n)
-	v.snapshot(p)
+	v.takeFrame(p)
 }
 
 func (v *view) wheel(p *pane, b tea.MouseButton) tea.Cmd {
@@ -94,7 +94,7 @@ func (v *view) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
 			v.findNext(p, -1)
 		case "esc":
 			s.search = nil
-			v.snapshot(p)
+			v.takeFrame(p)
 		case "backspace":
 			if r := []rune(q.query); len(r) > 0 {
 				q.query = string(r[:len(r)-1])
@@ -154,7 +154,7 @@ func (v *view) findNext(p *pane, dir int) {
 	// Show the match a third of the way down the pane.
 	top := max(0, line-rows/3)
 	s.scroll = min(sb, max(0, sb-top))
-	v.snapshot(p)
+	v.takeFrame(p)
 }
 
 // searchLines scans lines start, start+dir, … of scrollback + screen for

@@ -155,3 +155,21 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 		t.Errorf("results = %v, want the start cancelled", r)
 	}
 }
+
+// Keys typed after a pane's session started (its output may already show)
+// but before the model learned of it reach the session, in order.
+func TestInputWhileStartingIsKept(t *testing.T) {
+	b := newFakeBackend()
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
+	m.lv().width, m.lv().height, m.started = 80, 24, true
+	start := m.panes[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
+	t.Cleanup(func() { m.panes[0].screen.Close() })
+	for _, k := range []string{"h", "i", "enter"} {
+		press(m, k)
+	}
+	m.Update(start())
+	press(m, "!")
+	if got := b.sessions[0].typed(); got != "hi\r!" {
+		t.Errorf("session got %q, want %q", got, "hi\r!")
+	}
+}

@@ -26,7 +26,7 @@ type Terminal struct {
 	state *term.State // the input's settings before raw mode
 
 	mu      sync.Mutex
-	pending *frame        // the newest frame not yet drawn
+	pending *drawing      // the newest frame not yet drawn
 	through []byte        // sequences to pass on before the next frame
 	wake    chan struct{} // one slot: a frame is pending
 	quit    chan struct{}
@@ -40,8 +40,8 @@ type Terminal struct {
 	buf           []byte
 }
 
-// frame is what one draw shows.
-type frame struct {
+// drawing is what one draw shows.
+type drawing struct {
 	lines  []string
 	cursor *tea.Cursor // nil hides it
 	width  int
@@ -82,7 +82,7 @@ func OpenTerminal(in *os.File, out io.Writer) (*Terminal, error) {
 // yet drawn is replaced by the newer one.
 func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
 	t.mu.Lock()
-	t.pending = &frame{lines: lines, cursor: cursor, width: width}
+	t.pending = &drawing{lines: lines, cursor: cursor, width: width}
 	t.mu.Unlock()
 	select {
 	case t.wake <- struct{}{}:
@@ -166,7 +166,7 @@ func (t *Terminal) drawPending() {
 // render returns the bytes that turn the previous frame into f: each
 // changed line rewritten whole at its row, inside a synchronized update
 // (terminals without it ignore the mode), the cursor hidden meanwhile.
-func (t *Terminal) render(f *frame) []byte {
+func (t *Terminal) render(f *drawing) []byte {
 	b := t.buf[:0]
 	full := f.width != t.width || len(f.lines) != t.height
 	if full {

@@ -11,33 +11,33 @@ import (
 
 func TestTerminalRenderWritesOnlyChangedLines(t *testing.T) {
 	var tm Terminal
-	first := string(tm.render(&frame{lines: []string{"aaa", "bbb", "ccc"}, width: 3}))
+	first := string(tm.render(&drawing{lines: []string{"aaa", "bbb", "ccc"}, width: 3}))
 	for _, want := range []string{"\x1b[2J", "\x1b[1;1Haaa", "\x1b[2;1Hbbb", "\x1b[3;1Hccc", "\x1b[?25l"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first frame %q lacks %q", first, want)
 		}
 	}
-	second := string(tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3}))
+	second := string(tm.render(&drawing{lines: []string{"aaa", "BBB", "ccc"}, width: 3}))
 	if strings.Contains(second, "aaa") || strings.Contains(second, "ccc") || !strings.Contains(second, "\x1b[2;1HBBB") || strings.Contains(second, "\x1b[2J") {
 		t.Errorf("second frame %q, want only line 2 rewritten", second)
 	}
-	if b := tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3}); b != nil {
+	if b := tm.render(&drawing{lines: []string{"aaa", "BBB", "ccc"}, width: 3}); b != nil {
 		t.Errorf("an unchanged frame without a cursor wrote %q", b)
 	}
 	cur := tea.NewCursor(1, 2)
 	cur.Shape, cur.Blink = tea.CursorBar, false
-	if got := string(tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: cur})); !strings.HasSuffix(got, "\x1b[3;2H\x1b[6 q\x1b[?25h\x1b[?2026l") {
+	if got := string(tm.render(&drawing{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: cur})); !strings.HasSuffix(got, "\x1b[3;2H\x1b[6 q\x1b[?25h\x1b[?2026l") {
 		t.Errorf("cursor frame = %q, want the cursor placed, shaped and shown last", got)
 	}
-	if b := tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: cur}); b != nil {
+	if b := tm.render(&drawing{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: cur}); b != nil {
 		t.Errorf("an unchanged frame with the cursor where it was wrote %q", b)
 	}
 	moved := tea.NewCursor(2, 2)
 	moved.Shape, moved.Blink = tea.CursorBar, false
-	if got := string(tm.render(&frame{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: moved})); !strings.Contains(got, "\x1b[3;3H") {
+	if got := string(tm.render(&drawing{lines: []string{"aaa", "BBB", "ccc"}, width: 3, cursor: moved})); !strings.Contains(got, "\x1b[3;3H") {
 		t.Errorf("a moved cursor was not placed: %q", got)
 	}
-	if resized := string(tm.render(&frame{lines: []string{"aaaa", "bbbb"}, width: 4})); !strings.Contains(resized, "\x1b[2J") || !strings.Contains(resized, "\x1b[2;1Hbbbb") {
+	if resized := string(tm.render(&drawing{lines: []string{"aaaa", "bbbb"}, width: 4})); !strings.Contains(resized, "\x1b[2J") || !strings.Contains(resized, "\x1b[2;1Hbbbb") {
 		t.Errorf("a resize must redraw everything: %q", resized)
 	}
 }
@@ -76,5 +76,15 @@ func TestTerminalOpenShowClose(t *testing.T) {
 	s := out.String()
 	if !strings.HasPrefix(s, enterModes) || !strings.HasSuffix(s, leaveModes) || !strings.Contains(s, "new") {
 		t.Errorf("output = %q", s)
+	}
+}
+
+// A cursor that goes away is hidden even when no line changed.
+func TestTerminalHidesCursor(t *testing.T) {
+	var tm Terminal
+	lines := []string{"a", "b"}
+	tm.render(&drawing{lines: lines, width: 1, cursor: tea.NewCursor(0, 0)})
+	if got := string(tm.render(&drawing{lines: lines, width: 1})); !strings.Contains(got, "\x1b[?25l") {
+		t.Errorf("frame without a cursor wrote %q, want the cursor hidden", got)
 	}
 }

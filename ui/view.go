@@ -159,7 +159,7 @@ func (v *view) pv(p *pane) *paneView {
 	if s == nil {
 		s = &paneView{}
 		v.panes[p.key] = s
-		v.snapshot(p)
+		v.takeFrame(p)
 	}
 	return s
 }
@@ -195,7 +195,7 @@ func (v *view) show() {
 	if v.term == nil || v.width <= 0 || v.height <= 0 {
 		return
 	}
-	lines, cursor := v.frame()
+	lines, cursor := v.compose()
 	v.passCursorColor()
 	v.term.Show(lines, cursor, v.width)
 }
@@ -250,7 +250,7 @@ func (v *view) relayout() tea.Cmd {
 			// Output came while it was off the page, or the screen was
 			// resized for another client.
 			s.dirtyPending = false
-			v.snapshot(p)
+			v.takeFrame(p)
 		}
 	}
 	return cmd
@@ -261,7 +261,7 @@ func (v *view) relayout() tea.Cmd {
 func (m *Model) screenChanged(p *pane) {
 	for _, v := range m.views {
 		if v.visible(m.indexOf(p.key)) {
-			v.snapshot(p)
+			v.takeFrame(p)
 		} else if s := v.panes[p.key]; s != nil {
 			s.dirtyPending = true
 		}

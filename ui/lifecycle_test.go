@@ -1,0 +1,47 @@
+package ui
+
+import "testing"
+
+// Kill, then close: one summary line, no Close of a session already gone.
+func TestKillThenCloseOneResult(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	press(m, "ctrl+b")
+	for _, msg := range runCmd(press(m, "k")) {
+		m.Update(msg)
+	}
+	press(m, "ctrl+b")
+	runCmd(press(m, "x"))
+	if b.calls["Close"] != 0 || len(m.panes) != 1 {
+		t.Errorf("close of a killed pane: %d Close calls, %d panes", b.calls["Close"], len(m.panes))
+	}
+	m.Update(shutdownMsg{})
+	if r := m.Results(); len(r) != 2 || r[0].Err != nil {
+		t.Errorf("results = %v, want one line per pane and no error", r)
+	}
+}
+
+// Closing (and killing) a pane, then quitting: a second quit still kills
+// everything.
+func TestQuitEscalatesAfterAClose(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	press(m, "ctrl+b")
+	closeCmd := press(m, "x")
+	runCmd(press(m, "x")) // escalate the close to a kill
+	for _, msg := range runCmd(closeCmd) {
+		_, after := m.Update(msg)
+		runCmd(after) // closes the removed pane's screen
+	}
+	press(m, "ctrl+b")
+	press(m, "q")
+	press(m, "y")
+	if kill := press(m, "q"); kill == nil {
+		t.Fatal("the second quit did not escalate")
+	} else {
+		runCmd(kill)
+	}
+	if b.calls["KillAll"] != 1 {
+		t.Errorf("KillAll calls = %d, want 1", b.calls["KillAll"])
+	}
+}

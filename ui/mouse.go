@@ -1,0 +1,68 @@
+package ui
+
+import tea "charm.land/bubbletea/v2"
+
+// handleMouse: a click focuses the pane under it (and goes to the child
+// if it asked for mouse reports); the wheel scrolls back unless the child
+// takes mouse reports; a click on the status line's page numbers turns
+// the page.
+func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if v.modal != modalNone {
+		return nil
+	}
+	ev := msg.Mouse()
+	if ev.Y == v.height-1 {
+		if _, ok := msg.(tea.MouseClickMsg); ok {
+			return v.clickStatus(ev.X)
+		}
+		return nil
+	}
+	idx, rects := v.pageRects()
+	for k, i := range idx {
+		r := rects[k]
+		if ev.X < r.x || ev.X >= r.x+r.w || ev.Y < r.y || ev.Y >= r.y+r.h {
+			continue
+		}
+		var cmds []tea.Cmd
+		if _, click := msg.(tea.MouseClickMsg); click && i != v.focus {
+			cmds = append(cmds, v.setFocus(i))
+		}
+		p := v.m.panes[i]
+		e := mouseEvent{X: ev.X - r.x, Y: ev.Y - r.y - 1, Button: ev.Button, Mod: ev.Mod}
+		switch msg.(type) {
+		case tea.MouseReleaseMsg:
+			e.Release = true
+		case tea.MouseMotionMsg:
+			e.Motion = true
+		}
+		if e.Y >= 0 && p.sess != nil && v.pv(p).scroll == 0 && !v.readOnly && p.screen != nil {
+			if b := encodeMouse(e, p.screen.Modes()); b != nil {
+				_ = p.sess.Write(b) // Best effort: the child may be gone.
+				return tea.Batch(cmds...)
+			}
+		}
+		if _, wheel := msg.(tea.MouseWheelMsg); wheel {
+			cmds = append(cmds, v.wheel(p, ev.Button))
+		}
+		return tea.Batch(cmds...)
+	}
+	return nil
+}
+
+// clickStatus turns to the page whose number was clicked.
+func (v *view) clickStatus(x int) tea.Cmd {
+	n := v.pageSize()
+	if len(v.m.panes) <= n || v.zoom {
+		return nil
+	}
+	// " sandmux " then three cells per page number.
+	const lead = len(" sandmux ")
+	if x < lead {
+		return nil
+	}
+	page := (x - lead) / 3
+	if page*n >= len(v.m.panes) {
+		return nil
+	}
+	return v.setFocus(page * n)
+}
