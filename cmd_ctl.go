@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -108,13 +109,8 @@ func ctlSocket(name, path string) (string, error) {
 // ctlCall sends req and prints the reply; events stream until the
 // server ends them or the reader goes.
 func ctlCall(ctx context.Context, socket string, req control.Request, asJSON bool, s stdio) int {
-	conn, err := endpoint.Dial(socket)
-	if err != nil {
-		if errors.Is(err, endpoint.ErrNoServer) {
-			termsafe.Fprintln(s.err, "sandmux ctl:", err, "(start one with sandmux or sandmux serve; sandmux ls lists those running)")
-		} else {
-			termsafe.Fprintln(s.err, "sandmux ctl:", err)
-		}
+	conn, ok := dialServer(socket, "sandmux ctl:", s)
+	if !ok {
 		return exitFailure
 	}
 	cl := control.NewClient(conn)
@@ -222,4 +218,17 @@ func optTime(p *time.Time) string {
 		return "-"
 	}
 	return p.Local().Format(time.TimeOnly)
+}
+
+// dialServer connects to the server at socket, or says why it cannot,
+// after prefix, and what to do about a server that is not running.
+func dialServer(socket, prefix string, s stdio) (*net.UnixConn, bool) {
+	conn, err := endpoint.Dial(socket)
+	switch {
+	case errors.Is(err, endpoint.ErrNoServer):
+		termsafe.Fprintln(s.err, prefix, err, "(start one with sandmux or sandmux serve; sandmux ls lists those running)")
+	case err != nil:
+		termsafe.Fprintln(s.err, prefix, err)
+	}
+	return conn, err == nil
 }

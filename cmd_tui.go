@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -152,13 +151,8 @@ func ctlRun(ctx context.Context, socket, cmd string) error {
 // attachTerminal attaches this terminal to the server at socket until
 // it detaches or the server quit, then prints what the server said.
 func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) int {
-	conn, err := endpoint.Dial(socket)
-	if err != nil {
-		if errors.Is(err, endpoint.ErrNoServer) {
-			termsafe.Fprintln(s.err, "sandmux:", err, "(start one with sandmux or sandmux serve; sandmux ls lists those running)")
-		} else {
-			termsafe.Fprintln(s.err, "sandmux:", err)
-		}
+	conn, ok := dialServer(socket, "sandmux:", s)
+	if !ok {
 		return exitFailure
 	}
 	defer conn.Close()

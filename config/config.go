@@ -19,6 +19,7 @@ import (
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/xdg"
 )
 
 // defaultConfig is used when no config file is found: a few local shells.
@@ -338,23 +339,10 @@ func readConfigFile(path string) ([]byte, error) {
 // to the built-in default.
 func SearchPath() []string {
 	paths := []string{"sandmux.toml"}
-	if dir := xdgDir("XDG_CONFIG_HOME", ".config"); dir != "" {
-		paths = append(paths, filepath.Join(dir, "sandmux", "config.toml"))
+	if dir, err := xdg.Config(); err == nil {
+		paths = append(paths, filepath.Join(dir, "config.toml"))
 	}
 	return paths
-}
-
-// xdgDir returns $env, or ~/fallback when it is unset or relative (the XDG
-// spec says to ignore relative values), or "" without a home directory.
-func xdgDir(env, fallback string) string {
-	if dir := os.Getenv(env); filepath.IsAbs(dir) {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, fallback)
 }
 
 // parse decodes and validates the config in data; name is the file it came
@@ -435,11 +423,11 @@ func (p *problems) decode(doc map[string]any) *Config {
 		t, own := p.takeProviderTables(t, at)
 		applyOptions(p, sandboxOptions, "sandbox", at, t, &s)
 		if _, ok := t["workspace"]; !ok {
-			dir := xdgDir("XDG_DATA_HOME", filepath.Join(".local", "share"))
-			if dir == "" {
+			dir, err := xdg.Data()
+			if err != nil {
 				p.add(at, errors.New("no home directory for the default workspace (set HOME or XDG_DATA_HOME, or write workspace)"))
 			}
-			s.Workspace = filepath.Join(dir, "sandmux", "workspaces", s.Name)
+			s.Workspace = filepath.Join(dir, "workspaces", s.Name)
 			s.WorkspaceChosen = true
 		}
 		s.Options = c.Providers.options(s.Provider)

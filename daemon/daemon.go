@@ -19,26 +19,22 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/sandmux/sandmux/endpoint"
+	"github.com/sandmux/sandmux/xdg"
 )
 
 // StateDir is sandmux's state directory, where the servers' logs live:
 // $XDG_STATE_HOME/sandmux, else ~/.local/state/sandmux as the XDG spec says
 // (a relative XDG_STATE_HOME is ignored, as the spec says too).
 func StateDir() (string, error) {
-	state := os.Getenv("XDG_STATE_HOME")
-	if state == "" || !filepath.IsAbs(state) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the state directory for the server's log: %w; set XDG_STATE_HOME", err)
-		}
-		state = filepath.Join(home, ".local", "state")
+	state, err := xdg.State()
+	if err != nil {
+		return "", fmt.Errorf("find the state directory for the server's log: %w", err)
 	}
-	return filepath.Join(state, "sandmux"), nil
+	return state, nil
 }
 
 // LogPath is the log of server name: StateDir/NAME.log.

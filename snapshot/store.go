@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sandmux/sandmux/xdg"
 )
 
 // DefaultKeep is how many snapshots a Store keeps per sandbox by default.
@@ -46,15 +48,11 @@ type Entry struct {
 // DefaultRoot returns $XDG_STATE_HOME/sandmux/snapshots, falling back to
 // ~/.local/state as the XDG spec says.
 func DefaultRoot() (string, error) {
-	state := os.Getenv("XDG_STATE_HOME")
-	if state == "" || !filepath.IsAbs(state) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the snapshot store: %w; set XDG_STATE_HOME or pass --store", err)
-		}
-		state = filepath.Join(home, ".local", "state")
+	state, err := xdg.State()
+	if err != nil {
+		return "", fmt.Errorf("find the snapshot store: %w; or pass --store", err)
 	}
-	return filepath.Join(state, "sandmux", "snapshots"), nil
+	return filepath.Join(state, "snapshots"), nil
 }
 
 func (s *Store) keep() int {

@@ -3,9 +3,10 @@ package sshattach
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/sandmux/sandmux/xdg"
 )
 
 // Config says where to listen and who may attach. Zero durations and
@@ -101,14 +102,9 @@ func (c Config) Validate() error {
 // $XDG_STATE_HOME/sandmux/ssh_host_ed25519_key, else under
 // ~/.local/state/sandmux/.
 func DefaultHostKeyPath() (string, error) {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(dir) {
-		// The XDG spec says a relative value is invalid and is ignored.
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the state directory for the ssh host key: %w (set XDG_STATE_HOME or HOME)", err)
-		}
-		dir = filepath.Join(home, ".local", "state")
+	state, err := xdg.State()
+	if err != nil {
+		return "", fmt.Errorf("find the state directory for the ssh host key: %w", err)
 	}
-	return filepath.Join(dir, "sandmux", "ssh_host_ed25519_key"), nil
+	return filepath.Join(state, "ssh_host_ed25519_key"), nil
 }
