@@ -178,23 +178,7 @@ func (m *Model) endClosingModals(key int) {
 }
 
 func resultOf(p *pane) Result {
-	r := Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved}
-	switch {
-	case p.phase == phaseFailed:
-		r.Status = "failed to start"
-	case p.phase == phaseCancelled:
-		r.Status = "start cancelled"
-	case p.sess == nil:
-		r.Status = "not started"
-	case p.info.Disconnected:
-		r.Status = "disconnected"
-	case p.info.ExitKnown:
-		r.Status = p.info.Exit.String()
-	case p.info.Killed:
-		r.Status = "killed"
-	default:
-		r.Status = p.info.State.String()
-	}
+	r := Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved, Status: p.describe(true)}
 	if n := len(p.info.Survivors); n > 0 {
 		// The status above is the command's; its processes did not all go.
 		r.Status += fmt.Sprintf(", but %d of its processes survived", n)

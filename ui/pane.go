@@ -259,15 +259,37 @@ func (p *pane) setInfo(info session.Info) {
 }
 
 // status is the state word of the title line.
-func (p *pane) status() string {
+func (p *pane) status() string { return p.describe(false) }
+
+// describe says where the pane is, in one place for every state: while
+// it lives (final false) as its title shows it, with what to do next;
+// once the program ended (final true) as the exit summary does, from the
+// outcome the session reported.
+func (p *pane) describe(final bool) string {
+	switch {
+	case p.phase == phaseFailed && final:
+		return "failed to start"
+	case p.phase == phaseFailed:
+		return fmt.Sprintf("failed: %v", p.err)
+	case p.phase == phaseCancelled:
+		return "start cancelled"
+	case final && p.sess == nil:
+		return "not started"
+	case p.info.Disconnected && final:
+		return "disconnected"
+	case final && p.info.ExitKnown:
+		return p.info.Exit.String()
+	case final && p.info.Killed:
+		return "killed"
+	case final:
+		return p.info.State.String()
+	}
 	switch p.phase {
 	case phaseStarting:
 		if p.cancelling {
 			return "cancelling the start"
 		}
 		return "starting"
-	case phaseCancelled:
-		return "start cancelled"
 	case phaseRunning:
 		return "running"
 	case phaseExited:
@@ -284,8 +306,6 @@ func (p *pane) status() string {
 		return "killed"
 	case phaseClosed:
 		return "closed"
-	case phaseFailed:
-		return fmt.Sprintf("failed: %v", p.err)
 	}
 	return ""
 }
