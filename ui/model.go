@@ -78,21 +78,27 @@ const (
 // clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
 type Model struct {
-	cfg     Config
-	backend Backend
-	gate    *parseGate // the panes' turns at parsing output
-	panes   []*pane
-	nextKey int
+	cfg Config
+	now func() time.Time
+	// ctx is the parent of the starts' contexts; cancel ends it at quit.
+	ctx    context.Context
+	cancel context.CancelFunc
 
+	// The panes, shared by every client.
+	backend   Backend
+	gate      *parseGate // the panes' turns at parsing output
+	panes     []*pane
+	nextKey   int
+	started   bool
+	resizeGen int // the debounced PTY resize that is current
+
+	// The clients' views.
 	views  []*view
 	active *view // the client that typed last: the PTYs follow its sizes
 	// layoutW and layoutH size the panes while no client is attached.
 	layoutW, layoutH int
 
-	started       bool
-	quitting      bool
-	killRequested bool // the quit escalated to killing everything
-
+	// The redraw loop (watch.go).
 	redraw         bool // a quiet message changed what some client sees
 	watching       bool
 	changedPending bool
@@ -101,17 +107,15 @@ type Model struct {
 	attnArmed      time.Time
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
-	resizeGen      int
-	quitResults    []Result
-	teardownErrs   []error // failed closes and kills, for the exit code
-	shutdownErr    error
-	shutDown       bool // the Manager's Shutdown returned; done once no start is pending
-	done           bool
 
-	now func() time.Time
-	// ctx is the parent of the starts' contexts; cancel ends it at quit.
-	ctx    context.Context
-	cancel context.CancelFunc
+	// The quit (quit.go) and what it reports.
+	quitting      bool
+	killRequested bool // the quit escalated to killing everything
+	shutDown      bool // the Manager's Shutdown returned; done once no start is pending
+	done          bool
+	quitResults   []Result
+	teardownErrs  []error // failed closes and kills, for the exit code
+	shutdownErr   error
 }
 
 // Result is how one session ended, for the summary printed after exit.
