@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -151,7 +152,9 @@ func (s *ctlServer) waitExit() {
 // its exit code.
 func (s *ctlServer) ctl(args ...string) (stdout, stderr string, code int) {
 	s.t.Helper()
-	cmd := exec.CommandContext(s.t.Context(), sandmuxBin, append([]string{"ctl", "-S", s.sock}, args...)...)
+	ctx, cancel := context.WithTimeout(s.t.Context(), callBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sandmuxBin, append([]string{"ctl", "-S", s.sock}, args...)...)
 	cmd.Env = s.env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -194,8 +197,15 @@ func (s *ctlServer) call(req control.Request) (control.Reply, error) {
 	}
 	cl := control.NewClient(conn)
 	defer cl.Close()
-	return cl.Call(s.t.Context(), req)
+	ctx, cancel := context.WithTimeout(s.t.Context(), callBound)
+	defer cancel()
+	return cl.Call(ctx, req)
 }
+
+// callBound bounds every call a test makes, a wait included: a server
+// that never answers fails the test, whose cleanup then quits it, rather
+// than hanging it until go test's own timeout, which skips cleanups.
+const callBound = time.Minute
 
 // sessions is ctl --json ls, decoded.
 func (s *ctlServer) sessions() []control.SessionInfo {
