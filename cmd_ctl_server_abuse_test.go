@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -164,16 +165,43 @@ func TestCtlServerDisconnects(t *testing.T) {
 		w.send(`{"v":1,"op":"wait","session":"1","state":"exited"}`)
 		_ = w.conn.Close() // Best effort: going is the point.
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for n := s.fdCount(); n > base; n = s.fdCount() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server holds %d descriptors, %d before the clients came and went", n, base)
+	s.settleFds(base)
+	// The same from ctl itself, killed mid-stream and mid-wait.
+	for range 5 {
+		ev := s.events()
+		_ = ev.cmd.Process.Kill() // Best effort: it may not outlive the kill.
+		<-ev.exited
+		s.settleFds(base)
+		w := exec.Command(sandmuxBin, "ctl", "-S", s.sock, "wait", "1", "--state", "exited")
+		w.Env = s.env
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		s.pollFds(func(n int) bool { return n > base }, "ctl wait to connect")
+		_ = w.Process.Kill() // Best effort: it may not outlive the kill.
+		_ = w.Wait()         // killed: its status says so
+		s.settleFds(base)
 	}
 	s.fails(exitFailure, "was not exited within", "wait", "1", "--state", "exited", "--timeout", "100ms")
 	s.ok("send", "1", `still\r`)
 	s.waitScreen("1", "still")
+}
+
+// settleFds waits until the server holds no more descriptors than base.
+func (s *ctlServer) settleFds(base int) {
+	s.t.Helper()
+	s.pollFds(func(n int) bool { return n <= base }, fmt.Sprintf("the server's descriptors back to %d", base))
+}
+
+func (s *ctlServer) pollFds(ok func(int) bool, what string) {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for n := s.fdCount(); !ok(n); n = s.fdCount() {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waited in vain for %s: the server holds %d", what, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // An events reader that never reads is dropped once it falls a queue
