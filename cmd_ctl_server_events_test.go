@@ -122,6 +122,12 @@ func TestCtlServerEvents(t *testing.T) {
 	}
 	s.ok("close", "ev")
 	ev.next(t, "ev's close", pane(control.EventClosed, ""))
+	s.ok("run", "--", "/nonexistent/prog")
+	failed := ev.next(t, "a failed start", func(e control.Event) bool { return e.Kind == control.EventState && e.Session.Name == "prog" })
+	if failed.Detail != "failed" || !strings.Contains(failed.Session.Reason, "/nonexistent/prog") {
+		t.Errorf("a start that failed shows as %q: %+v", failed.Detail, failed.Session)
+	}
+	s.ok("close", "prog")
 	s.ok("kill", "1")
 	ev.next(t, "cat's closing", func(e control.Event) bool { return e.Kind == control.EventState && e.Detail == "closing" })
 	ev.next(t, "cat's kill", func(e control.Event) bool { return e.Kind == control.EventState && e.Detail == "killed" })
