@@ -121,7 +121,9 @@ func TestCtlServerEvents(t *testing.T) {
 		t.Errorf("the exited event shows %+v", exited.Session)
 	}
 	s.ok("close", "ev")
-	ev.next(t, "ev's close", pane(control.EventClosed, ""))
+	if closed := ev.next(t, "ev's close", pane(control.EventClosed, "")); closed.Session.State != "closed" {
+		t.Errorf("the closed event shows the session %s", closed.Session.State)
+	}
 	s.ok("run", "--", "/nonexistent/prog")
 	failed := ev.next(t, "a failed start", func(e control.Event) bool { return e.Kind == control.EventState && e.Session.Name == "prog" })
 	if failed.Detail != "failed" || !strings.Contains(failed.Session.Reason, "/nonexistent/prog") {
