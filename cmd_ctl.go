@@ -89,7 +89,7 @@ func runCtl(ctx context.Context, args []string, s stdio) int {
 func ctlHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage:", ctlUsage)
 	fs.PrintDefaults()
-	fmt.Fprintln(w, "subcommands (S is a pane number, name or id):")
+	fmt.Fprintln(w, "subcommands (S is a pane number, name or id; flags may follow it, and -- ends them):")
 	for _, name := range slices.Sorted(maps.Keys(ctlCommands)) {
 		fmt.Fprintln(w, "  ", ctlCommands[name].usage)
 	}
@@ -191,7 +191,7 @@ func printSessions(w io.Writer, sessions []control.SessionInfo) {
 	fmt.Fprintln(tw, "#\tID\tNAME\tPROVIDER\tSTATE\tEXIT\tREASON\tSTARTED\tLAST OUTPUT\tBYTES\tPID")
 	for _, si := range sessions {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", si.Number, cell(si.ID), cell(si.Name), cell(si.Provider),
-			cell(si.State), optInt(si.ExitCode), cell(si.Reason), si.Started.Local().Format(time.TimeOnly),
+			cell(si.State), optInt(si.ExitCode), cell(si.Reason), optTime(&si.Started), // a pane that failed to start never started
 			optTime(si.LastOutput), si.BytesOut, optInt(si.PID))
 	}
 	_ = tw.Flush() // Best effort: nowhere else to report.

@@ -4,19 +4,43 @@ import (
 	"errors"
 	"flag"
 	"slices"
+	"strings"
 
 	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/server"
 )
 
 // errUsage is a usage error whose flag set already said what is wrong.
 var errUsage = errors.New("")
 
+// parseArgs parses fs's flags wherever they stand among args, so that
+// `wait 2 --state exited` reads as `wait --state exited 2` does, and
+// returns the other arguments in order. "--" ends the flags: whatever
+// follows it (a TEXT that starts with "-") is an argument.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, errUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
 func noArgs(op control.Op) func(*flag.FlagSet, []string) (control.Request, error) {
 	return func(fs *flag.FlagSet, args []string) (control.Request, error) {
-		if err := fs.Parse(args); err != nil {
-			return control.Request{}, errUsage
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			return control.Request{}, err
 		}
-		if fs.NArg() != 0 {
+		if len(pos) != 0 {
 			return control.Request{}, errors.New("takes no arguments")
 		}
 		return control.Request{Op: op}, nil
@@ -25,16 +49,19 @@ func noArgs(op control.Op) func(*flag.FlagSet, []string) (control.Request, error
 
 func oneSession(op control.Op) func(*flag.FlagSet, []string) (control.Request, error) {
 	return func(fs *flag.FlagSet, args []string) (control.Request, error) {
-		if err := fs.Parse(args); err != nil {
-			return control.Request{}, errUsage
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			return control.Request{}, err
 		}
-		if fs.NArg() != 1 {
+		if len(pos) != 1 {
 			return control.Request{}, errors.New("name one session: its pane number, name or id")
 		}
-		return control.Request{Op: op, Session: fs.Arg(0)}, nil
+		return control.Request{Op: op, Session: pos[0]}, nil
 	}
 }
 
+// parseRun reads flags only before the command: the command's own
+// arguments (sh -c ...) are never sandmux's.
 func parseRun(fs *flag.FlagSet, args []string) (control.Request, error) {
 	name := fs.String("name", "", "the pane's `NAME` (default: the command's first word)")
 	if err := fs.Parse(args); err != nil {
@@ -47,41 +74,44 @@ func parseRun(fs *flag.FlagSet, args []string) (control.Request, error) {
 }
 
 func parseStart(fs *flag.FlagSet, args []string) (control.Request, error) {
-	if err := fs.Parse(args); err != nil {
-		return control.Request{}, errUsage
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return control.Request{}, err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return control.Request{}, errors.New("name one of the config's sandboxes")
 	}
-	return control.Request{Op: control.OpStart, Sandbox: fs.Arg(0)}, nil
+	return control.Request{Op: control.OpStart, Sandbox: pos[0]}, nil
 }
 
 func parseSend(fs *flag.FlagSet, args []string) (control.Request, error) {
 	paste := fs.Bool("paste", false, "send TEXT as a bracketed paste when the program asked for them")
-	if err := fs.Parse(args); err != nil {
-		return control.Request{}, errUsage
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return control.Request{}, err
 	}
-	if fs.NArg() != 2 {
-		return control.Request{}, errors.New("give a session and one TEXT (quote it)")
+	if len(pos) != 2 {
+		return control.Request{}, errors.New("give a session and one TEXT (quote it; a TEXT that starts with - goes after --)")
 	}
-	data, err := control.Unescape(fs.Arg(1))
+	data, err := control.Unescape(pos[1])
 	if err != nil {
 		return control.Request{}, err
 	}
 	if len(data) == 0 {
 		return control.Request{}, errors.New("TEXT is empty: nothing to send")
 	}
-	return control.Request{Op: control.OpSend, Session: fs.Arg(0), Data: data, Paste: *paste}, nil
+	return control.Request{Op: control.OpSend, Session: pos[0], Data: data, Paste: *paste}, nil
 }
 
 func parseKeys(fs *flag.FlagSet, args []string) (control.Request, error) {
-	if err := fs.Parse(args); err != nil {
-		return control.Request{}, errUsage
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return control.Request{}, err
 	}
-	if fs.NArg() < 2 {
+	if len(pos) < 2 {
 		return control.Request{}, errors.New("give a session and at least one key")
 	}
-	return control.Request{Op: control.OpKeys, Session: fs.Arg(0), Keys: fs.Args()[1:]}, nil
+	return control.Request{Op: control.OpKeys, Session: pos[0], Keys: pos[1:]}, nil
 }
 
 func parseScreen(fs *flag.FlagSet, args []string) (control.Request, error) {
@@ -92,18 +122,19 @@ func parseScreen(fs *flag.FlagSet, args []string) (control.Request, error) {
 	return req, err
 }
 
-// waitStates are the states ctl wait can wait for.
-var waitStates = []string{"starting", "running", "exited", "killed", "failed", "disconnected", "closed"}
+// waitStates are the states ctl wait can wait for: the server's own list,
+// so that a state it reports is never refused here.
+var waitStates = strings.Join(server.WaitStates, ", ")
 
 func parseWait(fs *flag.FlagSet, args []string) (control.Request, error) {
-	state := fs.String("state", "", "the `STATE` to wait for: starting, running, exited, killed, failed, disconnected or closed")
+	state := fs.String("state", "", "the `STATE` to wait for: one of "+waitStates)
 	timeout := fs.Duration("timeout", 0, "give up after `D` and exit 1 (0: wait for good)")
 	req, err := oneSession(control.OpWait)(fs, args)
 	if err != nil {
 		return req, err
 	}
-	if !slices.Contains(waitStates, *state) {
-		return control.Request{}, errors.New("--state is one of starting, running, exited, killed, failed, disconnected, closed")
+	if !slices.Contains(server.WaitStates, *state) {
+		return control.Request{}, errors.New("--state is one of " + waitStates)
 	}
 	if *timeout < 0 {
 		return control.Request{}, errors.New("--timeout cannot be negative")

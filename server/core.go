@@ -158,6 +158,11 @@ func Publish(hub *control.Hub) func(ui.Event) {
 		ce := control.Event{Kind: control.EventKind(e.Kind), Time: e.Time, Detail: e.Detail}
 		if e.Pane != nil {
 			si := sessionInfo(*e.Pane)
+			if e.Kind == ui.EventClosed {
+				// The pane is described as it was while it went (closing);
+				// the event says it is gone, and so does its state.
+				si.State = stateClosed
+			}
 			ce.Session = &si
 		}
 		if e.Kind == ui.EventAttached || e.Kind == ui.EventDetached {

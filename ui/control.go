@@ -55,7 +55,15 @@ func (m *Model) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, erro
 	if kill && p.sess == nil && p.phase != phaseStarting {
 		return nil, fmt.Errorf("pane %d has no session to kill: it is %s", i+1, p.status())
 	}
-	return m.closePane(i, kill, done), nil
+	was := p.phase
+	cmd := m.closePane(i, kill, done)
+	// closePane moves a running pane to closing without an event, and the
+	// session's own report of closing changes no phase: without this, ctl
+	// events never shows it and ctl wait --state closing misses it.
+	if j := m.indexOf(p.key); j >= 0 && p.phase != was {
+		m.emitState(j, p)
+	}
+	return cmd, nil
 }
 
 // RestartPane starts an exited, killed or failed pane again.

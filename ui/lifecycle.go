@@ -67,6 +67,7 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 			p.closing = false
 			return m.removePane(i, nil)
 		}
+		m.emitState(i, p) // ctl events and ctl wait learn of the failure
 		return nil
 	}
 	p.sess, p.notice = msg.sess, msg.notice

@@ -244,6 +244,13 @@ func (s *paneView) row(y int) []byte {
 
 // setInfo takes the session's state as the Manager reports it.
 func (p *pane) setInfo(info session.Info) {
+	if info.ID == p.info.ID && info.State < p.info.State {
+		// A list taken before the info already set (lists are taken in
+		// commands, which end in any order): a session's state only moves
+		// on, so this one is stale. Taken, it would show an exited pane
+		// running again, until the next change, which may never come.
+		return
+	}
 	p.info = info
 	switch {
 	case p.phase == phaseKilled || p.phase == phaseFailed || p.phase == phaseCancelled:

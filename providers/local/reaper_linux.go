@@ -267,7 +267,10 @@ func (r *reaper) classify(pid int, st procStat) (reap, checkHeld bool) {
 	if anyCgroup {
 		cg := procCgroup(pid) // read outside the lock
 		r.mu.Lock()
-		inCgroup := r.cgroups[cg]
+		// The leader is asked again: a pane whose leader exited at once
+		// may have registered, leader and cgroup together, while the
+		// cgroup was read; its cgroup then holds its leader too.
+		inCgroup := r.cgroups[cg] && r.leaders[pid] == 0
 		r.mu.Unlock()
 		if inCgroup {
 			return true, false
