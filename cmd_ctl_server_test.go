@@ -279,6 +279,9 @@ func TestCtlServerLsRun(t *testing.T) {
 		t.Errorf("ctl run printed %q, want the pane's number 2", out)
 	}
 	s.waitScreen("2", "hi-42")
+	if si := s.sessions()[1]; si.BytesOut < int64(len("hi-42")) || si.PID == nil || !processAlive(*si.PID) {
+		t.Errorf("ctl ls does not count pane 2's output or name its live process: bytes %d, pid %v", si.BytesOut, si.PID)
+	}
 	id := s.sessions()[1].ID
 	for _, ref := range []string{"2", "answer", id} {
 		if out := s.ok("screen", ref); !strings.Contains(out, "hi-42") {

@@ -168,6 +168,12 @@ func SignalName(s syscall.Signal) string {
 	return fmt.Sprintf("signal %d", int(s))
 }
 
+// PIDer is implemented by a PTY whose provider knows the process it
+// started (a local pane), for ctl ls.
+type PIDer interface {
+	PID() int
+}
+
 // Workspace is implemented by providers that can read and write a sandbox's
 // workspace as a tar stream (used by snapshots).
 type Workspace interface {

@@ -57,6 +57,11 @@ func (c *serverCore) Sessions() []control.SessionInfo {
 func sessionInfo(p ui.PaneInfo) control.SessionInfo {
 	si := control.SessionInfo{Number: p.Number, ID: p.ID, Name: p.Name, Provider: p.Provider, State: p.State,
 		ExitCode: p.ExitCode, Reason: p.Reason, Started: p.Started}
+	si.BytesOut = p.BytesOut
+	if p.PID != 0 {
+		pid := p.PID
+		si.PID = &pid
+	}
 	if !p.LastOutput.IsZero() {
 		t := p.LastOutput
 		si.LastOutput = &t

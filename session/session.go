@@ -167,6 +167,11 @@ type Info struct {
 	// LastOutput is when output last arrived.
 	LastOutput time.Time
 	Started    time.Time
+	// BytesOut counts the bytes the PTY gave, before settling.
+	BytesOut int64
+	// PID is the process the provider started, when it can tell (a local
+	// pane's; 0 elsewhere).
+	PID int
 }
 
 // ErrInputClosed is returned by Write once teardown has begun.
@@ -207,6 +212,7 @@ type Session struct {
 	done         chan struct{} // after the hook: Closed
 
 	lastOutput atomic.Int64
+	bytesOut   atomic.Int64 // read from the PTY, for Info
 
 	mu        sync.Mutex
 	state     State
@@ -279,7 +285,10 @@ func (s *Session) Info() Info {
 	info := Info{
 		ID: s.id, Name: s.name, Provider: s.provider, State: s.state, Stage: s.stage,
 		Exit: s.exit, ExitKnown: s.exitKnown, Killed: s.killed, Survivors: s.survivorList, Err: s.err, Reason: s.reason, Saved: s.saved, Disconnected: s.disconnected,
-		LastOutput: s.LastOutput(), Started: s.started,
+		LastOutput: s.LastOutput(), Started: s.started, BytesOut: s.bytesOut.Load(),
+	}
+	if p, ok := s.pty.(providers.PIDer); ok {
+		info.PID = p.PID()
 	}
 	if info.State == Running {
 		// Exit is shown only after output closed (contract O7).
@@ -349,6 +358,7 @@ func (s *Session) readLoop() {
 	for {
 		n, err := s.pty.Read(buf)
 		if n > 0 {
+			s.bytesOut.Add(int64(n))
 			if perr := s.out.Push(s.runCtx, buf[:n]); perr != nil {
 				return
 			}

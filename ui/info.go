@@ -15,6 +15,8 @@ type PaneInfo struct {
 	Reason     string
 	Started    time.Time
 	LastOutput time.Time
+	BytesOut   int64 // read from the PTY so far
+	PID        int   // 0 when the provider cannot tell
 }
 
 // stateNames are the states a pane reports, by phase.
@@ -29,7 +31,9 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, State: stateNames[p.phase],
 		Started: p.info.Started, LastOutput: p.info.LastOutput}
 	if p.sess != nil {
-		info.LastOutput = p.sess.LastOutput()
+		// The session's counters now, not as of the last list.
+		live := p.sess.Info()
+		info.LastOutput, info.BytesOut, info.PID = live.LastOutput, live.BytesOut, live.PID
 	}
 	switch {
 	case p.phase == phaseExited && p.info.Disconnected:

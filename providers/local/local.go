@@ -224,6 +224,9 @@ func (h *handle) Read(p []byte) (int, error) {
 
 func (h *handle) Write(p []byte) (int, error) { return h.master.Write(p) }
 
+// PID is the pane's leader: the command sandmux started.
+func (h *handle) PID() int { return h.pgid }
+
 func (h *handle) Resize(sz providers.Size) error {
 	if err := setSize(h.master, sz); err != nil {
 		return fmt.Errorf("resize pty to %v: %w", sz, err)
