@@ -31,6 +31,7 @@ func (s *Screen) flush() {
 		// vt10x reports a short count only for a split rune, which the
 		// filter never produces; it has no other error.
 		_, _ = s.term.Write(s.pending)
+		s.flushed()
 		s.pending = s.pending[:0]
 	}
 }
@@ -101,8 +102,10 @@ func (s *Screen) ascii(t string) {
 			continue
 		}
 		n := min(len(t), s.cols-s.cur.x)
+		start := len(s.pending)
 		s.toVT(s.printPen)
 		s.pending = append(s.pending, t[:n]...)
+		s.known(start, s.cur.y) // no wrap: the text stays on the cursor's row
 		s.last = lastPrint{ok: true, r: rune(t[n-1]), x: s.cur.x + n - 1, w: 1, pen: s.printPen}
 		s.cur.x += n
 		if s.cur.x >= s.cols {

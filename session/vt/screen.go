@@ -97,9 +97,16 @@ type Screen struct {
 	// epoch counts the side tables' sweeps: a frame read under an older
 	// one may decode a reused id wrongly, so Snapshot reads it whole.
 	epoch uint64
-	kick  chan struct{} // wakes the clock goroutine when the deadline changes
-	done  chan struct{}
-	wg    sync.WaitGroup
+	// Row versions (rows.go): knownLen bytes of pending change only the
+	// touched rows; rowVers[y] is the version that last changed row y,
+	// allVer the last that changed them all.
+	knownLen       int
+	touched        []int
+	rowVer, allVer uint64
+	rowVers        []uint64
+	kick           chan struct{} // wakes the clock goroutine when the deadline changes
+	done           chan struct{}
+	wg             sync.WaitGroup
 }
 
 // New returns a Screen of cols x rows and starts its goroutines; Close stops
@@ -124,6 +131,7 @@ func New(cols, rows int, opts ...Option) *Screen {
 	s.pens.init()
 	s.clusters.init()
 	s.erasePenID = -1
+	s.resizeRows()
 	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
 	s.f = newFilter(s, cols, rows)
 	s.f.links.roots = s.linkRoots
@@ -302,6 +310,7 @@ func (s *Screen) Resize(cols, rows int) {
 	s.flush()
 	s.term.Resize(cols, rows)
 	s.cols, s.rows = cols, rows
+	s.resizeRows()
 	s.f.resize(cols, rows)
 	s.cur.known, s.last.ok = false, false
 	if cols > oldCols {

@@ -37,6 +37,7 @@ type Frame struct {
 	raw     []vt10x.Glyph
 	src     *Screen
 	epoch   uint64
+	ver     uint64 // the screen's row version when the frame was taken
 	changed []bool
 }
 
@@ -73,7 +74,7 @@ func (s *Screen) Snapshot(f *Frame) {
 	defer s.mu.Unlock()
 	if f.src != s || f.epoch != s.epoch || f.Cols != s.cols || f.Rows != s.rows || f.First != f.Scrollback {
 		s.snapshotRange(f, s.sb.len(), s.rows)
-		f.src, f.epoch = s, s.epoch
+		f.src, f.epoch, f.ver = s, s.epoch, s.rowVer
 		f.raw = f.raw[:0]
 		for y := range s.rows {
 			for x := range s.cols {
@@ -84,6 +85,10 @@ func (s *Screen) Snapshot(f *Frame) {
 	}
 	s.flush()
 	for y := range s.rows {
+		if !s.rowChangedSince(y, f.ver) {
+			f.changed[y] = false
+			continue
+		}
 		raw := f.raw[y*s.cols : (y+1)*s.cols]
 		same := true
 		for x := range raw {
@@ -96,6 +101,7 @@ func (s *Screen) Snapshot(f *Frame) {
 			s.readRowInto(y, f.Row(y))
 		}
 	}
+	f.ver = s.rowVer
 	s.frameMeta(f, s.sb.len(), s.rows)
 }
 
