@@ -159,59 +159,6 @@ func (v *view) compose() ([]string, *tea.Cursor) {
 	return lines, nil
 }
 
-// composeLines renders every screen line. Bodies come from each pane's
-// cached rendered rows; no line ends with a newline (Bubble Tea drops the
-// top line of a view one row too tall).
-func (v *view) composeLines() []string {
-	w, h := v.area()
-	idx, rects := v.pageRects()
-	lines := make([]string, 0, h+1)
-	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
-	for k, i := range idx {
-		if p := v.m.panes[i]; p.alert != nil || p.phase == phaseFailed {
-			if alerts == nil {
-				alerts = map[int][]string{}
-			}
-			alerts[i] = v.alertRows(p, rects[k].w, rects[k].h-1)
-		}
-	}
-	for y := range h {
-		v.out = v.out[:0]
-		x := 0
-		for k, r := range rects {
-			if y < r.y || y >= r.y+r.h {
-				continue
-			}
-			if r.x > x {
-				v.out = append(v.out, strings.Repeat(" ", r.x-x)...)
-			}
-			p := v.m.panes[idx[k]]
-			switch rows, ok := alerts[idx[k]]; {
-			case y == r.y:
-				v.out = append(v.out, v.title(idx[k], p, r.w)...)
-			case ok:
-				if row := y - r.y - 1; row < len(rows) {
-					v.out = append(v.out, rows[row]...)
-				} else {
-					v.out = append(v.out, strings.Repeat(" ", r.w)...)
-				}
-			default:
-				v.out = v.pv(p).appendBodyRow(v.out, y-r.y-1, r.w)
-			}
-			x = r.x + r.w
-		}
-		if x < w {
-			v.out = append(v.out, strings.Repeat(" ", w-x)...)
-		}
-		lines = append(lines, string(v.out))
-	}
-	if len(v.m.panes) == 0 && h > 0 {
-		msg := ansi.Truncate("No panes open: "+v.m.cfg.Prefix+" q quits.", w, "")
-		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
-	}
-	return append(lines, v.statusLine())
-}
-
 // appendBodyRow appends row y of the pane's body, exactly w cells wide: a
 // screen sized for another client is cut or padded to fit.
 func (s *paneView) appendBodyRow(dst []byte, y, w int) []byte {

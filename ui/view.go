@@ -39,6 +39,10 @@ type view struct {
 	layoutIdx   []int
 	layoutRects []rect
 
+	// lines are the lines composed last (composeLines); renderGen counts
+	// the renders of its panes' bodies.
+	lines     composedLines
+	renderGen uint64
 	// status is the status line styled, for what statusKey says.
 	statusKey, status string
 
@@ -54,8 +58,11 @@ type view struct {
 // its own scroll, search, pick and attention marker.
 type paneView struct {
 	frame vt.Frame
-	// rows are the frame's rows rendered, each kept until it changes.
-	rows [][]byte
+	// rows are the frame's rows rendered, each kept until it changes;
+	// rowGens say in which render generation (gen) each last changed.
+	rows    [][]byte
+	rowGens []uint64
+	gen     uint64
 	// title is the title line styled, for the unstyled text in titleKey.
 	titleKey, title string
 

@@ -1,0 +1,128 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// composeLines renders every screen line. Bodies come from each pane's
+// cached rendered rows; no line ends with a newline (Bubble Tea drops the
+// top line of a view one row too tall).
+func (v *view) composeLines() []string {
+	w, h := v.area()
+	idx, rects := v.pageRects()
+	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
+	for k, i := range idx {
+		if p := v.m.panes[i]; p.alert != nil || p.phase == phaseFailed {
+			if alerts == nil {
+				alerts = map[int][]string{}
+			}
+			alerts[i] = v.alertRows(p, rects[k].w, rects[k].h-1)
+		}
+	}
+	titles := make([]string, len(rects))
+	for k, r := range rects {
+		titles[k] = v.title(idx[k], v.m.panes[idx[k]], r.w)
+	}
+	// A line is composed again only when a part of it changed: a title,
+	// or a pane row rendered since. An alert, or no panes, redoes all.
+	c := &v.lines
+	whole := c.key != v.layoutKey || len(c.text) != h || alerts != nil || c.alerts || len(v.m.panes) == 0 || !c.sameKeys(v, idx)
+	if whole {
+		c.key, c.text, c.titles, c.gens = v.layoutKey, make([]string, h), make([]string, len(idx)), make([]uint64, len(idx))
+		c.keys = make([]int, len(idx))
+	}
+	for y := range h {
+		if !whole && !c.lineChanged(v, y, idx, rects, titles) {
+			continue
+		}
+		c.text[y] = v.composeLine(y, w, idx, rects, titles, alerts)
+	}
+	for k, i := range idx {
+		c.titles[k], c.gens[k], c.keys[k] = titles[k], v.pv(v.m.panes[i]).gen, v.m.panes[i].key
+	}
+	c.alerts = alerts != nil
+	lines := make([]string, 0, h+1)
+	lines = append(lines, c.text...)
+	if len(v.m.panes) == 0 && h > 0 {
+		msg := ansi.Truncate("No panes open: "+v.m.cfg.Prefix+" q quits.", w, "")
+		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
+	}
+	return append(lines, v.statusLine())
+}
+
+// composedLines are the lines a view composed last, and what of each
+// pane they were composed from.
+type composedLines struct {
+	key    layoutKey
+	text   []string
+	titles []string // by place on the page
+	gens   []uint64 // each pane's render generation then
+	alerts bool     // some pane showed a failure in place of its body
+	keys   []int    // which pane was in each place
+}
+
+// sameKeys reports whether the page holds the panes it held.
+func (c *composedLines) sameKeys(v *view, idx []int) bool {
+	if len(c.keys) != len(idx) {
+		return false
+	}
+	for k, i := range idx {
+		if v.m.panes[i].key != c.keys[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// lineChanged reports whether line y shows a part that changed since it
+// was composed.
+func (c *composedLines) lineChanged(v *view, y int, idx []int, rects []rect, titles []string) bool {
+	for k, r := range rects {
+		switch {
+		case y < r.y || y >= r.y+r.h:
+		case y == r.y:
+			if titles[k] != c.titles[k] {
+				return true
+			}
+		default:
+			if s := v.pv(v.m.panes[idx[k]]); s.rowRendered(y-r.y-1) > c.gens[k] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// composeLine is line y: each pane's title or body row in its place.
+func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, alerts map[int][]string) string {
+	v.out = v.out[:0]
+	x := 0
+	for k, r := range rects {
+		if y < r.y || y >= r.y+r.h {
+			continue
+		}
+		if r.x > x {
+			v.out = append(v.out, strings.Repeat(" ", r.x-x)...)
+		}
+		p := v.m.panes[idx[k]]
+		switch rows, ok := alerts[idx[k]]; {
+		case y == r.y:
+			v.out = append(v.out, titles[k]...)
+		case ok:
+			if row := y - r.y - 1; row < len(rows) {
+				v.out = append(v.out, rows[row]...)
+			} else {
+				v.out = append(v.out, strings.Repeat(" ", r.w)...)
+			}
+		default:
+			v.out = v.pv(p).appendBodyRow(v.out, y-r.y-1, r.w)
+		}
+		x = r.x + r.w
+	}
+	if x < w {
+		v.out = append(v.out, strings.Repeat(" ", w-x)...)
+	}
+	return string(v.out)
+}
