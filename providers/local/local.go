@@ -345,6 +345,11 @@ func (h *handle) Close() error {
 		if err := h.master.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close pty master: %w", err))
 		}
+		// The pane's processes are gone, but those re-parented to sandmux
+		// may still be zombies the reaper has not reached: one pass now,
+		// while the pane's cgroup and session still mark them as its own,
+		// so that none outlives its pane's teardown (C13, C14).
+		orphans.reapOrphans()
 		if h.cg != nil {
 			errs = append(errs, h.cg.release())
 		}
