@@ -318,6 +318,10 @@ func (h *handle) paneAlive() (bool, error) {
 // again, and its cgroup is removed.
 func (h *handle) markGone() {
 	h.gone.Store(true)
+	// Gone, but those re-parented to sandmux may still be zombies the
+	// reaper has not reached: one pass now, while the pane's cgroup still
+	// marks them as its own, so none outlives the verification (C13).
+	orphans.reapOrphans()
 	if h.cg != nil {
 		_ = h.cg.remove() // Best effort: Close removes it again and reports.
 	}
