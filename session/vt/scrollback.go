@@ -195,6 +195,16 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 	s.sb.push(row, wrapped)
 }
 
+// readRowRaw converts screen row y into row, keeping each cell's raw
+// glyph in raw too: one read of vt10x per cell.
+func (s *Screen) readRowRaw(y int, row []Cell, raw []vt10x.Glyph) {
+	for x := range row {
+		g := s.term.Cell(x, y)
+		raw[x], row[x] = g, s.cellOf(g)
+	}
+	fixWide(row)
+}
+
 // readRowInto converts the first len(row) cells of screen row y.
 func (s *Screen) readRowInto(y int, row []Cell) {
 	for x := range row {

@@ -1,6 +1,10 @@
 package vt
 
-import "github.com/hinshun/vt10x"
+import (
+	"slices"
+
+	"github.com/hinshun/vt10x"
+)
 
 // Cursor is where the child's cursor is and how it looks.
 type Cursor struct {
@@ -73,23 +77,33 @@ func (s *Screen) Snapshot(f *Frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f.src != s || f.epoch != s.epoch || f.Cols != s.cols || f.Rows != s.rows || f.First != f.Scrollback {
-		s.snapshotRange(f, s.sb.len(), s.rows)
-		f.src, f.epoch, f.ver = s, s.epoch, s.rowVer
-		f.raw = f.raw[:0]
+		// A frame of another screen, size or epoch: read it whole.
+		s.flush()
+		f.setSize(s.cols, s.rows)
+		f.src, f.epoch = s, s.epoch
+		f.raw = slices.Grow(f.raw[:0], s.cols*s.rows)[:s.cols*s.rows]
+		f.changed = f.changed[:0]
 		for y := range s.rows {
-			for x := range s.cols {
-				f.raw = append(f.raw, s.term.Cell(x, y))
-			}
+			s.readRowRaw(y, f.Row(y), f.raw[y*s.cols:(y+1)*s.cols])
+			f.changed = append(f.changed, true)
 		}
+		f.ver = s.rowVer
+		s.frameMeta(f, s.sb.len(), s.rows)
 		return
 	}
 	s.flush()
+	all := s.allVer > f.ver // every row may have changed: no use comparing
 	for y := range s.rows {
 		if !s.rowChangedSince(y, f.ver) {
 			f.changed[y] = false
 			continue
 		}
 		raw := f.raw[y*s.cols : (y+1)*s.cols]
+		if all {
+			s.readRowRaw(y, f.Row(y), raw)
+			f.changed[y] = true
+			continue
+		}
 		same := true
 		for x := range raw {
 			if g := s.term.Cell(x, y); g != raw[x] {
