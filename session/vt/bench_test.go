@@ -98,6 +98,27 @@ func BenchmarkSnapshot(b *testing.B) {
 				s.Snapshot(f)
 			}
 		})
+		// The same screen taken whole each time, as after a flood
+		// (every row changed) or by a new client.
+		b.Run(fmt.Sprintf("%dx%d-whole", size[0], size[1]), func(b *testing.B) {
+			s, f, _ := renderFixture(size[0], size[1])
+			defer s.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				f.Invalidate()
+				s.Snapshot(f)
+			}
+		})
+		// One row written between snapshots: a typed key's echo.
+		b.Run(fmt.Sprintf("%dx%d-echo", size[0], size[1]), func(b *testing.B) {
+			s, f, _ := renderFixture(size[0], size[1])
+			defer s.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Write("x")
+				s.Snapshot(f)
+			}
+		})
 	}
 }
 
