@@ -77,7 +77,7 @@ func (s *Server) Serve(ctx context.Context, l *net.UnixListener) error {
 	stop := context.AfterFunc(ctx, func() { _ = l.Close() }) // Best effort: Accept returns either way.
 	defer stop()
 	defer s.wg.Wait()
-	defer s.closeAll()
+	defer s.stopConns()
 	for {
 		c, err := l.AcceptUnix()
 		if err != nil {
@@ -251,9 +251,37 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 			s.reply(c, fail(errDropped))
 			return
 		case <-ctx.Done():
+			s.reply(c, fail(errStopping))
 			return
 		}
 	}
+}
+
+// errStopping is the last line a stream or a waiting request gets when
+// the server stops (it quit).
+var errStopping = errors.New("the server stopped (it quit); start one with sandmux, or sandmux ls for those running")
+
+// stopGrace bounds how long a stopping server lets its connections say
+// their last line (errStopping) before it closes them.
+const stopGrace = 2 * time.Second
+
+// stopConns gives the connections, whose context ended with the
+// server's, a bounded moment to end by themselves with their last line,
+// then closes those left.
+func (s *Server) stopConns() {
+	ended := make(chan struct{})
+	go func() { // owned here: it ends once every connection has
+		s.wg.Wait()
+		close(ended)
+	}()
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-ended:
+	case <-t.C:
+	}
+	s.closeAll()
+	<-ended
 }
 
 // fail is the reply for an error.

@@ -390,3 +390,49 @@ func TestAttachRefused(t *testing.T) {
 	default:
 	}
 }
+
+// A server that stops ends an events stream with a last line saying so,
+// not a broken connection.
+func TestStoppingServerEndsStreamWithNotice(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	path, err := endpoint.Path("t", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := endpoint.Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := control.NewHub()
+	srv := control.NewServer(&fakeHandler{}, hub, endpoint.CheckPeer)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, l) }()
+	cl := dial(t, path)
+	got := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- cl.Events(t.Context(), func(control.Event) bool {
+			select {
+			case got <- struct{}{}:
+			default:
+			}
+			return true
+		})
+	}()
+	for subscribed := false; !subscribed; { // no other signal that it subscribed
+		hub.Publish(control.Event{Kind: control.EventStarted})
+		select {
+		case <-got:
+			subscribed = true
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "the server stopped") {
+		t.Errorf("Events on a stopping server: %v, want the server's notice", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
