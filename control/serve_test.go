@@ -49,6 +49,19 @@ func (h *fakeHandler) Handle(ctx context.Context, req control.Request) control.R
 // serve runs a server on a private socket until the test ends.
 func serve(t *testing.T) (string, *fakeHandler, *control.Hub) {
 	t.Helper()
+	path, h, hub, stop := startServe(t)
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return path, h, hub
+}
+
+// startServe serves on a private socket until stop, which returns what
+// Serve did.
+func startServe(t *testing.T) (string, *fakeHandler, *control.Hub, func() error) {
+	t.Helper()
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	path, err := endpoint.Path("t", "")
 	if err != nil {
@@ -64,13 +77,7 @@ func serve(t *testing.T) (string, *fakeHandler, *control.Hub) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, l) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	return path, h, hub
+	return path, h, hub, func() error { cancel(); return <-done }
 }
 
 func dial(t *testing.T, path string) *control.Client {
@@ -394,20 +401,7 @@ func TestAttachRefused(t *testing.T) {
 // A server that stops ends an events stream with a last line saying so,
 // not a broken connection.
 func TestStoppingServerEndsStreamWithNotice(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	path, err := endpoint.Path("t", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := endpoint.Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := control.NewHub()
-	srv := control.NewServer(&fakeHandler{}, hub, endpoint.CheckPeer)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, l) }()
+	path, _, hub, stop := startServe(t)
 	cl := dial(t, path)
 	got := make(chan struct{}, 1)
 	done := make(chan error, 1)
@@ -428,7 +422,8 @@ func TestStoppingServerEndsStreamWithNotice(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	cancel()
+	served := make(chan error, 1)
+	go func() { served <- stop() }()
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "the server stopped") {
 		t.Errorf("Events on a stopping server: %v, want the server's notice", err)
 	}
