@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/termsafe"
@@ -94,12 +95,12 @@ func (s *Server) admit(st attach.Stream) (*client, error) {
 	}
 	s.nextID++
 	c := &client{id: s.nextID, st: st, gone: make(chan struct{}), detach: make(chan struct{})}
-	term, err := ui.OpenTerminal(nil, st)
+	hello := st.Hello()
+	term, err := ui.OpenTerminal(nil, colorsFor(hello, st))
 	if err != nil {
 		return nil, fmt.Errorf("set up the client's terminal: %w", err)
 	}
 	c.term = term
-	hello := st.Hello()
 	in := &watchedReader{r: st, gone: c.gone}
 	c.prog = tea.NewProgram(forwarder{id: c.id, core: s.core}, tea.WithInput(in), tea.WithOutput(io.Discard),
 		tea.WithoutRenderer(), tea.WithoutSignalHandler(), tea.WithFPS(1),
@@ -175,4 +176,18 @@ func (w *watchedReader) Read(p []byte) (int, error) {
 		w.once.Do(func() { close(w.gone) })
 	}
 	return n, err
+}
+
+// colorsFor is where a client's frames are written: straight to its
+// stream, or, for a terminal of 16 colours or fewer (as its TERM and
+// COLORTERM say), through a writer that brings every colour down to what
+// it shows. A 256-colour TERM is taken at its word only that far: many
+// such terminals show RGB and lose COLORTERM over SSH, and sandmux
+// passes colours as programs wrote them (TERMINAL.md).
+func colorsFor(h attach.Hello, w io.Writer) io.Writer {
+	p := colorprofile.Env([]string{"TERM=" + h.Term, "COLORTERM=" + h.ColorTerm})
+	if p > colorprofile.ANSI {
+		return w
+	}
+	return &colorprofile.Writer{Forward: w, Profile: max(p, colorprofile.ASCII)}
 }

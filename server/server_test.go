@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +51,7 @@ func runServerWith(t *testing.T, opts Options, cmds ...string) (*Server, *ui.Mod
 	return s, model
 }
 
-func attachClient(t *testing.T, s *Server, st *pipeStream) *sync.WaitGroup {
+func attachClient(t *testing.T, s *Server, st attach.Stream) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.Attach(t.Context(), st) })
 	t.Cleanup(wg.Wait)
@@ -138,4 +139,48 @@ func TestHangupDetachesOrQuits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A client whose terminal shows 16 colours or fewer gets its colours
+// brought down to those; one whose TERM says 256 colours gets them as
+// the program wrote them (many show RGB and lose COLORTERM over SSH).
+func TestClientColoursFollowItsTerminal(t *testing.T) {
+	s, _ := runServer(t, `printf '\033[38;2;10;200;30mGREEN\033[m\n'; exec cat`)
+	raw := map[string]*rawStream{}
+	for _, term := range []string{"xterm", "xterm-256color"} {
+		c := newPipeStream(t, 80, 24, false)
+		c.hello.Term = term
+		r := &rawStream{pipeStream: c}
+		raw[term] = r
+		attachClient(t, s, r)
+		c.waitFor(t, "GREEN")
+	}
+	// The pane's title quotes the command: look for the colour in an SGR.
+	rgb := regexp.MustCompile(`\x1b\[[0-9;:]*38[;:]2[;:]+10[;:]200[;:]30m`)
+	if rgb.MatchString(raw["xterm"].bytes()) {
+		t.Errorf("a 16-colour terminal got an RGB colour")
+	}
+	if !rgb.MatchString(raw["xterm-256color"].bytes()) {
+		t.Errorf("a 256-colour terminal did not get the colour as written")
+	}
+}
+
+// rawStream keeps what the server wrote, beside parsing it.
+type rawStream struct {
+	*pipeStream
+	mu  sync.Mutex
+	out []byte
+}
+
+func (r *rawStream) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	r.out = append(r.out, p...)
+	r.mu.Unlock()
+	return r.pipeStream.Write(p)
+}
+
+func (r *rawStream) bytes() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return string(r.out)
 }
