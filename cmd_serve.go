@@ -136,6 +136,9 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	stopSignals()
 	stopServing()
 	wg.Wait()
+	if err := daemon.RemoveLock(socket); err != nil {
+		logger.Print(err)
+	}
 	logger.Printf("quit (status %d)", code)
 	return code, runErr
 }

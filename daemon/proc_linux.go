@@ -46,9 +46,10 @@ func signalGroup(pid int, kill bool) {
 
 // openLock opens the start lock of the server at socket: the socket's
 // path plus ".lock", created 0600. It lives next to the socket so that
-// every client naming that socket finds the same lock, and it is never
-// removed: removing a lock file lets a late-comer lock a new file while
-// another still holds the old one. Go opens it close-on-exec, so the
+// every client naming that socket finds the same lock. Starting never
+// removes it (a late-comer could lock a new file while another holds the
+// old one); the server removes it once it stopped (RemoveLock), so lock
+// files do not pile up. Go opens it close-on-exec, so the
 // server started under it does not inherit (and hold) the lock.
 func openLock(socket string) (*os.File, error) {
 	if filepath.Dir(socket) == endpoint.Dir() {
@@ -128,6 +129,31 @@ func redirectStdio(f *os.File) error {
 		if err := unix.Dup3(int(f.Fd()), std, 0); err != nil {
 			return fmt.Errorf("point fd %d at the new log %s: %w", std, f.Name(), err)
 		}
+	}
+	return nil
+}
+
+// RemoveLock removes the start lock of the server at socket once that
+// server has stopped, so the lock files of servers come and gone do not
+// pile up in the socket directory. It removes it only while holding it:
+// a client starting a server meanwhile keeps it. A client that opened the
+// old file just before can then lock a removed file while another locks
+// a new one; both start a server, and the one refused by Listen exits
+// early, which Start takes as the other answering (see Start).
+func RemoveLock(socket string) error {
+	f, err := os.OpenFile(socket+".lock", os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open the server start lock: %w", err)
+	}
+	defer f.Close()
+	if ok, err := tryLock(f); !ok || err != nil {
+		return err // held: a client is starting a server under it
+	}
+	if err := os.Remove(f.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the server start lock: %w", err)
 	}
 	return nil
 }

@@ -254,3 +254,31 @@ func TestStartCancelled(t *testing.T) {
 		t.Errorf("Start cancelled: %v, want context.Canceled and the log", err)
 	}
 }
+
+// A stopped server's start lock is removed, unless a client holds it.
+func TestRemoveLock(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "x.sock")
+	if err := RemoveLock(sock); err != nil {
+		t.Fatalf("RemoveLock without a lock file: %v", err)
+	}
+	held, err := openLock(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := tryLock(held); !ok || err != nil {
+		t.Fatalf("take the lock: %v %v", ok, err)
+	}
+	if err := RemoveLock(sock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sock + ".lock"); err != nil {
+		t.Fatalf("a held lock was removed: %v", err)
+	}
+	_ = held.Close()
+	if err := RemoveLock(sock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sock + ".lock"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a free lock was left: %v", err)
+	}
+}
