@@ -78,3 +78,13 @@ func TestTUIDetachAttachQuit(t *testing.T) {
 		t.Errorf("the server (pid %d) outlived the quit", pane)
 	}
 }
+
+// attach with no server running says so and how to start one.
+func TestAttachWithoutServer(t *testing.T) {
+	tt := startTerm(t, 100, 10, sandmuxBin+" attach -L nothere")
+	s := tt.waitExit()
+	if !strings.Contains(s, "no sandmux server is running") || !strings.Contains(s, "start one with sandmux") || !strings.Contains(s, "EXIT=1") {
+		t.Errorf("attach without a server:\n%s", s)
+	}
+	tt.checkRestored()
+}
