@@ -82,12 +82,66 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	if err != nil {
 		return exitFailure, err
 	}
-	var warned warnings
+	sv := newServer(ctx, cfg, store, socket, f.cmds, size, logger)
+	ssh, err := sshServer(cfg, logger)
+	if err != nil {
+		_ = l.Close() // Best effort: nothing was served yet.
+		return exitFailure, err
+	}
+
+	serveCtx, stopServing := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := sv.ctl.Serve(serveCtx, l); err != nil {
+			logger.Print(err)
+		}
+	})
+	if ssh != nil {
+		logger.Printf("serving SSH on %s", ssh.Addr())
+		wg.Go(func() {
+			if err := ssh.Serve(serveCtx, sv.attacher); err != nil {
+				logger.Print(err)
+			}
+		})
+	}
+	stopSignals := quitOnSignals(sv.srv)
+	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
+	var code int
+	runErr := sv.srv.Run(func(runErr error) attach.Exit {
+		var exit attach.Exit
+		exit, code = settle(ctx, sv.model, sv.mgr, sv.warned, runErr)
+		fmt.Fprint(out, exit.Summary)
+		return exit
+	})
+	stopSignals()
+	stopServing()
+	wg.Wait()
+	if err := daemon.RemoveLock(socket); err != nil {
+		logger.Print(err)
+	}
+	logger.Printf("quit (status %d)", code)
+	return code, runErr
+}
+
+// serverParts are what a server is wired from.
+type serverParts struct {
+	mgr      *session.Manager
+	model    *ui.Model
+	srv      *server.Server
+	ctl      *control.Server
+	attacher rotatingAttacher
+	warned   *warnings
+}
+
+// newServer wires the config's panes (or one per cmd), the Manager, the
+// model, the server and its control handler.
+func newServer(ctx context.Context, cfg *config.Config, store, socket string, cmds []string, size providers.Size, logger *log.Logger) serverParts {
+	warned := &warnings{}
 	table := providerTable(cfg, warned.add)
 	env := paneEnv(socket)
 	specs := withEnv(sandboxPanes(cfg, table, store), env)
-	if len(f.cmds) > 0 {
-		specs = withEnv(adHocPanes(f.cmds), env)
+	if len(cmds) > 0 {
+		specs = withEnv(adHocPanes(cmds), env)
 	}
 	mgr := session.NewManager(table)
 	hub := control.NewHub()
@@ -103,44 +157,7 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	attacher := rotatingAttacher{srv: srv, log: daemon.LogName(socket), logger: logger}
 	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}))
-	ssh, err := sshServer(cfg, logger)
-	if err != nil {
-		_ = l.Close() // Best effort: nothing was served yet.
-		return exitFailure, err
-	}
-
-	serveCtx, stopServing := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := ctl.Serve(serveCtx, l); err != nil {
-			logger.Print(err)
-		}
-	})
-	if ssh != nil {
-		logger.Printf("serving SSH on %s", ssh.Addr())
-		wg.Go(func() {
-			if err := ssh.Serve(serveCtx, attacher); err != nil {
-				logger.Print(err)
-			}
-		})
-	}
-	stopSignals := quitOnSignals(srv)
-	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
-	var code int
-	runErr := srv.Run(func(runErr error) attach.Exit {
-		var exit attach.Exit
-		exit, code = settle(ctx, model, mgr, &warned, runErr)
-		fmt.Fprint(out, exit.Summary)
-		return exit
-	})
-	stopSignals()
-	stopServing()
-	wg.Wait()
-	if err := daemon.RemoveLock(socket); err != nil {
-		logger.Print(err)
-	}
-	logger.Printf("quit (status %d)", code)
-	return code, runErr
+	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, attacher: attacher, warned: warned}
 }
 
 // settle waits until no session is left and says how every client ends:

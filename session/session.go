@@ -84,13 +84,6 @@ type Options struct {
 	AfterTeardown func(ctx context.Context, info Info, stage func(string)) (saved string, err error)
 }
 
-// Turns hands out turns at parsing output into a screen. Take may wait;
-// every Take is followed by one Give.
-type Turns interface {
-	Take()
-	Give()
-}
-
 // Default values for zero Options fields.
 const (
 	DefaultStopGrace  = 2 * time.Second
@@ -424,41 +417,4 @@ func (s *Session) waitLoop() {
 		}
 	})
 	close(s.exited)
-}
-
-// parse feeds text to the session's screen, one turn per slice: a turn
-// is one hold of the screen's lock, so a flood never holds it long. It
-// parses even once teardown began: consumed unparsed, a flood would no
-// longer hold its child back.
-func (s *Session) parse(text string) {
-	screen := s.opts.Screen
-	if screen == nil {
-		return
-	}
-	_, rows := screen.Size()
-	limit := vt.SliceFor(rows)
-	for len(text) > 0 {
-		n := vt.SliceEnd(text, limit)
-		if s.opts.Turns != nil {
-			s.opts.Turns.Take()
-		}
-		screen.Write(text[:n])
-		if s.opts.Turns != nil {
-			s.opts.Turns.Give()
-		}
-		text = text[n:]
-	}
-}
-
-// Screen is the session's screen, nil when it was started without one.
-func (s *Session) Screen() *vt.Screen { return s.opts.Screen }
-
-// inputWriter writes a screen's replies as the session's input.
-type inputWriter struct{ s *Session }
-
-func (w inputWriter) Write(p []byte) (int, error) {
-	if err := w.s.Write(p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
