@@ -665,3 +665,25 @@ func TestDisconnectedSession(t *testing.T) {
 		m.Wait()
 	})
 }
+
+// A Wait that fails though no teardown cancelled the run (the provider
+// lost the process) ends the session as exited, status unknown, instead
+// of leaving it running with nothing left to wait for.
+func TestWaitErrorEndsSessionExited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakePTY()
+		f.waitErr = errors.New("wait: no child processes")
+		m := managerWith(f)
+		s := start(t, m, testOpts)
+		f.exit(providers.ExitStatus{})
+		close(f.output)
+		<-s.Exited()
+		if info := s.Info(); info.State != Exited || !info.ExitKnown || !info.Exit.Unknown {
+			t.Errorf("info = %+v, want exited with an unknown status", info)
+		}
+		if err := m.Close(context.Background(), s.ID()); err != nil {
+			t.Fatal(err)
+		}
+		m.Wait()
+	})
+}

@@ -23,6 +23,7 @@ type fakePTY struct {
 	exited   chan struct{}
 	exitOnce sync.Once
 	status   providers.ExitStatus
+	waitErr  error // Wait's error once exited, as a provider that lost the process
 
 	mu         sync.Mutex
 	pending    []byte
@@ -102,7 +103,7 @@ func (f *fakePTY) exit(st providers.ExitStatus) {
 func (f *fakePTY) Wait(ctx context.Context) (providers.ExitStatus, error) {
 	select {
 	case <-f.exited:
-		return f.status, nil
+		return f.status, f.waitErr
 	case <-ctx.Done():
 		return providers.ExitStatus{}, context.Cause(ctx)
 	}

@@ -394,6 +394,13 @@ func (s *Session) waitLoop() {
 			s.exit, s.exitKnown = providers.ExitStatus{Code: -1, Unknown: true}, true
 		})
 		err = nil
+	case s.runCtx.Err() == nil:
+		// Wait failed though no teardown cancelled the run (the provider
+		// lost the process): the command is over as far as anyone can
+		// tell. Show it ended, status unknown, rather than running for
+		// good with nothing to wait for.
+		s.update(func() { s.exit, s.exitKnown = providers.ExitStatus{Code: -1, Unknown: true}, true })
+		err = nil
 	}
 	close(s.reaped)
 	if err != nil {
