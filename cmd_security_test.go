@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,6 +194,7 @@ func TestSecurityOtherUserRefused(t *testing.T) {
 	if !strings.Contains(out, "the server refused: "+refusal) {
 		t.Errorf("attach as nobody at a socket open to all: want %q, got:\n%s", refusal, out)
 	}
+	explicit.waitLog("the refusal", regexp.MustCompile(`refused a connection: `+regexp.QuoteMeta(refusal)))
 
 	for _, srv := range []*served{named, explicit} {
 		if ls := srv.ctl("ls"); !strings.Contains(ls, "running") {

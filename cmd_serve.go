@@ -156,7 +156,8 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket string, cm
 	})
 	attacher := rotatingAttacher{srv: srv, log: daemon.LogName(socket), logger: logger}
 	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
-		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}))
+		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
+		control.WithRefusals(func(err error) { logger.Print(err) }))
 	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, attacher: attacher, warned: warned}
 }
 

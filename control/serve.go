@@ -34,6 +34,10 @@ type Option func(*Server)
 // the server answers OpAttach with an error.
 func WithAttacher(a Attacher) Option { return func(s *Server) { s.attacher = a } }
 
+// WithRefusals tells log of every connection refused (another user, too
+// many connections), so that a server's log shows who was turned away.
+func WithRefusals(log func(error)) Option { return func(s *Server) { s.refusals = log } }
+
 // Peer checks a new connection before anything is read from it; an error
 // refuses it with that message (endpoint.CheckPeer refuses other users).
 type Peer func(*net.UnixConn) error
@@ -54,7 +58,8 @@ type Server struct {
 	handler  Handler
 	hub      *Hub
 	peer     Peer
-	attacher Attacher // nil: attaching is refused
+	attacher Attacher    // nil: attaching is refused
+	refusals func(error) // nil: refusals are not logged
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -111,6 +116,9 @@ func (s *Server) admit(c *net.UnixConn) bool {
 	}
 	s.mu.Unlock()
 	if refusal != nil {
+		if s.refusals != nil {
+			s.refusals(fmt.Errorf("refused a connection: %w", refusal))
+		}
 		_ = c.SetWriteDeadline(time.Now().Add(writeTimeout)) // Best effort: a refusal.
 		_ = Encode(c, fail(refusal))                         // Best effort: it is refused either way.
 		_ = c.Close()
