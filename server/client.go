@@ -25,7 +25,10 @@ type client struct {
 	// gone is closed when the terminal went away (its input ended);
 	// detach when the client asked to leave (prefix d).
 	gone, detach chan struct{}
-	detachOnce   sync.Once
+	// over is closed once the attachment ended, whatever ended it: the
+	// resize relay stops then (a stream need not close its Resizes).
+	over       chan struct{}
+	detachOnce sync.Once
 }
 
 // Attach runs a client's view over st until the client detaches, its
@@ -50,6 +53,7 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 		ReadOnly: hello.ReadOnly, Detached: func() { c.detachOnce.Do(func() { close(c.detach) }) }})
 
 	exit, why := s.waitClient(ctx, c)
+	close(c.over)
 	if why != "" {
 		// The server goes on: the model forgets the view.
 		s.core.Send(ui.DetachMsg{ID: c.id})
@@ -94,7 +98,7 @@ func (s *Server) admit(st attach.Stream) (*client, error) {
 		return nil, errors.New("the server is quitting: start a new one with sandmux")
 	}
 	s.nextID++
-	c := &client{id: s.nextID, st: st, gone: make(chan struct{}), detach: make(chan struct{})}
+	c := &client{id: s.nextID, st: st, gone: make(chan struct{}), detach: make(chan struct{}), over: make(chan struct{})}
 	hello := st.Hello()
 	term, err := ui.OpenTerminal(nil, colorsFor(hello, st))
 	if err != nil {
@@ -126,11 +130,7 @@ func (s *Server) relayResizes(c *client) {
 				return
 			}
 			s.core.Send(ui.ClientMsg{ID: c.id, Msg: tea.WindowSizeMsg{Width: sz.Width, Height: sz.Height}})
-		case <-c.detach:
-			return
-		case <-c.gone:
-			return
-		case <-s.ended:
+		case <-c.over:
 			return
 		}
 	}
