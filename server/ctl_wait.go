@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/ui"
 )
 
 // WaitStates are the states `ctl wait` may wait for: every
 // control.SessionInfo.State the core reports.
-var WaitStates = []string{"starting", "running", "exited", "closing", "killed", "closed", "failed", "disconnected"}
+var WaitStates = ui.States
 
 // stateClosed is the state of a session that is gone from the list: a
 // wait for it ends when the pane goes, whether or not the core reported

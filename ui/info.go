@@ -19,7 +19,11 @@ type PaneInfo struct {
 	PID        int   // 0 when the provider cannot tell
 }
 
-// stateNames are the states a pane reports, by phase.
+// States are every state PaneInfo.State takes, in a pane's order of life.
+var States = []string{"starting", "running", "exited", "closing", "killed", "closed", "failed", "disconnected"}
+
+// stateNames are the states a pane reports, by phase (disconnected is an
+// exited pane whose connection dropped).
 var stateNames = map[phase]string{
 	phaseStarting: "starting", phaseRunning: "running", phaseExited: "exited", phaseClosing: "closing",
 	phaseKilled: "killed", phaseClosed: "closed", phaseFailed: "failed", phaseCancelled: "failed",

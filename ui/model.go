@@ -91,6 +91,8 @@ type Model struct {
 	nextKey   int
 	started   bool
 	resizeGen int // the debounced PTY resize that is current
+	// shownScratch is markShown's set of panes on some client's page.
+	shownScratch map[int]bool
 
 	// The clients' views.
 	views  []*view

@@ -83,7 +83,11 @@ func (v *view) layOut() ([]int, []rect) {
 // markShown tells each pane's sink whether the pane is on some client's
 // screen.
 func (m *Model) markShown() {
-	on := make(map[int]bool, len(m.panes))
+	if m.shownScratch == nil {
+		m.shownScratch = map[int]bool{}
+	}
+	on := m.shownScratch // reused: this runs after every message
+	clear(on)
 	for _, v := range m.views {
 		idx, _ := v.pageRects()
 		for _, i := range idx {
