@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"sync"
@@ -183,4 +184,38 @@ func (r *rawStream) bytes() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return string(r.out)
+}
+
+// stuckStream is a terminal whose input never ends, even once finished,
+// and whose Resizes never close: what a stream owes the server is only
+// Finish.
+type stuckStream struct {
+	*pipeStream
+	release chan struct{}
+}
+
+func (s *stuckStream) Read([]byte) (int, error) {
+	<-s.release
+	return 0, io.EOF
+}
+
+// An attachment ended by its context returns, whatever its stream does
+// with its input and its Resizes.
+func TestAttachEndsWithItsContext(t *testing.T) {
+	s, _ := runServer(t, "cat")
+	st := &stuckStream{pipeStream: newPipeStream(t, 80, 24, false), release: make(chan struct{})}
+	defer close(st.release)
+	ctx, cancel := context.WithCancel(t.Context())
+	returned := make(chan error, 1)
+	go func() { returned <- s.Attach(ctx, st) }()
+	st.waitFor(t, "cat · local · running")
+	cancel()
+	select {
+	case <-returned:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Attach did not return once its context ended")
+	}
+	if e := st.waitExit(t); !e.Detached {
+		t.Errorf("the attachment ended with %+v, want detached", e)
+	}
 }
