@@ -40,9 +40,10 @@ func (m *Model) startPane(i int) tea.Cmd {
 	for _, v := range m.views {
 		if s := v.panes[p.key]; s != nil {
 			s.scroll, s.search, s.attention = 0, nil, false
+			v.takeFrame(p)
+		} else {
+			v.pv(p) // makes the view's state of p with its first frame
 		}
-		v.pv(p)
-		v.takeFrame(p)
 	}
 	return tea.Batch(cmd, m.watch())
 }
