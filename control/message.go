@@ -81,12 +81,16 @@ type SessionInfo struct {
 	Name       string     `json:"name"`
 	Provider   string     `json:"provider"`
 	State      string     `json:"state"`
-	ExitCode   *int       `json:"exit_code"`
 	Reason     string     `json:"reason"`
+	Since      *time.Time `json:"since"`
+	Phase      string     `json:"phase"`
+	ExitCode   *int       `json:"exit_code"`
 	Started    time.Time  `json:"started"`
 	LastOutput *time.Time `json:"last_output"`
 	BytesOut   int64      `json:"bytes_out"`
 	PID        *int       `json:"pid"`
+	CPUPercent *float64   `json:"cpu_percent"`
+	RSSBytes   *int64     `json:"rss_bytes"`
 }
 
 // EventKind names what an event reports.

@@ -56,8 +56,16 @@ func (c *serverCore) Sessions() []control.SessionInfo {
 // sessionInfo is a pane as the protocol writes it.
 func sessionInfo(p ui.PaneInfo) control.SessionInfo {
 	si := control.SessionInfo{Number: p.Number, ID: p.ID, Name: p.Name, Provider: p.Provider, State: p.State,
-		ExitCode: p.ExitCode, Reason: p.Reason, Started: p.Started}
+		Reason: p.Reason, Phase: p.Phase, ExitCode: p.ExitCode, Started: p.Started}
 	si.BytesOut = p.BytesOut
+	if !p.Since.IsZero() {
+		t := p.Since
+		si.Since = &t
+	}
+	if p.HasUsage {
+		cpu, rss := p.CPUPercent, p.RSSBytes
+		si.CPUPercent, si.RSSBytes = &cpu, &rss
+	}
 	if p.PID != 0 {
 		pid := p.PID
 		si.PID = &pid

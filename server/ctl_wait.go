@@ -13,7 +13,7 @@ import (
 
 // WaitStates are the states `ctl wait` may wait for: every
 // control.SessionInfo.State the core reports.
-var WaitStates = ui.States
+var WaitStates = ui.Phases
 
 // stateClosed is the state of a session that is gone from the list: a
 // wait for it ends when the pane goes, whether or not the core reported

@@ -6,21 +6,33 @@ import (
 
 // PaneInfo is one pane as a server's control API shows it.
 type PaneInfo struct {
-	Number     int    // its place in the grid, from 1 (prefix 1…9, ctl)
-	ID         string // stable for the pane's life (SANDMUX_PANE)
-	Name       string
-	Provider   string
-	State      string // starting, running, exited, closing, killed, closed, failed, disconnected
+	Number   int    // its place in the grid, from 1 (prefix 1…9, ctl)
+	ID       string // stable for the pane's life (SANDMUX_PANE)
+	Name     string
+	Provider string
+	// State is the one state a user reads (status.State: working, idle,
+	// waiting, done, failed, disconnected, starting, closing); Reason says
+	// why and Since since when.
+	State  string
+	Reason string
+	Since  time.Time
+	// Phase is where the pane is in its life: starting, running, exited,
+	// closing, killed, closed, failed, disconnected.
+	Phase      string
 	ExitCode   *int
-	Reason     string
 	Started    time.Time
 	LastOutput time.Time
 	BytesOut   int64 // read from the PTY so far
 	PID        int   // 0 when the provider cannot tell
+	// CPUPercent (of one core, over the last sample) and RSSBytes are the
+	// session's use, when HasUsage says the provider can tell.
+	CPUPercent float64
+	RSSBytes   int64
+	HasUsage   bool
 }
 
-// States are every state PaneInfo.State takes, in a pane's order of life.
-var States = []string{"starting", "running", "exited", "closing", "killed", "closed", "failed", "disconnected"}
+// Phases are every phase PaneInfo.Phase takes, in a pane's order of life.
+var Phases = []string{"starting", "running", "exited", "closing", "killed", "closed", "failed", "disconnected"}
 
 // stateNames are the states a pane reports, by phase (disconnected is an
 // exited pane whose connection dropped).
@@ -32,7 +44,7 @@ var stateNames = map[phase]string{
 // paneInfo is pane i as PaneInfo.
 func (m *Model) paneInfo(i int) *PaneInfo {
 	p := m.panes[i]
-	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, State: stateNames[p.phase],
+	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: stateNames[p.phase],
 		Started: p.info.Started, LastOutput: p.info.LastOutput}
 	if p.sess != nil {
 		// The session's counters now, not as of the last list.
@@ -41,7 +53,7 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 	}
 	switch {
 	case p.phase == phaseExited && p.info.Disconnected:
-		info.State, info.Reason = "disconnected", "the connection to the sandbox dropped"
+		info.Phase, info.Reason = "disconnected", "the connection to the sandbox dropped"
 	case p.phase == phaseFailed || p.phase == phaseCancelled:
 		info.Reason = p.status()
 	case p.alert != nil:
@@ -51,6 +63,7 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 		info.ExitCode = &code
 		info.Reason = p.info.Exit.String()
 	}
+	info.State = info.Phase // until the pane's tracker says more
 	return info
 }
 
