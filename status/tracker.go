@@ -1,0 +1,230 @@
+package status
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config tunes a Tracker.
+type Config struct {
+	// ActivityWindow: output or CPU within it makes a session working.
+	ActivityWindow time.Duration
+	// IdleAfter: a session quiet this long after activity is idle.
+	IdleAfter time.Duration
+	// Debounce: a state from escapes, rules or activity is shown once it
+	// has held this long, so a command that starts and ends at once, or
+	// a screen redrawn through a matching line, does not flicker.
+	// Reports and the process's life are shown at once.
+	Debounce time.Duration
+}
+
+// Defaults for Config's zero fields.
+const (
+	DefaultActivityWindow = 2 * time.Second
+	DefaultIdleAfter      = 10 * time.Second
+	DefaultDebounce       = 500 * time.Millisecond
+)
+
+func (c Config) withDefaults() Config {
+	if c.ActivityWindow <= 0 {
+		c.ActivityWindow = DefaultActivityWindow
+	}
+	if c.IdleAfter <= 0 {
+		c.IdleAfter = DefaultIdleAfter
+	}
+	if c.Debounce < 0 {
+		c.Debounce = 0
+	}
+	return c
+}
+
+// claim is one source's word on the state.
+type claim struct {
+	set    bool
+	state  State
+	reason string
+	until  time.Time // zero: until replaced or cleared
+	// progress: the claim is an OSC 9;4 progress report, which its
+	// removal clears.
+	progress bool
+}
+
+// Tracker holds one session's signals and the state they add up to. It is
+// not safe for concurrent use: one owner (the UI's loop) feeds and reads it.
+type Tracker struct {
+	cfg    Config
+	claims [numSources]claim
+	// life is the process's word: set while it starts or closes, and for
+	// good once it ended; empty while it runs.
+	life       State
+	lifeReason string
+	// Activity: when output or CPU was last seen, and whether the session
+	// counts as working on it (kept between the window and IdleAfter).
+	lastActive time.Time
+	activeWhy  string
+	working    bool
+	rules      ruleSet
+	// cmdDone: OSC 133 D came since the last C, so a prompt keeps the
+	// command's outcome.
+	cmdDone bool
+
+	shown     Status
+	shownLife bool   // shown is the process's life (starting, closing, …)
+	pending   Status // the state waiting out the debounce; zero when none
+}
+
+// NewTracker returns a tracker for a session that is starting at now.
+func NewTracker(cfg Config, now time.Time) *Tracker {
+	t := &Tracker{cfg: cfg.withDefaults(), life: Starting}
+	t.shown, t.shownLife = Status{State: Starting, Since: now}, true
+	return t
+}
+
+// Status is the state as shown now (as of the last Update).
+func (t *Tracker) Status() Status { return t.shown }
+
+// Life sets the process's word: Starting, Closing, Done, Failed or
+// Disconnected, or "" once it runs. It wins over every other signal.
+func (t *Tracker) Life(s State, reason string) { t.life, t.lifeReason = s, clip(reason) }
+
+// Report sets an explicit report's claim (ctl status), for ttl (zero: until
+// the next report). A report is shown at once.
+func (t *Tracker) Report(s State, reason string, ttl time.Duration, now time.Time) {
+	t.set(FromReport, s, reason, ttl, now)
+}
+
+// ClearReport drops the report's claim.
+func (t *Tracker) ClearReport() { t.claims[FromReport] = claim{} }
+
+// Escape sets the claim of an escape sequence the program sent.
+func (t *Tracker) Escape(s State, reason string) { t.set(FromEscape, s, reason, 0, time.Time{}) }
+
+// ClearEscape drops the escapes' claim (a progress report removed).
+func (t *Tracker) ClearEscape() { t.claims[FromEscape] = claim{} }
+
+func (t *Tracker) set(src Source, s State, reason string, ttl time.Duration, now time.Time) {
+	c := claim{set: true, state: s, reason: clip(reason)}
+	if ttl > 0 {
+		c.until = now.Add(ttl)
+	}
+	t.claims[src] = c
+}
+
+// Active records output or CPU use at now; why names it ("output").
+func (t *Tracker) Active(now time.Time, why string) {
+	if now.After(t.lastActive) {
+		t.lastActive = now
+	}
+	t.activeWhy = why
+}
+
+// Input records that the user typed into the session: whatever said it
+// waits for the user has its answer.
+func (t *Tracker) Input() {
+	for _, src := range []Source{FromReport, FromEscape} {
+		if c := &t.claims[src]; c.set && c.state == Waiting {
+			*c = claim{}
+		}
+	}
+}
+
+// Update weighs the signals at now and returns the status shown, and
+// whether it changed (state or reason).
+func (t *Tracker) Update(now time.Time) (Status, bool) {
+	st, reason, src := t.weigh(now)
+	if st == t.shown.State {
+		t.pending = Status{}
+		if reason == t.shown.Reason {
+			return t.shown, false
+		}
+		t.shown.Reason = reason
+		return t.shown, true
+	}
+	// Reports, the process's life and the first state after a life state
+	// (the start) are shown at once; the rest wait out the debounce.
+	if src != FromReport && src != numSources && !t.shownLife && t.cfg.Debounce > 0 {
+		if t.pending.State != st {
+			t.pending = Status{State: st, Reason: reason, Since: now}
+		}
+		t.pending.Reason = reason
+		if now.Sub(t.pending.Since) < t.cfg.Debounce {
+			return t.shown, false
+		}
+		t.shown, t.pending, t.shownLife = t.pending, Status{}, false
+		return t.shown, true
+	}
+	t.shown, t.pending, t.shownLife = Status{State: st, Reason: reason, Since: now}, Status{}, src == numSources
+	return t.shown, true
+}
+
+// weigh is the state the signals give at now, with its reason and source
+// (numSources for the process's life).
+func (t *Tracker) weigh(now time.Time) (State, string, Source) {
+	if t.life != "" {
+		return t.life, t.lifeReason, numSources
+	}
+	for src := FromReport; src > FromActivity; src-- {
+		c := &t.claims[src]
+		if c.set && !c.until.IsZero() && !now.Before(c.until) {
+			*c = claim{}
+		}
+		if src == FromRule {
+			if st, reason, ok := t.rules.claim(now); ok {
+				return st, reason, src
+			}
+			continue
+		}
+		if c.set {
+			return c.state, c.reason, src
+		}
+	}
+	return t.activity(now)
+}
+
+// activity is the weakest word: working on recent output or CPU, idle
+// once quiet for IdleAfter; in between it keeps what it said.
+func (t *Tracker) activity(now time.Time) (State, string, Source) {
+	switch {
+	case t.lastActive.IsZero():
+		t.working = false
+	case now.Sub(t.lastActive) < t.cfg.ActivityWindow:
+		t.working = true
+	case now.Sub(t.lastActive) >= t.cfg.IdleAfter:
+		t.working = false
+	}
+	if t.working {
+		return Working, t.activeWhy, FromActivity
+	}
+	if t.lastActive.IsZero() {
+		return Idle, "no output yet", FromActivity
+	}
+	return Idle, fmt.Sprintf("quiet for %s", t.cfg.IdleAfter), FromActivity
+}
+
+// Next is when Update must run again, at the latest, for the status to
+// follow time alone (a report's ttl, a rule's hold, the debounce, going
+// idle); zero when nothing is due.
+func (t *Tracker) Next(now time.Time) time.Time {
+	var next time.Time
+	due := func(at time.Time) {
+		if at.After(now) && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	if t.pending.State != "" {
+		due(t.pending.Since.Add(t.cfg.Debounce))
+	}
+	if t.life != "" {
+		return next
+	}
+	for _, c := range t.claims {
+		if c.set && !c.until.IsZero() {
+			due(c.until)
+		}
+	}
+	due(t.rules.nextHold(now))
+	if t.working {
+		due(t.lastActive.Add(t.cfg.IdleAfter))
+	}
+	return next
+}
