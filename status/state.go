@@ -67,6 +67,8 @@ type Status struct {
 	State  State
 	Reason string
 	Since  time.Time
+	// Source is the signal it came from; Life for the process's own.
+	Source Source
 }
 
 // Source is where a claim on the state comes from, weakest first.
@@ -78,10 +80,11 @@ const (
 	FromRule
 	FromEscape
 	FromReport
+	Life
 	numSources
 )
 
-var sourceNames = [numSources]string{"activity", "rule", "escape", "report"}
+var sourceNames = [numSources]string{"activity", "rule", "escape", "report", "life"}
 
 func (s Source) String() string { return sourceNames[s] }
 

@@ -14,7 +14,7 @@ type Config struct {
 	// Debounce: a state from escapes, rules or activity is shown once it
 	// has held this long, so a command that starts and ends at once, or
 	// a screen redrawn through a matching line, does not flicker.
-	// Reports and the process's life are shown at once.
+	// Reports and the process's life are shown at once. Negative: none.
 	Debounce time.Duration
 }
 
@@ -32,8 +32,11 @@ func (c Config) withDefaults() Config {
 	if c.IdleAfter <= 0 {
 		c.IdleAfter = DefaultIdleAfter
 	}
-	if c.Debounce < 0 {
-		c.Debounce = 0
+	switch {
+	case c.Debounce == 0:
+		c.Debounce = DefaultDebounce
+	case c.Debounce < 0:
+		c.Debounce = 0 // none
 	}
 	return c
 }
@@ -76,7 +79,7 @@ type Tracker struct {
 // NewTracker returns a tracker for a session that is starting at now.
 func NewTracker(cfg Config, now time.Time) *Tracker {
 	t := &Tracker{cfg: cfg.withDefaults(), life: Starting}
-	t.shown, t.shownLife = Status{State: Starting, Since: now}, true
+	t.shown, t.shownLife = Status{State: Starting, Since: now, Source: Life}, true
 	return t
 }
 
@@ -134,34 +137,34 @@ func (t *Tracker) Update(now time.Time) (Status, bool) {
 	st, reason, src := t.weigh(now)
 	if st == t.shown.State {
 		t.pending = Status{}
-		if reason == t.shown.Reason {
+		if reason == t.shown.Reason && src == t.shown.Source {
 			return t.shown, false
 		}
-		t.shown.Reason = reason
+		t.shown.Reason, t.shown.Source, t.shownLife = reason, src, src == Life
 		return t.shown, true
 	}
 	// Reports, the process's life and the first state after a life state
 	// (the start) are shown at once; the rest wait out the debounce.
-	if src != FromReport && src != numSources && !t.shownLife && t.cfg.Debounce > 0 {
+	if src != FromReport && src != Life && !t.shownLife && t.cfg.Debounce > 0 {
 		if t.pending.State != st {
-			t.pending = Status{State: st, Reason: reason, Since: now}
+			t.pending = Status{State: st, Since: now}
 		}
-		t.pending.Reason = reason
+		t.pending.Reason, t.pending.Source = reason, src
 		if now.Sub(t.pending.Since) < t.cfg.Debounce {
 			return t.shown, false
 		}
 		t.shown, t.pending, t.shownLife = t.pending, Status{}, false
 		return t.shown, true
 	}
-	t.shown, t.pending, t.shownLife = Status{State: st, Reason: reason, Since: now}, Status{}, src == numSources
+	t.shown, t.pending, t.shownLife = Status{State: st, Reason: reason, Since: now, Source: src}, Status{}, src == Life
 	return t.shown, true
 }
 
 // weigh is the state the signals give at now, with its reason and source
-// (numSources for the process's life).
+// (Life for the process's).
 func (t *Tracker) weigh(now time.Time) (State, string, Source) {
 	if t.life != "" {
-		return t.life, t.lifeReason, numSources
+		return t.life, t.lifeReason, Life
 	}
 	for src := FromReport; src > FromActivity; src-- {
 		c := &t.claims[src]

@@ -45,7 +45,7 @@ func follow(tr *Tracker, until time.Time) []Status {
 
 func TestPrecedence(t *testing.T) {
 	now := time.Now()
-	tr := NewTracker(Config{}, now)
+	tr := NewTracker(Config{Debounce: -1}, now)
 	want(t, tr, now, Starting, "")
 	tr.Life("", "")
 	want(t, tr, now, Idle, "no output yet")
@@ -143,6 +143,7 @@ func TestActivityAndIdle(t *testing.T) {
 func TestInputAnswersWaiting(t *testing.T) {
 	now := time.Now()
 	tr := running(t, now)
+	tr.cfg.Debounce = 0
 	tr.Notify("Claude needs your permission")
 	want(t, tr, now, Waiting, "permission")
 	tr.Input()

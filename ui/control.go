@@ -87,6 +87,7 @@ func (m *Model) Input(id string, encode func(vt.Modes) []byte) error {
 	if !m.input(p, encode) && p.sess == nil {
 		return fmt.Errorf("pane %d is %s: nothing takes input", i+1, p.status())
 	}
+	p.answered()
 	return nil
 }
 

@@ -93,6 +93,7 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 	})
 	p := m.panes[2]
 	p.phase, p.info.State, p.info.Stage = phaseClosing, session.Closing, "hook: \x1b]0;pwned\x07 uploading"
+	m.Update(stateMsg{}) // the states follow the phases set here
 	return m, b
 }
 
@@ -110,7 +111,7 @@ func TestContract_T1_ChromeEscapesHostileText(t *testing.T) {
 	wants := map[string][]string{
 		"grid": {
 			`evil\x1b]0;pwned\x07-failed · ssh\x1b[2J · failed: ssh: handshake: \x1b]52;c;aGVsbG8=\x07\x9d0;x\u009c\xff refused`,
-			`evil\x1b]0;pwned\x07-notice · ssh\x1b[2J · running · restore refused: member \x1b]52;c;aGVsbG8=\x07\u202e`,
+			`evil\x1b]0;pwned\x07-notice · ssh\x1b[2J · idle · restore refused: member \x1b]52;c;aGVsbG8=\x07\u202e`,
 			`evil\x1b]0;pwned\x07-closing · ssh\x1b[2J · closing: hook: \x1b]0;pwned\x07 uploading`,
 		},
 		"quitting": {

@@ -51,19 +51,15 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 		live := p.sess.Info()
 		info.LastOutput, info.BytesOut, info.PID = live.LastOutput, live.BytesOut, live.PID
 	}
-	switch {
-	case p.phase == phaseExited && p.info.Disconnected:
-		info.Phase, info.Reason = "disconnected", "the connection to the sandbox dropped"
-	case p.phase == phaseFailed || p.phase == phaseCancelled:
-		info.Reason = p.status()
-	case p.alert != nil:
-		info.Reason = p.alert.what + " failed: " + p.alert.err.Error()
-	case p.info.ExitKnown:
+	if p.phase == phaseExited && p.info.Disconnected {
+		info.Phase = "disconnected"
+	}
+	if p.info.ExitKnown && p.phase != phaseFailed && p.phase != phaseCancelled {
 		code := p.info.Exit.ShellCode()
 		info.ExitCode = &code
-		info.Reason = p.info.Exit.String()
 	}
-	info.State = info.Phase // until the pane's tracker says more
+	st := p.state()
+	info.State, info.Reason, info.Since = string(st.State), st.Reason, st.Since
 	return info
 }
 

@@ -142,6 +142,7 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 			continue
 		}
 		if v.m.input(p, encode) {
+			p.answered()
 			if s := v.pv(p); s.scroll > 0 {
 				s.scroll = 0 // typing returns to the live screen, as in tmux
 				v.takeFrame(p)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandmux/sandmux/status"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -100,27 +102,23 @@ func TestOffPagePaneDrawnWhenShown(t *testing.T) {
 	}
 }
 
-// A resize redraws every pane but is not output: no attention marker.
+// A resize redraws every pane but is not output: a quiet pane stays idle.
 func TestResizeIsNotOutput(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	now := fixedNow()
 	m.now = func() time.Time { return now }
-	m.cfg.AttentionAfter = 30 * time.Second
-	// The start-up output goes quiet: marked once, then cleared by a visit.
 	now = now.Add(time.Minute)
-	m.Update(attentionMsg{})
-	if !m.lv().pv(m.panes[1]).attention {
-		t.Fatal("test setup: the quiet pane was not marked")
+	m.Update(stateMsg{})
+	if st := m.panes[1].state(); st.State != status.Idle {
+		t.Fatalf("test setup: the quiet pane is %v", st)
 	}
-	m.lv().setFocus(1)
-	m.lv().setFocus(0)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.Update(frameMsg{})
-	now = now.Add(time.Hour)
-	m.Update(attentionMsg{})
-	if m.lv().pv(m.panes[1]).attention {
-		t.Error("a resize marked a quiet pane for attention")
+	now = now.Add(time.Second)
+	m.Update(stateMsg{})
+	if st := m.panes[1].state(); st.State != status.Idle {
+		t.Errorf("a resize made a quiet pane %v", st)
 	}
 }
 

@@ -36,6 +36,7 @@ func (m *Model) sizer() *view {
 
 func (m *Model) startPane(i int) tea.Cmd {
 	p := m.panes[i]
+	m.newTracker(p)
 	cmd := p.start(m.ctx, m.backend, m.sizer().bodySize(i), m.cfg.Scrollback, m.wake)
 	for _, v := range m.views {
 		if s := v.panes[p.key]; s != nil {
@@ -107,7 +108,7 @@ func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
 			m.emitChanges(i, p, was, wasStage, wasSaved)
 		}
 	}
-	return m.armAttention()
+	return nil
 }
 
 // emitChanges reports what an update of the session's info changed: its

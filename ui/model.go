@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/status"
 )
 
 // Config holds the UI settings.
@@ -16,9 +18,17 @@ type Config struct {
 	FPS int
 	// Scrollback is how many lines each pane keeps.
 	Scrollback int
-	// AttentionAfter marks a pane whose output stopped for this long after
-	// activity; zero turns it off.
-	AttentionAfter time.Duration
+	// Status tunes each pane's state tracker (activity window, idle
+	// after, debounce); Rules are the config's screen rules, compiled.
+	Status status.Config
+	Rules  []*status.Rule
+	// Notify says how a pane entering waiting, done or failed is told to
+	// each client that does not focus it.
+	Notify Notify
+	// OnNotify, when set, is told of each such entry, once, when some
+	// client does not focus the pane or none is attached (the notify
+	// command). It is called from Update: it must not block.
+	OnNotify func(Notification)
 	// Clipboard passes a pane's clipboard writes (OSC 52) on to the
 	// user's terminal; a pane's read of the clipboard is never answered.
 	Clipboard bool
@@ -106,7 +116,7 @@ type Model struct {
 	changedPending bool
 	frameArmed     bool
 	lastFrame      time.Time
-	attnArmed      time.Time
+	stateArmed     time.Time // when the state timer fires; zero when none waits
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
 
@@ -141,7 +151,8 @@ func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 }
 
 func (m *Model) addPane(s PaneSpec) *pane {
-	p := &pane{key: m.nextKey, spec: s, gate: m.gate}
+	p := &pane{key: m.nextKey, spec: s, gate: m.gate, sandbox: s.Name}
+	m.newTracker(p)
 	m.nextKey++
 	m.panes = append(m.panes, p)
 	return p
@@ -168,6 +179,9 @@ func (m *Model) UseTerminal(t *Terminal) { m.localView().term = t }
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if st := m.syncStates(); st != nil {
+		cmd = tea.Batch(cmd, st)
+	}
 	m.markShown()
 	if !m.done && (m.redraw || !quiet(msg)) {
 		m.redraw = false
@@ -183,7 +197,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // many times a second for a busy pane without always changing a frame.
 func quiet(msg tea.Msg) bool {
 	switch msg.(type) {
-	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, attentionMsg:
+	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, stateMsg:
 		return true
 	}
 	return false
@@ -231,8 +245,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleTeardown(msg)
 	case resizedMsg, resizePTYMsg:
 		return m.handleResize(msg)
-	case attentionMsg:
-		return m.handleAttention()
+	case stateMsg:
+		m.stateArmed = time.Time{} // syncStates, after this Update, looks
 	case shutdownMsg:
 		return m.handleShutdown(msg)
 	case QuitMsg:

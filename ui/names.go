@@ -2,18 +2,20 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
 // Pane names and states as a busy grid shows them: prefix , renames the
 // focused pane (its name is shared by every client and ctl), each state
 // has a colour of its own in unfocused titles, and the status line counts
-// the panes in each state.
+// the panes in each state (state.go decides them).
 
 // maxName bounds a name typed in the rename prompt, in bytes.
 const maxName = 64
@@ -65,44 +67,31 @@ func (v *view) renamePrompt() string {
 }
 
 // stateStyles colour an unfocused pane's title by its state, so that a
-// grid of twenty says at a glance which ran, which ended well and which
-// did not.
-var stateStyles = map[string]lipgloss.Style{
-	"running":      titleStyle,
-	"exited 0":     lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("22")),
-	"exited":       lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("88")),
-	"killed":       lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("90")),
-	"failed":       titleFailed,
-	"disconnected": lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("178")),
+// grid of twenty says at a glance which needs the user, which works and
+// which ended well or not.
+var stateStyles = map[status.State]lipgloss.Style{
+	status.Working:      titleStyle,
+	status.Idle:         lipgloss.NewStyle().Foreground(lipgloss.Color("250")).Background(lipgloss.Color("238")),
+	status.Waiting:      lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("220")).Bold(true),
+	status.Done:         lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("22")),
+	status.Failed:       titleFailed,
+	status.Disconnected: lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("178")),
+	status.Closing:      lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("90")),
 }
 
-// stateWord is the state a pane's title colour and the status line's
-// counts go by.
-func (p *pane) stateWord() string {
-	switch {
-	case p.alert != nil:
-		return "failed"
-	case p.phase == phaseExited && p.info.Disconnected:
-		return "disconnected"
-	case p.phase == phaseExited && p.info.ExitKnown && p.info.Exit.ShellCode() == 0:
-		return "exited 0"
-	}
-	return stateNames[p.phase]
-}
-
-// stateOrder is the order the status line counts states in.
-var stateOrder = []string{"starting", "running", "exited 0", "exited", "disconnected", "closing", "killed", "failed", "closed"}
-
-// stateCounts is the status line's "3 running · 1 exited 0 · 1 failed".
+// stateCounts is the status line's "3 working · 1 waiting · 1 failed", in
+// status.States' order: what needs the user first.
 func (v *view) stateCounts() string {
-	n := map[string]int{}
+	var n [16]int
 	for _, p := range v.m.panes {
-		n[p.stateWord()]++
+		if i := slices.Index(status.States, p.state().State); i >= 0 {
+			n[i]++
+		}
 	}
 	var parts []string
-	for _, s := range stateOrder {
-		if n[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+	for i, s := range status.States {
+		if n[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[i], s))
 		}
 	}
 	return strings.Join(parts, " · ")

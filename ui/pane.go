@@ -80,7 +80,10 @@ type pane struct {
 	onClosed           []func(error) // told when the close or kill ends
 	ptySize            providers.Size
 	lastOutput         time.Time
-	quietWatch         bool // output came since the last attention check
+	// sandbox is the name the pane was opened with, which the screen
+	// rules' sandboxes filter goes by (a rename does not change it).
+	sandbox string
+	st      paneState // its state as the user reads it (state.go)
 }
 
 // maxEarlyInput bounds the input kept for a pane whose start is not yet

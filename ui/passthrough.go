@@ -51,16 +51,21 @@ func (v *view) passSignals(i int, p *pane, sig vt.Signals) {
 		v.term.Passthrough("\a")
 	}
 	if sig.HasNotice && passes(v.m.cfg.Notifications, other) {
-		text := termsafe.String(p.spec.Name + ": " + sig.Notice)
-		if len(text) > maxNotice {
-			cut := maxNotice
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			text = text[:cut] + "…"
-		}
-		v.term.Passthrough("\x1b]9;" + text + "\x07")
+		v.term.Passthrough(noticeSequence(p.spec.Name + ": " + sig.Notice))
 	}
+}
+
+// noticeSequence is an OSC 9 notification of text, escaped and bounded.
+func noticeSequence(text string) string {
+	text = termsafe.String(text)
+	if len(text) > maxNotice {
+		cut := maxNotice
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return "\x1b]9;" + text + "\x07"
 }
 
 func passes(mode Pass, other bool) bool {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -194,7 +195,7 @@ func (v *view) title(i int, p *pane, w int) string {
 	if s.picked {
 		b.WriteString("⇶ ") // picked shows before broadcast starts, so picks can be checked
 	}
-	fmt.Fprintf(&b, "%s · %s · %s", p.spec.Name, p.spec.Provider, p.status())
+	fmt.Fprintf(&b, "%s · %s · %s", p.spec.Name, p.spec.Provider, p.titleState())
 	if !p.lastOutput.IsZero() {
 		b.WriteString(" · out " + p.lastOutput.Format("15:04:05"))
 	}
@@ -219,9 +220,9 @@ func (v *view) title(i int, p *pane, w int) string {
 	case v.pv(p).picked:
 		style, styleID = titlePickedIdle, 'q' // picked, broadcast not on yet
 	default:
-		word := p.stateWord()
-		if st, ok := stateStyles[word]; ok {
-			style, styleID = st, rune('a'+slices.Index(stateOrder, word))
+		state := p.state().State
+		if st, ok := stateStyles[state]; ok {
+			style, styleID = st, rune('a'+slices.Index(status.States, state))
 		}
 	}
 	// A title changes at most once a second while its pane is busy: it

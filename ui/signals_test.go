@@ -38,7 +38,7 @@ func TestSignalsPassedToTerminal(t *testing.T) {
 			t.Errorf("terminal output lacks %q:\n%q", want, s)
 		}
 	}
-	if strings.Contains(s, "focused pane") {
+	if strings.Contains(s, "]9;apane: focused pane") {
 		t.Error("the focused pane's notification was passed on under \"other\"")
 	}
 	if strings.Contains(s, "\u009b") {

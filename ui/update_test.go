@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/status"
 )
 
 // TestUpdateNeverBlocks feeds Update every kind of message and key and
@@ -29,7 +30,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 		wakeMsg{kind: wakeDirty}, frameMsg{}, wakeMsg{kind: wakeChanged}, frameMsg{},
 		infosMsg{infos: b.List()},
 		resizePTYMsg{gen: m.resizeGen},
-		attentionMsg{},
+		stateMsg{},
 	}
 	before := b.total()
 	for _, msg := range msgs {
@@ -281,20 +282,27 @@ func TestKillKeepsPaneForRestart(t *testing.T) {
 	}
 }
 
-// A bell or notification from an unfocused pane marks it; focusing it
-// clears the mark. Output that stops after activity marks it too, once
-// ui.attention_after has passed.
+// A bell from an unfocused pane makes it waiting, once the debounce has
+// passed, which marks it; focusing it clears the mark. Output that stops
+// makes a pane idle, which marks nothing.
 func TestAttentionMarker(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
+	now := fixedNow()
+	m.now = func() time.Time { return now }
 	m.panes[1].screen.Write("done\a")
-	b.sessions[1].outputAt(fixedNow())
+	b.sessions[1].outputAt(now)
 	m.Update(frameMsg{})
+	if m.lv().pv(m.panes[1]).attention {
+		t.Fatalf("marked before the debounce passed: %+v", m.panes[1].state())
+	}
+	now = now.Add(status.DefaultDebounce)
+	m.Update(stateMsg{})
 	if !m.lv().pv(m.panes[1]).attention || m.lv().pv(m.panes[0]).attention {
 		t.Fatalf("attention: %v %v, want only pane 1 marked", m.lv().pv(m.panes[0]).attention, m.lv().pv(m.panes[1]).attention)
 	}
-	if !strings.Contains(m.lv().title(1, m.panes[1], 60), "●") {
-		t.Error("title of a pane needing attention has no marker")
+	if title := m.lv().title(1, m.panes[1], 80); !strings.Contains(title, "●") || !strings.Contains(title, "waiting: rang the bell") {
+		t.Errorf("title of a pane needing attention: %q", title)
 	}
 	press(m, "ctrl+b")
 	press(m, "right")
@@ -302,20 +310,19 @@ func TestAttentionMarker(t *testing.T) {
 		t.Error("focusing the pane did not clear its marker")
 	}
 
-	now := fixedNow()
-	m.now = func() time.Time { return now }
-	m.cfg.AttentionAfter = 30 * time.Second
 	m.panes[0].screen.Write("working…")
 	b.sessions[0].outputAt(now)
 	m.Update(frameMsg{})
-	now = now.Add(29 * time.Second)
-	m.Update(attentionMsg{})
-	if m.lv().pv(m.panes[0]).attention {
-		t.Fatal("marked before attention_after passed")
+	now = now.Add(status.DefaultDebounce)
+	m.Update(stateMsg{})
+	if st := m.panes[0].state(); st.State != status.Working {
+		t.Fatalf("state after output = %v, want working", st)
 	}
-	now = now.Add(2 * time.Second)
-	m.Update(attentionMsg{})
-	if !m.lv().pv(m.panes[0]).attention {
-		t.Error("quiet pane not marked after attention_after")
+	now = now.Add(status.DefaultIdleAfter)
+	m.Update(stateMsg{})
+	now = now.Add(status.DefaultDebounce)
+	m.Update(stateMsg{})
+	if st := m.panes[0].state(); st.State != status.Idle || m.lv().pv(m.panes[0]).attention {
+		t.Errorf("quiet pane: %v, attention %v; want idle, unmarked", st, m.lv().pv(m.panes[0]).attention)
 	}
 }

@@ -20,9 +20,8 @@ type (
 	// wakeMsg says which signal ended the wait.
 	wakeMsg      struct{ kind wakeKind }
 	frameMsg     struct{}
-	infosMsg     struct{ infos []session.Info }
-	wakeKind     int
-	attentionMsg struct{}
+	infosMsg struct{ infos []session.Info }
+	wakeKind int
 )
 
 const (
@@ -89,7 +88,8 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 // changed, for each client that shows them.
 func (m *Model) handleFrame() tea.Cmd {
 	m.frameArmed = false
-	m.lastFrame = m.now()
+	now := m.now()
+	m.lastFrame = now
 	var cmds []tea.Cmd
 	select {
 	case <-m.wake:
@@ -114,81 +114,13 @@ func (m *Model) handleFrame() tea.Cmd {
 		default:
 			continue
 		}
-		// Attention follows output, not redraws (a resize redraws too).
-		if p.sess != nil {
-			if out := p.sess.LastOutput(); out.After(p.lastOutput) {
-				p.lastOutput, p.quietWatch = out, true
-			}
-		}
-		if p.screen.TakeAttention() {
-			m.markAttention(i, p, "bell or notification")
-		}
+		// The state follows output and marks, not redraws (a resize
+		// redraws too).
+		m.feedSignals(p, now)
 		m.passThrough(i, p)
 		m.screenChanged(p)
 		m.redraw = true
 	}
-	cmds = append(cmds, m.watch(), m.armAttention())
+	cmds = append(cmds, m.watch())
 	return tea.Batch(cmds...)
-}
-
-// armAttention sets one timer for the earliest moment a pane's silence
-// after activity will need its attention marker in some client. It costs
-// one wake-up per pane that goes quiet, and none while all are quiet.
-func (m *Model) armAttention() tea.Cmd {
-	if m.cfg.AttentionAfter <= 0 {
-		return nil
-	}
-	var next time.Time
-	for i, p := range m.panes {
-		if !p.quietWatch || p.phase != phaseRunning || !m.wantsAttention(i, p) {
-			continue
-		}
-		if due := p.lastOutput.Add(m.cfg.AttentionAfter); next.IsZero() || due.Before(next) {
-			next = due
-		}
-	}
-	if next.IsZero() || next.Equal(m.attnArmed) {
-		return nil
-	}
-	m.attnArmed = next
-	return tea.Tick(next.Sub(m.now()), func(time.Time) tea.Msg { return attentionMsg{} })
-}
-
-// wantsAttention reports whether some client could mark pane i: one that
-// does not focus it and has not marked it yet.
-func (m *Model) wantsAttention(i int, p *pane) bool {
-	for _, v := range m.views {
-		if i != v.focus && !v.pv(p).attention {
-			return true
-		}
-	}
-	return false
-}
-
-func (m *Model) handleAttention() tea.Cmd {
-	m.attnArmed = time.Time{}
-	now := m.now()
-	for i, p := range m.panes {
-		if p.phase != phaseRunning || !p.quietWatch || now.Sub(p.lastOutput) < m.cfg.AttentionAfter {
-			continue
-		}
-		m.markAttention(i, p, "quiet after output")
-		p.quietWatch = false // no further timer until new output
-	}
-	return m.armAttention()
-}
-
-// markAttention marks pane i in every client that does not focus it, and
-// reports it once when some client had not marked it yet.
-func (m *Model) markAttention(i int, p *pane, why string) {
-	news := false
-	for _, v := range m.views {
-		if s := v.pv(p); i != v.focus && !s.attention {
-			s.attention, news = true, true
-		}
-	}
-	if news {
-		m.redraw = true
-		m.emit(Event{Kind: EventAttention, Pane: m.paneInfo(i), Detail: why})
-	}
 }

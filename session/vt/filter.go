@@ -82,9 +82,9 @@ type filter struct {
 	rows     int
 	top, bot int // scroll region, 0-based inclusive
 
-	// attention is set by BEL and by OSC 9 and OSC 777 notifications, and
-	// cleared by whoever shows it (Screen.TakeAttention).
-	attention bool
+	// marks are the sequences that say what the program does (BEL,
+	// notifications, progress, shell marks), in order, for TakeMarks.
+	marks []Mark
 	// bell is set by BEL and notice holds the latest notification's text,
 	// for the UI to pass on to the user's terminal (Screen.TakeSignals).
 	bell   bool
@@ -285,11 +285,12 @@ func (f *filter) execute(c byte) {
 		f.st.shift = 0
 		f.syncCharset()
 	case ansi.BEL:
-		f.attention, f.bell = true, true
+		f.bell = true
+		f.mark(Mark{Kind: MarkBell})
 	}
 	// Everything else is dropped: vt10x prints unknown controls as
 	// characters while line drawing is on, and ENQ, NUL, DEL, CAN, SUB
-	// have nothing to show; BEL only asks for attention.
+	// have nothing to show; BEL is a mark and a bell to pass on.
 }
 
 // syncCharset tells vt10x, which knows only "line drawing on or off" for

@@ -18,7 +18,7 @@ var (
 )
 
 // osc handles a complete OSC string: titles, colour queries and
-// notifications (which ask for attention) and hyperlinks (link.go).
+// notifications, progress and shell marks (marks.go) and hyperlinks (link.go).
 // Clipboard writes are kept for the UI (clipboard.go). Everything else
 // (clipboard reads, cwd, colour changes) is dropped; vt10x would log it
 // or, for colour changes, bake new colours into cells.
@@ -37,9 +37,13 @@ func (f *filter) osc(data []byte) {
 		f.clipboard(rest)
 	case 9:
 		// iTerm2's notification; "9;4;…" is ConEmu's progress report.
-		if !bytes.HasPrefix(rest, []byte("4;")) {
+		if p, ok := bytes.CutPrefix(rest, []byte("4;")); ok {
+			f.progress(p)
+		} else {
 			f.notify(string(rest))
 		}
+	case 133:
+		f.shellMark(rest)
 	case 777:
 		if body, ok := bytes.CutPrefix(rest, []byte("notify;")); ok {
 			title, text, _ := bytes.Cut(body, []byte{';'})
@@ -175,9 +179,9 @@ func atoi(b []byte) (int, bool) {
 	return n, true
 }
 
-// notify records a notification (OSC 9, OSC 777 notify): it asks for
-// attention, and its text is kept for the UI to pass on.
+// notify records a notification (OSC 9, OSC 777 notify): a mark, and its
+// text kept for the UI to pass on.
 func (f *filter) notify(text string) {
-	f.attention = true
+	f.mark(Mark{Kind: MarkNotify, Text: text})
 	f.notice = &text
 }

@@ -225,16 +225,6 @@ func SliceEnd(text string, n int) int {
 	return n // not UTF-8 after all: any cut is as good
 }
 
-// TakeAttention reports whether the child asked for attention (BEL, or an
-// OSC 9 or OSC 777 notification) since the last call, and clears it.
-func (s *Screen) TakeAttention() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.f.attention
-	s.f.attention = false
-	return a
-}
-
 // Signals is what the child asked of the user's terminal since the last
 // TakeSignals: a bell, and the latest notification's text (as sent: the
 // caller escapes it).
@@ -245,7 +235,7 @@ type Signals struct {
 }
 
 // TakeSignals returns the bell and notification the child sent since the
-// last call, and clears them. TakeAttention is independent of it.
+// last call, and clears them. TakeMarks is independent of it.
 func (s *Screen) TakeSignals() Signals {
 	s.mu.Lock()
 	defer s.mu.Unlock()

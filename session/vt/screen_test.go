@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,25 +53,61 @@ func TestBrokenWideRune(t *testing.T) {
 	}
 }
 
-func TestAttention(t *testing.T) {
-	cases := map[string]bool{
-		"plain text":                   false,
-		"ding\a":                       true,
-		"\x1b]2;title\a":               false, // BEL ends the OSC: not a bell
-		"\x1b]9;build done\a":          true,
-		"\x1b]9;4;1;50\a":              false, // ConEmu progress, not a notification
-		"\x1b]777;notify;T;body\x1b\\": true,
-		"\x1b]777;other\a":             false,
+func TestMarks(t *testing.T) {
+	cases := map[string][]Mark{
+		"plain text":                        nil,
+		"ding\a":                            {{Kind: MarkBell}},
+		"\x1b]2;title\a":                    nil, // BEL ends the OSC: not a bell
+		"\x1b]9;build done\a":               {{Kind: MarkNotify, Text: "build done"}},
+		"\x1b]9;4;1;50\a":                   {{Kind: MarkProgress, State: 1, N: 50}},
+		"\x1b]9;4;0;\a":                     {{Kind: MarkProgress}},
+		"\x1b]9;4;9;50\a":                   nil, // no such progress state
+		"\x1b]777;notify;T;body\x1b\\":      {{Kind: MarkNotify, Text: "T: body"}},
+		"\x1b]777;other\a":                  nil,
+		"\x1b]133;A\a$ \x1b]133;B\a":        {{Kind: MarkPrompt}, {Kind: MarkPrompt}},
+		"\x1b]133;C\x1b\\out\x1b]133;D;1\a": {{Kind: MarkCommand}, {Kind: MarkCommandDone, N: 1, Known: true}},
+		"\x1b]133;D\a":                      {{Kind: MarkCommandDone}},
+		"\x1b]133;D;0;aid=7\a":              {{Kind: MarkCommandDone, Known: true}},
+		"\x1b]133;Z\a":                      nil,
+		"split \x1b]13":                     nil, // unfinished: nothing yet
 	}
 	for in, want := range cases {
 		s := New(20, 3)
 		s.Write(in)
-		if got := s.TakeAttention(); got != want {
-			t.Errorf("%q: attention %v, want %v", in, got, want)
+		if got := s.TakeMarks(nil); !slices.Equal(got, want) {
+			t.Errorf("%q: marks %+v, want %+v", in, got, want)
 		}
-		if s.TakeAttention() {
-			t.Errorf("%q: attention not cleared", in)
+		if got := s.TakeMarks(nil); len(got) != 0 {
+			t.Errorf("%q: marks not cleared: %+v", in, got)
 		}
 		s.Close()
+	}
+}
+
+// The marks between two takes are bounded: the newest are kept.
+func TestMarksBounded(t *testing.T) {
+	s := New(20, 3)
+	defer s.Close()
+	for range 100 {
+		s.Write("\a")
+	}
+	s.Write("\x1b]133;C\a")
+	got := s.TakeMarks(nil)
+	if len(got) != maxMarks || got[len(got)-1].Kind != MarkCommand {
+		t.Fatalf("%d marks, the last %+v", len(got), got[len(got)-1])
+	}
+}
+
+func TestLastRows(t *testing.T) {
+	s := New(10, 5)
+	defer s.Close()
+	s.Write("one\r\ntwo  \r\n\r\nfour\r\n")
+	var f Frame
+	s.Snapshot(&f)
+	if got := f.LastRows(2, nil); !slices.Equal(got, []string{"", "four"}) {
+		t.Fatalf("LastRows(2) = %q", got)
+	}
+	if got := f.LastRows(9, nil); !slices.Equal(got, []string{"one", "two", "", "four"}) {
+		t.Fatalf("LastRows(9) = %q", got)
 	}
 }

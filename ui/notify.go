@@ -1,0 +1,38 @@
+package ui
+
+import "fmt"
+
+// Notify says how a pane entering waiting, done or failed is told to a
+// client that does not focus it.
+type Notify uint8
+
+// The ways, as the config's ui.notify list spells them ("command" runs
+// Config.OnNotify's command and is no concern of the terminal's).
+const (
+	NotifyTerminal Notify = 1 << iota // an OSC 9 notification from sandmux
+	NotifyBell                        // a bell
+)
+
+// Notification is a pane that entered waiting, done or failed while some
+// client did not focus it, or none was attached.
+type Notification struct {
+	Pane PaneInfo // its State and Reason say what it entered, and why
+}
+
+// notify tells the client's terminal that the pane needs the user, as
+// the config says: sandmux's own OSC 9, the text escaped (noticeSequence).
+func (v *view) notify(info *PaneInfo) {
+	if v.term == nil {
+		return
+	}
+	if v.m.cfg.Notify&NotifyTerminal != 0 {
+		text := fmt.Sprintf("%s is %s", info.Name, info.State)
+		if info.Reason != "" {
+			text += ": " + info.Reason
+		}
+		v.term.Passthrough(noticeSequence(text))
+	}
+	if v.m.cfg.Notify&NotifyBell != 0 {
+		v.term.Passthrough("\a")
+	}
+}

@@ -1,0 +1,256 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/status"
+)
+
+// Each pane's state as the user reads it (package status decides it):
+// the model feeds every pane's tracker its signals — the phase, output,
+// the marks its screen kept, its screen rules — and, after every Update,
+// asks each for its state. A change is an event; a change into waiting,
+// done or failed marks the pane for attention in each client that does
+// not focus it and notifies as the config says. One timer serves every
+// pane: the earliest moment a tracker says it must look again.
+
+// ruleEvery bounds how often a pane's screen rules read its screen.
+const ruleEvery = 250 * time.Millisecond
+
+// stateMsg is the state timer's tick.
+type stateMsg struct{}
+
+// paneState is what the model keeps of a pane's state.
+type paneState struct {
+	track  *status.Tracker
+	marks  []vt.Mark
+	frame  vt.Frame // the screen as the rules last read it
+	rows   []string
+	ruleAt time.Time // when the rules last read the screen
+	// ruleDue: the screen changed since the rules read it.
+	ruleDue bool
+}
+
+// newTracker gives pane p a fresh tracker for its next start, with the
+// rules that watch its sandbox and command.
+func (m *Model) newTracker(p *pane) {
+	t := status.NewTracker(m.cfg.Status, m.now())
+	var rules []*status.Rule
+	for _, r := range m.cfg.Rules {
+		if r.AppliesTo(p.sandbox, p.spec.Spec.Command) {
+			rules = append(rules, r)
+		}
+	}
+	t.SetRules(rules)
+	p.st = paneState{track: t}
+}
+
+// state is the pane's state as shown now.
+func (p *pane) state() status.Status {
+	if p.st.track == nil {
+		return status.Status{State: status.Starting, Source: status.Life}
+	}
+	return p.st.track.Status()
+}
+
+// life is the state the pane's phase gives, or "" while it runs.
+func (p *pane) life() (status.State, string) {
+	switch {
+	case p.alert != nil:
+		return status.Failed, p.alert.what + " failed: " + p.alert.err.Error()
+	case p.phase == phaseStarting:
+		return status.Starting, p.status()
+	case p.phase == phaseRunning:
+		return "", ""
+	case p.phase == phaseClosing:
+		return status.Closing, p.status()
+	case p.phase == phaseExited && p.info.Disconnected:
+		return status.Disconnected, "the connection to the sandbox dropped"
+	case p.phase == phaseExited && p.info.ExitKnown && p.info.Exit.ShellCode() == 0:
+		return status.Done, p.info.Exit.String()
+	case p.phase == phaseClosed:
+		return status.Done, "closed"
+	}
+	return status.Failed, p.status()
+}
+
+// feedSignals gives pane p's tracker what its screen and session say,
+// after its screen changed: output, the marks, and (at most every
+// ruleEvery) the screen's last rows for the rules.
+func (m *Model) feedSignals(p *pane, now time.Time) {
+	t := p.st.track
+	if t == nil {
+		return
+	}
+	if p.sess != nil {
+		if out := p.sess.LastOutput(); out.After(p.lastOutput) {
+			p.lastOutput = out
+			t.Active(out, "output")
+		}
+	}
+	p.st.marks = p.screen.TakeMarks(p.st.marks[:0])
+	for _, mk := range p.st.marks {
+		applyMark(t, mk)
+	}
+	clear(p.st.marks) // the notifications' text goes
+	if t.RuleRows() > 0 {
+		p.st.ruleDue = true
+		m.readRules(p, now)
+	}
+}
+
+func applyMark(t *status.Tracker, mk vt.Mark) {
+	switch mk.Kind {
+	case vt.MarkBell:
+		t.Bell()
+	case vt.MarkNotify:
+		t.Notify(mk.Text)
+	case vt.MarkProgress:
+		t.Progress(mk.State, mk.N)
+	case vt.MarkPrompt:
+		t.Prompt()
+	case vt.MarkCommand:
+		t.CommandStart()
+	case vt.MarkCommandDone:
+		t.CommandDone(mk.N, mk.Known)
+	}
+}
+
+// readRules gives the rules the screen's last rows, unless they read it
+// less than ruleEvery ago (the state timer comes back for it then).
+func (m *Model) readRules(p *pane, now time.Time) {
+	if !p.st.ruleDue || p.screen == nil || now.Sub(p.st.ruleAt) < ruleEvery {
+		return
+	}
+	p.st.ruleDue, p.st.ruleAt = false, now
+	p.screen.Snapshot(&p.st.frame)
+	p.st.rows = p.st.frame.LastRows(p.st.track.RuleRows(), p.st.rows[:0])
+	p.st.track.Screen(p.st.rows, now)
+}
+
+// syncStates brings every pane's state up to date, after an Update, and
+// arms the state timer for the earliest moment one must be looked at.
+func (m *Model) syncStates() tea.Cmd {
+	if m.done {
+		return nil
+	}
+	now := m.now()
+	var next time.Time
+	due := func(at time.Time) {
+		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	for i, p := range m.panes {
+		t := p.st.track
+		if t == nil {
+			continue
+		}
+		m.syncPane(i, p, now)
+		due(t.Next(now))
+		if p.st.ruleDue {
+			due(p.st.ruleAt.Add(ruleEvery))
+		}
+	}
+	if next.IsZero() || !m.stateArmed.IsZero() && !next.Before(m.stateArmed) {
+		return nil
+	}
+	m.stateArmed = next
+	return tea.Tick(next.Sub(now), func(time.Time) tea.Msg { return stateMsg{} })
+}
+
+// syncPane brings pane i's state up to date at now.
+func (m *Model) syncPane(i int, p *pane, now time.Time) {
+	t := p.st.track
+	m.readRules(p, now)
+	t.Life(p.life())
+	was := t.Status()
+	if st, changed := t.Update(now); changed {
+		m.stateChanged(i, p, was, st)
+	}
+}
+
+// stateChanged reports a pane's new state: its title shows it in every
+// client; entering waiting, done or failed asks for the user.
+func (m *Model) stateChanged(i int, p *pane, was, st status.Status) {
+	m.redraw = true
+	if st.State == was.State {
+		return // a new reason (a progress report's percentage)
+	}
+	info := m.paneInfo(i)
+	m.emit(Event{Kind: EventState, Pane: info, Detail: string(st.State)})
+	if st.State.Attention() {
+		m.markAttention(i, p, info)
+	}
+}
+
+// markAttention marks pane i in every client that does not focus it and
+// notifies them, and the notify command, as the config says; focusing the
+// pane clears the mark.
+func (m *Model) markAttention(i int, p *pane, info *PaneInfo) {
+	away := len(m.views) == 0
+	for _, v := range m.views {
+		if i == v.focus {
+			continue
+		}
+		away = true
+		v.pv(p).attention = true
+		v.notify(info)
+	}
+	if !away {
+		return // every client looks at it
+	}
+	m.emit(Event{Kind: EventAttention, Pane: info, Detail: info.State + ": " + info.Reason})
+	if m.cfg.OnNotify != nil {
+		m.cfg.OnNotify(Notification{Pane: *info})
+	}
+}
+
+// titleState is the state as a pane's title says it: the state, then
+// what the phase says while starting, closing or once ended (how it
+// exited, what to do next), or else the reason, unless the state comes
+// from activity alone (its reason, "output", says nothing the state
+// does not).
+func (p *pane) titleState() string {
+	st := p.state()
+	word := string(st.State)
+	switch {
+	case st.Source == status.Life:
+		if d := p.status(); !strings.HasPrefix(d, word) {
+			return word + " · " + d
+		}
+		return p.status()
+	case st.Source == status.FromActivity || st.Reason == "":
+		return word
+	}
+	return word + ": " + st.Reason
+}
+
+// answered: the user (or a script, through ctl input) typed into the
+// pane, so whatever said it waits has its answer.
+func (p *pane) answered() {
+	if p.st.track != nil {
+		p.st.track.Input()
+	}
+}
+
+// Report sets a report's claim on the pane's state (ctl status): what an
+// agent's hooks say it does. Call it from DoMsg.
+func (m *Model) Report(id string, st status.State, reason string, ttl time.Duration) (PaneInfo, error) {
+	i, p, err := m.find(id)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	if p.st.track == nil || p.phase != phaseRunning {
+		return PaneInfo{}, fmt.Errorf("pane %d is %s: only a running pane's state can be reported", i+1, p.status())
+	}
+	now := m.now()
+	p.st.track.Report(st, reason, ttl, now)
+	m.syncPane(i, p, now) // the reply shows the state reported
+	return *m.paneInfo(i), nil
+}
