@@ -41,6 +41,7 @@ var ctlCommands = map[string]ctlCommand{
 	"keys":    {"keys S KEY...  (key names as the help writes them: enter, ctrl+c, up)", parseKeys},
 	"screen":  {"screen [--ansi] [--scrollback] S", parseScreen},
 	"wait":    {"wait --state STATE [--timeout D] S", parseWait},
+	"status":  {"status [S] STATE [--reason TEXT] [--ttl D]  (S defaults to $SANDMUX_PANE: the pane it runs in)", parseStatus},
 	"events":  {"events", noArgs(control.OpEvents)},
 	"quit":    {"quit [--kill]", parseQuit},
 }
@@ -188,11 +189,12 @@ func printReply(w io.Writer, op control.Op, rep control.Reply) {
 
 func printSessions(w io.Writer, sessions []control.SessionInfo) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tID\tNAME\tPROVIDER\tSTATE\tEXIT\tREASON\tSTARTED\tLAST OUTPUT\tBYTES\tPID")
+	fmt.Fprintln(tw, "#\tID\tNAME\tPROVIDER\tSTATE\tSINCE\tREASON\tPHASE\tEXIT\tSTARTED\tLAST OUTPUT\tBYTES\tPID\tCPU\tRSS")
 	for _, si := range sessions {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", si.Number, cell(si.ID), cell(si.Name), cell(si.Provider),
-			cell(si.State), optInt(si.ExitCode), cell(si.Reason), optTime(&si.Started), // a pane that failed to start never started
-			optTime(si.LastOutput), si.BytesOut, optInt(si.PID))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", si.Number, cell(si.ID), cell(si.Name), cell(si.Provider),
+			cell(si.State), optTime(si.Since), cell(si.Reason), cell(si.Phase), optInt(si.ExitCode),
+			optTime(&si.Started), // a pane that failed to start never started
+			optTime(si.LastOutput), si.BytesOut, optInt(si.PID), optPercent(si.CPUPercent), optBytes(si.RSSBytes))
 	}
 	_ = tw.Flush() // Best effort: nowhere else to report.
 }
@@ -211,6 +213,26 @@ func optInt(p *int) string {
 		return "-"
 	}
 	return strconv.Itoa(*p)
+}
+
+func optPercent(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*p, 'f', 1, 64) + "%"
+}
+
+func optBytes(p *int64) string {
+	if p == nil {
+		return "-"
+	}
+	const unit = 1024
+	n, suffix := float64(*p), []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= unit && i < len(suffix)-1 {
+		n, i = n/unit, i+1
+	}
+	return strconv.FormatFloat(n, 'f', min(i, 1), 64) + suffix[i]
 }
 
 func optTime(p *time.Time) string {

@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/server"
+	"github.com/sandmux/sandmux/status"
 )
 
 // errUsage is a usage error whose flag set already said what is wrong.
@@ -141,6 +143,32 @@ func parseWait(fs *flag.FlagSet, args []string) (control.Request, error) {
 	}
 	req.State, req.Timeout = *state, control.Duration(*timeout)
 	return req, nil
+}
+
+// parseStatus reads `status [S] STATE`: inside a pane, S defaults to the
+// pane itself (SANDMUX_PANE), which is what an agent's hooks want.
+func parseStatus(fs *flag.FlagSet, args []string) (control.Request, error) {
+	reason := fs.String("reason", "", "why, as the pane's title and the session list show it")
+	ttl := fs.Duration("ttl", 0, "the report holds for `D`, then the other signals count again (0: until the next report)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return control.Request{}, err
+	}
+	if len(pos) == 1 {
+		if pane := os.Getenv("SANDMUX_PANE"); pane != "" {
+			pos = []string{pane, pos[0]}
+		}
+	}
+	if len(pos) != 2 {
+		return control.Request{}, errors.New("give a session and a state (inside a pane, the state alone names that pane)")
+	}
+	if _, err := status.ParseReport(pos[1]); err != nil {
+		return control.Request{}, err
+	}
+	if *ttl < 0 {
+		return control.Request{}, errors.New("--ttl cannot be negative")
+	}
+	return control.Request{Op: control.OpStatus, Session: pos[0], State: pos[1], Reason: *reason, TTL: control.Duration(*ttl)}, nil
 }
 
 func parseQuit(fs *flag.FlagSet, args []string) (control.Request, error) {

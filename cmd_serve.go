@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,11 +20,13 @@ import (
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/daemon"
 	"github.com/sandmux/sandmux/endpoint"
+	"github.com/sandmux/sandmux/notify"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/server"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/sshattach"
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/termsafe"
 	"github.com/sandmux/sandmux/ui"
 )
@@ -116,6 +119,9 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	stopSignals()
 	stopServing()
 	wg.Wait()
+	if sv.notifier != nil {
+		sv.notifier.Close() // each within notify_timeout
+	}
 	if err := daemon.RemoveLock(socket); err != nil {
 		logger.Print(err)
 	}
@@ -131,6 +137,7 @@ type serverParts struct {
 	ctl      *control.Server
 	attacher rotatingAttacher
 	warned   *warnings
+	notifier *notify.Runner // nil unless ui.notify has "command"
 }
 
 // newServer wires the config's panes (or one per cmd), the Manager, the
@@ -145,7 +152,13 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket string, cm
 	}
 	mgr := session.NewManager(table)
 	hub := control.NewHub()
-	model := ui.New(ctx, uiConfig(cfg, server.Publish(hub)), ui.FromManager(mgr), specs)
+	uiCfg := uiConfig(cfg, server.Publish(hub))
+	var notifier *notify.Runner
+	if slices.Contains(cfg.UI.Notify, "command") && len(cfg.UI.NotifyCommand) > 0 {
+		notifier = notify.New(ctx, cfg.UI.NotifyCommand, cfg.UI.NotifyTimeout, logger.Printf)
+		uiCfg.OnNotify = func(n ui.Notification) { notifier.Run(notifyEnv(n)) }
+	}
+	model := ui.New(ctx, uiCfg, ui.FromManager(mgr), specs)
 	srv := server.New(model, server.Options{Size: attach.Size{Width: int(size.Cols), Height: int(size.Rows)},
 		HangupQuits: cfg.Server.OnHangup == "quit", Log: logger.Print, Filter: panicFilter()})
 	core := srv.NewCore(server.Specs{
@@ -158,7 +171,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket string, cm
 	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
-	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, attacher: attacher, warned: warned}
+	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, attacher: attacher, warned: warned, notifier: notifier}
 }
 
 // settle waits until no session is left and says how every client ends:
@@ -217,11 +230,27 @@ func quitOnSignals(srv *server.Server) (stop func()) {
 }
 
 func uiConfig(cfg *config.Config, events func(ui.Event)) ui.Config {
+	var via ui.Notify
+	for _, w := range cfg.UI.Notify {
+		via |= notifyWays[w]
+	}
 	return ui.Config{
-		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback, AttentionAfter: cfg.UI.AttentionAfter,
+		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback,
+		Status: status.Config{ActivityWindow: cfg.UI.ActivityWindow, IdleAfter: cfg.UI.AttentionAfter},
+		Rules:  cfg.Rules, Notify: via,
 		Clipboard: cfg.UI.Clipboard == "write", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
 		Events: events, Server: true, Parsers: parsers,
 	}
+}
+
+// notifyWays are the ui.notify values the terminal serves ("command" is
+// the notifier's).
+var notifyWays = map[string]ui.Notify{"terminal": ui.NotifyTerminal, "bell": ui.NotifyBell}
+
+// notifyEnv tells the notify command which pane needs the user, and why.
+func notifyEnv(n ui.Notification) []string {
+	return []string{"SANDMUX_PANE=" + n.Pane.ID, "SANDMUX_NAME=" + n.Pane.Name,
+		"SANDMUX_STATE=" + n.Pane.State, "SANDMUX_REASON=" + n.Pane.Reason}
 }
 
 // paneEnv is what every pane's processes learn of their server, so that

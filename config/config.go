@@ -18,6 +18,7 @@ import (
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/ui"
 	"github.com/sandmux/sandmux/xdg"
 )
@@ -36,6 +37,8 @@ type Config struct {
 	UI        UIConfig
 	Server    ServerConfig
 	Sandboxes []Sandbox
+	// Rules are the [[rule]] tables, compiled, in the file's order.
+	Rules []*status.Rule
 	Providers ProvidersConfig
 	// Source is the file the config was read from, or BuiltinSource.
 	Source string
@@ -59,9 +62,19 @@ type UIConfig struct {
 	FPS int
 	// Scrollback is how many lines of history each pane keeps.
 	Scrollback int
-	// AttentionAfter is how long a pane must be quiet before it is marked as
-	// needing attention; zero turns marking off.
+	// ActivityWindow: output or CPU within it makes a pane working.
+	ActivityWindow time.Duration
+	// AttentionAfter is how long a pane must be quiet, after activity,
+	// before it is idle.
 	AttentionAfter time.Duration
+	// Notify is how a pane entering waiting, done or failed is told:
+	// "terminal" (OSC 9), "bell", "command" (NotifyCommand).
+	Notify []string
+	// NotifyCommand is run for each such entry, with SANDMUX_PANE,
+	// SANDMUX_NAME, SANDMUX_STATE and SANDMUX_REASON set, within
+	// NotifyTimeout.
+	NotifyCommand []string
+	NotifyTimeout time.Duration
 	// Clipboard is "write" (a pane's clipboard writes, OSC 52, reach the
 	// user's terminal) or "off". Reads are never answered.
 	Clipboard string
@@ -263,17 +276,29 @@ var uiOptions = []option[UIConfig]{
 	{table: "ui", key: "scrollback", def: int64(vt.DefaultScrollback),
 		help: "How many lines of history each pane keeps.",
 		kind: intKind(func(u *UIConfig) *int { return &u.Scrollback }, 0, 1_000_000)},
-	{table: "ui", key: "attention_after", def: "30s",
-		help: `How long a pane must be quiet before it is marked as needing attention; "0s" turns marking off.`,
-		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.AttentionAfter }, 0, 24*time.Hour)},
+	{table: "ui", key: "activity_window", def: "2s",
+		help: "Output or CPU use within this long makes a pane working.",
+		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.ActivityWindow }, 100*time.Millisecond, time.Hour)},
+	{table: "ui", key: "attention_after", def: "10s",
+		help: "How long a pane must be quiet, after output or CPU use, before it is idle.",
+		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.AttentionAfter }, time.Second, 24*time.Hour)},
+	{table: "ui", key: "notify", def: []any{"terminal"},
+		help: `How a pane that starts waiting, is done or failed is told while you look elsewhere: "terminal" (a notification to your terminal), "bell", "command" (runs notify_command).`,
+		kind: notifyKind(func(u *UIConfig) *[]string { return &u.Notify })},
+	{table: "ui", key: "notify_command", def: "",
+		help: "Run for each such pane, with SANDMUX_PANE, SANDMUX_NAME, SANDMUX_STATE and SANDMUX_REASON in its environment (a string for sh -c, or an array).",
+		kind: commandKind(func(u *UIConfig) *[]string { return &u.NotifyCommand })},
+	{table: "ui", key: "notify_timeout", def: "10s",
+		help: "How long notify_command may run before it is killed.",
+		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.NotifyTimeout }, 100*time.Millisecond, 10*time.Minute)},
 	{table: "ui", key: "clipboard", def: "write",
 		help: `"write" passes a pane's clipboard writes (OSC 52) on to your terminal, as tmux's set-clipboard does, and "off" drops them (a pane never reads your clipboard).`,
 		kind: stringKind(func(u *UIConfig) *string { return &u.Clipboard }, clipboardMode)},
 	{table: "ui", key: "bell", def: "any",
 		help: `Whose bells reach your terminal: "any" pane's, "other" panes' than the focused one, or "none".`,
 		kind: stringKind(func(u *UIConfig) *string { return &u.Bell }, passMode)},
-	{table: "ui", key: "notifications", def: "other",
-		help: `Whose notifications (OSC 9 and OSC 777) reach your terminal, named after their pane: "any" pane's, "other" panes' than the focused one, or "none".`,
+	{table: "ui", key: "notifications", def: "none",
+		help: `Whose own notifications (OSC 9 and OSC 777) reach your terminal as they are sent, named after their pane: "any" pane's, "other" panes' than the focused one, or "none" (notify already tells you when a pane starts waiting).`,
 		kind: stringKind(func(u *UIConfig) *string { return &u.Notifications }, passMode)},
 }
 
@@ -383,8 +408,8 @@ func syntaxError(name string, err error) error {
 func (p *problems) decode(doc map[string]any) *Config {
 	c := &Config{UI: defaultsOf(uiOptions), Server: defaultsOf(serverOptions), Providers: defaultsOf(providerOptions), reg: p.reg}
 	for key := range doc {
-		if !slices.Contains([]string{"defaults", "sandbox", "ui", "server", "providers"}, key) {
-			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui], [server] and [providers.NAME])"))
+		if !slices.Contains([]string{"defaults", "sandbox", "ui", "server", "providers", "rule"}, key) {
+			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui], [server], [providers.NAME] and [[rule]])"))
 		}
 	}
 	base := defaultsOf(sandboxOptions)
@@ -392,6 +417,7 @@ func (p *problems) decode(doc map[string]any) *Config {
 		applyOptions(p, sandboxOptions, "sandbox", "defaults", t, &base)
 	}
 	c.defaults = &base
+	c.Rules = p.decodeRules(doc)
 	if t := p.table(doc, "", "ui"); t != nil {
 		applyOptions(p, uiOptions, "ui", "ui", t, &c.UI)
 	}
@@ -416,7 +442,7 @@ func (p *problems) decode(doc map[string]any) *Config {
 			}
 		}
 	}
-	for i, t := range p.sandboxTables(doc) {
+	for i, t := range p.arrayTables(doc, "sandbox") {
 		s := base
 		s.Env = maps.Clone(base.Env)
 		at := fmt.Sprintf("sandbox[%d]", i)
@@ -465,27 +491,28 @@ func (p *problems) table(parent map[string]any, at, key string) map[string]any {
 	return t
 }
 
-// sandboxTables returns the [[sandbox]] tables, reporting anything else.
-func (p *problems) sandboxTables(doc map[string]any) []map[string]any {
-	switch v := doc["sandbox"].(type) {
+// arrayTables returns the [[key]] tables (sandbox, rule), reporting
+// anything else.
+func (p *problems) arrayTables(doc map[string]any, key string) []map[string]any {
+	switch v := doc[key].(type) {
 	case nil:
 		return nil
 	case []map[string]any:
 		return v
-	case []any: // sandbox = [{...}, ...]
+	case []any: // key = [{...}, ...]
 		tables := make([]map[string]any, len(v))
 		for i, e := range v {
 			t, ok := e.(map[string]any)
 			if !ok {
-				p.add(fmt.Sprintf("sandbox[%d]", i), fmt.Errorf("%s is not a table (write a [[sandbox]] table for each sandbox)", literal(e)))
+				p.add(fmt.Sprintf("%s[%d]", key, i), fmt.Errorf("%s is not a table (write a [[%s]] table for each %s)", literal(e), key, key))
 			}
 			tables[i] = t
 		}
 		return tables
 	case map[string]any:
-		p.add("sandbox", errors.New("is a single table: write [[sandbox]], with double brackets, once per sandbox"))
+		p.add(key, fmt.Errorf("is a single table: write [[%s]], with double brackets, once per %s", key, key))
 	default:
-		p.add("sandbox", fmt.Errorf("%s is not an array of tables (write a [[sandbox]] table for each sandbox)", literal(v)))
+		p.add(key, fmt.Errorf("%s is not an array of tables (write a [[%s]] table for each %s)", literal(v), key, key))
 	}
 	return nil
 }
@@ -611,6 +638,9 @@ func (c *Config) validate() error {
 	}
 	for _, o := range uiOptions {
 		checkOption(p, "ui."+o.key, o, &c.UI)
+	}
+	if slices.Contains(c.UI.Notify, "command") && len(c.UI.NotifyCommand) == 0 {
+		p.add("ui.notify", errors.New(`has "command" but no notify_command says what to run (write one, e.g. notify_command = ["notify-send", "sandmux"])`))
 	}
 	for _, o := range providerOptions {
 		checkOption(p, "providers."+o.table+"."+o.key, o, &c.Providers)

@@ -142,7 +142,22 @@ func TestConfigErrors(t *testing.T) {
 		{"scrollback negative", sb + "[ui]\nscrollback = -1\n", 4, "ui.scrollback", "-1 is out of range (use 0 to 1000000)"},
 		{"scrollback high", sb + "[ui]\nscrollback = 1_000_001\n", 4, "ui.scrollback", "out of range"},
 		{"attention_after", sb + "[ui]\nattention_after = \"1y\"\n", 4, "ui.attention_after", "is not a duration"},
-		{"attention_after long", sb + "[ui]\nattention_after = \"25h\"\n", 4, "ui.attention_after", `"25h" is out of range (use "0s" to "24h")`},
+		{"attention_after long", sb + "[ui]\nattention_after = \"25h\"\n", 4, "ui.attention_after", `"25h" is out of range (use "1s" to "24h")`},
+		{"notify way", sb + "[ui]\nnotify = [\"terminal\", \"email\"]\n", 4, "ui.notify[1]", `"email" is not a way to notify`},
+		{"notify command missing", sb + "[ui]\nnotify = [\"command\"]\n", 4, "ui.notify", "no notify_command says what to run"},
+		{"notify type", sb + "[ui]\nnotify = \"bell\"\n", 4, "ui.notify", "is not an array"},
+
+		// [[rule]]
+		{"rule regexp", sb + "[[rule]]\nstate = \"waiting\"\nmatch = \"(\"\n", 5, "rule[0].match", "is not a regular expression"},
+		{"rule state", sb + "[[rule]]\nmatch = \"x\"\nstate = \"busy\"\n", 5, "rule[0].state", "a rule may say waiting, working, idle, done or failed"},
+		{"rule no state", sb + "[[rule]]\nmatch = \"x\"\n", 3, "rule[0]", "has no state"},
+		{"rule rows", sb + "[[rule]]\nmatch = \"x\"\nstate = \"idle\"\nrows = 0\n", 6, "rule[0].rows", "0 is out of range (use 1 to 200)"},
+		{"rule hold", sb + "[[rule]]\nmatch = \"x\"\nstate = \"idle\"\nhold = \"soon\"\n", 6, "rule[0].hold", "is not a duration"},
+		{"rule command", sb + "[[rule]]\nmatch = \"x\"\nstate = \"idle\"\ncommand = \"*\"\n", 6, "rule[0].command", "is not a regular expression"},
+		{"rule sandboxes", sb + "[[rule]]\nmatch = \"x\"\nstate = \"idle\"\nsandboxes = [\"[\"]\n", 6, "rule[0].sandboxes[0]", "is not a name or pattern"},
+		{"rule unknown key", sb + "[[rule]]\nmatch = \"x\"\nstate = \"idle\"\nregex = \"y\"\n", 6, "rule[0].regex", "unknown key"},
+		{"rule second", sb + "[[rule]]\nmatch = \"x\"\nstate = \"idle\"\n[[rule]]\nmatch = \"x\"\nstate = \"gone\"\n", 8, "rule[1].state", "a rule may say"},
+		{"rule single table", sb + "[rule]\nmatch = \"x\"\n", 3, "rule", "is a single table"},
 		{"ui inline", "ui = { fps = 0 }\n" + sb, 1, "ui.fps", "out of range"},
 
 		// [providers.local]
@@ -315,8 +330,9 @@ func TestConfigBuiltinDefaults(t *testing.T) {
 	if want := filepath.Join(dir, ".local/share/sandmux/workspaces/a"); s.Workspace != want {
 		t.Errorf("workspace = %q, want %q", s.Workspace, want)
 	}
-	wantUI := UIConfig{Prefix: "ctrl+b", FPS: 60, Scrollback: 10000, AttentionAfter: 30 * time.Second, Clipboard: "write", Bell: "any", Notifications: "other"}
-	if c.UI != wantUI {
+	wantUI := UIConfig{Prefix: "ctrl+b", FPS: 60, Scrollback: 10000, ActivityWindow: 2 * time.Second, AttentionAfter: 10 * time.Second,
+		Notify: []string{"terminal"}, NotifyTimeout: 10 * time.Second, Clipboard: "write", Bell: "any", Notifications: "none"}
+	if !reflect.DeepEqual(c.UI, wantUI) {
 		t.Errorf("ui = %+v, want %+v", c.UI, wantUI)
 	}
 	if c.Providers.Local.Shell != "" {
@@ -576,7 +592,7 @@ func TestConfigExample(t *testing.T) {
 			t.Errorf("[defaults] %s = %v in the example, but the default is %v", o.key, o.get(c.defaults), o.get(&base))
 		}
 	}
-	if want := defaultsOf(uiOptions); c.UI != want {
+	if want := defaultsOf(uiOptions); !reflect.DeepEqual(c.UI, want) {
 		t.Errorf("[ui] in the example is %+v, but the defaults are %+v", c.UI, want)
 	}
 	if want := defaultsOf(serverOptions); c.Server != want {

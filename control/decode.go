@@ -36,6 +36,7 @@ var ops = map[Op]spec{
 	OpKeys:    {needs: []string{"session", "keys"}},
 	OpScreen:  {needs: []string{"session"}, allows: []string{"ansi", "scrollback"}},
 	OpWait:    {needs: []string{"session", "state"}, allows: []string{"timeout"}},
+	OpStatus:  {needs: []string{"session", "state"}, allows: []string{"reason", "ttl"}},
 	OpEvents:  {},
 	OpQuit:    {allows: []string{"kill"}},
 	OpAttach:  {needs: []string{"width", "height"}, allows: []string{"read_only", "term", "colorterm"}},

@@ -28,6 +28,7 @@ const (
 	OpKeys    Op = "keys"    // press Keys in Session, encoded for its modes
 	OpScreen  Op = "screen"  // Session's screen as text
 	OpWait    Op = "wait"    // wait until Session reaches State
+	OpStatus  Op = "status"  // report Session's State (Reason, for TTL)
 	OpEvents  Op = "events"  // stream events until the client goes
 	OpQuit    Op = "quit"    // quit the server (Kill: kill everything now)
 	OpAttach  Op = "attach"  // attach a terminal: the connection carries frames after the reply
@@ -48,6 +49,8 @@ type Request struct {
 	ANSI       bool     `json:"ansi,omitempty"`
 	Scrollback bool     `json:"scrollback,omitempty"`
 	State      string   `json:"state,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	TTL        Duration `json:"ttl,omitempty"`
 	Timeout    Duration `json:"timeout,omitempty"`
 	Kill       bool     `json:"kill,omitempty"`
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/ui"
 )
 
@@ -145,6 +147,13 @@ func (c *serverCore) Input(id string, encode func(vt.Modes) []byte) error {
 	var refused error
 	err := c.do(func(m *ui.Model) tea.Cmd { refused = m.Input(id, encode); return nil })
 	return errors.Join(err, refused)
+}
+
+func (c *serverCore) Report(id string, st status.State, reason string, ttl time.Duration) (control.SessionInfo, error) {
+	var info ui.PaneInfo
+	var refused error
+	err := c.do(func(m *ui.Model) tea.Cmd { info, refused = m.Report(id, st, reason, ttl); return nil })
+	return sessionInfo(info), errors.Join(err, refused)
 }
 
 func (c *serverCore) Screen(id string, ansi, scrollback bool) (string, error) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/ui"
 )
 
@@ -44,6 +46,8 @@ type Core interface {
 	Input(id string, encode func(vt.Modes) []byte) error
 	// Screen is the session's screen as `sandmux screen` prints one.
 	Screen(id string, ansi, scrollback bool) (string, error)
+	// Report sets a report's claim on the session's state (ctl status).
+	Report(id string, st status.State, reason string, ttl time.Duration) (control.SessionInfo, error)
 	// Quit begins the quit as prefix q then y does (kill: as a second q)
 	// and returns once it began.
 	Quit(kill bool) error
@@ -75,6 +79,7 @@ var ctlOps = map[control.Op]func(h *ctlHandler, ctx context.Context, req control
 	control.OpKeys:    (*ctlHandler).keys,
 	control.OpScreen:  (*ctlHandler).screen,
 	control.OpWait:    (*ctlHandler).wait,
+	control.OpStatus:  (*ctlHandler).status,
 	control.OpQuit:    (*ctlHandler).quit,
 }
 
@@ -142,6 +147,30 @@ func (h *ctlHandler) act(req control.Request, verb string, what func(id string) 
 		return control.Reply{}, fmt.Errorf("%s %s: %w", verb, describe(si), err)
 	}
 	return control.Reply{Session: h.byID(si.ID)}, nil
+}
+
+// status reports the session's state, as an agent's hooks do from
+// inside its pane.
+func (h *ctlHandler) status(_ context.Context, req control.Request) (control.Reply, error) {
+	st, err := status.ParseReport(req.State)
+	if err != nil {
+		return control.Reply{}, err
+	}
+	if req.TTL < 0 {
+		return control.Reply{}, errors.New("ttl cannot be negative: give how long the report holds, or none for until the next")
+	}
+	if len(req.Reason) > status.MaxReason {
+		return control.Reply{}, fmt.Errorf("the reason has %d bytes: say it in at most %d", len(req.Reason), status.MaxReason)
+	}
+	si, err := h.resolve(req.Session)
+	if err != nil {
+		return control.Reply{}, err
+	}
+	cur, err := h.core.Report(si.ID, st, req.Reason, time.Duration(req.TTL))
+	if err != nil {
+		return control.Reply{}, fmt.Errorf("report %s for %s: %w", st, describe(si), err)
+	}
+	return control.Reply{Session: &cur}, nil
 }
 
 func (h *ctlHandler) send(_ context.Context, req control.Request) (control.Reply, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/endpoint"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/status"
 )
 
 // fakeCore is a Core over a list the test sets: it records what it was
@@ -117,6 +118,20 @@ func (f *fakeCore) setState(id, state string) {
 	}
 	f.mu.Unlock()
 	f.hub.Publish(control.Event{Kind: control.EventState, Time: time.Now(), Session: ev})
+}
+
+// Report sets the session's state as a report does, and records it.
+func (f *fakeCore) Report(id string, st status.State, reason string, ttl time.Duration) (control.SessionInfo, error) {
+	f.record("report %s %s %q %s", id, st, reason, ttl)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.sessions {
+		if f.sessions[i].ID == id {
+			f.sessions[i].State, f.sessions[i].Reason = string(st), reason
+			return f.sessions[i], nil
+		}
+	}
+	return control.SessionInfo{}, fmt.Errorf("no session %s", id)
 }
 
 // remove drops a session from the list, as a finished close does.

@@ -8,12 +8,27 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/ui"
 )
 
 // WaitStates are the states `ctl wait` may wait for: every
-// control.SessionInfo.State the core reports.
-var WaitStates = ui.Phases
+// control.SessionInfo.State (working, waiting, ...) and Phase (running,
+// exited, killed, ...) the core reports.
+var WaitStates = waitStates()
+
+func waitStates() []string {
+	var list []string
+	for _, s := range status.States {
+		list = append(list, string(s))
+	}
+	for _, p := range ui.Phases {
+		if !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list
+}
 
 // stateClosed is the state of a session that is gone from the list: a
 // wait for it ends when the pane goes, whether or not the core reported
@@ -49,7 +64,7 @@ func (h *ctlHandler) wait(ctx context.Context, req control.Request) (control.Rep
 			return control.Reply{Session: &si}, nil
 		case cur == nil:
 			return control.Reply{}, fmt.Errorf("%s closed before it was %s: nothing is left to wait for; sandmux ctl ls lists the sessions", describe(si), req.State)
-		case cur.State == req.State:
+		case cur.State == req.State || cur.Phase == req.State:
 			return control.Reply{Session: cur}, nil
 		}
 		si = *cur
