@@ -26,7 +26,7 @@ func ctlIn(t *testing.T, dir string, args ...string) string {
 func TestTUIDetachAttachQuit(t *testing.T) {
 	first := startTerm(t, 100, 30, sandmuxBin+" 'bash --norc'")
 	dir := first.dir
-	first.waitText("running")
+	first.waitStarted()
 	first.typeText("echo first-$((6*7))")
 	first.keys("Enter")
 	first.waitText("first-42")

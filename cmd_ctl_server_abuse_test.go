@@ -142,7 +142,7 @@ func TestCtlServerParallelClients(t *testing.T) {
 	for i := range clients {
 		s.waitScreen("1", fmt.Sprintf("client-%02d", i))
 	}
-	if list := s.sessions(); len(list) != 1 || list[0].State != "running" {
+	if list := s.sessions(); len(list) != 1 || list[0].Phase != "running" {
 		t.Errorf("after the parallel clients: %+v", list)
 	}
 }

@@ -111,7 +111,7 @@ func TestCtlServerEvents(t *testing.T) {
 		}
 	}
 	started := ev.next(t, "ev's start", pane(control.EventStarted, ""))
-	if started.Session.State != "running" || started.Session.Number != 2 {
+	if started.Session.Phase != "running" || started.Session.Number != 2 {
 		t.Errorf("the started event shows %+v", started.Session)
 	}
 	s.ok("send", "ev", `go\r`)

@@ -271,7 +271,7 @@ func TestCtlServerLsRun(t *testing.T) {
 		}
 	}
 	si := s.sessions()[0]
-	if si.Number != 1 || si.ID != "p0" || si.Name != "cat" || si.Provider != "local" || si.State != "running" || si.ExitCode != nil || si.Started.IsZero() {
+	if si.Number != 1 || si.ID != "p0" || si.Name != "cat" || si.Provider != "local" || si.Phase != "running" || si.ExitCode != nil || si.Started.IsZero() {
 		t.Errorf("ctl --json ls = %+v", si)
 	}
 

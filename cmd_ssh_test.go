@@ -384,7 +384,7 @@ command = ["bash", "--norc", "--noprofile"]
 `)
 	})
 	dir := local.dir
-	local.waitText("running")
+	local.waitStarted()
 	logFile := filepath.Join(dir, "state", "sandmux", "default.log")
 	port := waitFileLine(t, logFile, "the SSH address", regexp.MustCompile(`serving SSH on 127\.0\.0\.1:(\d+)$`))[1]
 
@@ -397,7 +397,7 @@ command = ["bash", "--norc", "--noprofile"]
 	waitFileLine(t, logFile, "the refusal", regexp.MustCompile(`ssh: refused ssh \S+ `+regexp.QuoteMeta(strangerFP)+` from 127\.0\.0\.1:\d+: key is in neither`))
 
 	remote := startTermIn(t, dir, 90, 25, sshCommand(rwKey, port, ""))
-	remote.waitText("running")
+	remote.waitStarted()
 	remote.typeText("echo remote-$((7*6))")
 	remote.keys("Enter")
 	local.waitText("remote-42")

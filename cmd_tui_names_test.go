@@ -11,14 +11,14 @@ import (
 func TestTUIPaneNamesAndRename(t *testing.T) {
 	tt := startTerm(t, 120, 30, sandmuxBin+" 'cat -u' 'sleep 1000'")
 	tt.waitFor("two numbered titles", func(s string) bool {
-		return strings.Contains(s, "1 cat · local · running") && strings.Contains(s, "2 sleep · local · running")
+		return strings.Contains(s, "1 cat · local · idle") && strings.Contains(s, "2 sleep · local · idle")
 	})
 	tt.keys("C-b", ",")
 	tt.waitText("Rename pane 1: cat")
 	tt.keys("BSpace", "BSpace", "BSpace")
 	tt.typeText("web")
 	tt.keys("Enter")
-	tt.waitText("1 web · local · running")
+	tt.waitText("1 web · local · idle")
 	if ls := ctlIn(t, tt.dir, "ls"); !strings.Contains(ls, " web ") {
 		t.Errorf("ctl ls does not call the renamed pane web:\n%s", ls)
 	}

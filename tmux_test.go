@@ -145,6 +145,14 @@ func (tt *tmuxTerm) waitFor(what string, ok func(string) bool) string {
 	}
 }
 
+// waitStarted waits until some pane's title says its session runs: idle,
+// working or waiting, as its state goes.
+func (tt *tmuxTerm) waitStarted() string {
+	return tt.waitFor("a pane whose session runs", func(s string) bool {
+		return strings.Contains(s, " · idle") || strings.Contains(s, " · working") || strings.Contains(s, " · waiting")
+	})
+}
+
 func (tt *tmuxTerm) waitText(text string) string {
 	tt.t.Helper()
 	return tt.waitFor(fmt.Sprintf("%q on screen", text), func(s string) bool { return strings.Contains(s, text) })

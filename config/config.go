@@ -38,7 +38,7 @@ type Config struct {
 	Server    ServerConfig
 	Sandboxes []Sandbox
 	// Rules are the [[rule]] tables, compiled, in the file's order.
-	Rules []*status.Rule
+	Rules     []*status.Rule
 	Providers ProvidersConfig
 	// Source is the file the config was read from, or BuiltinSource.
 	Source string

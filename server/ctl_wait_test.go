@@ -110,8 +110,9 @@ func TestCtlWaitTimeout(t *testing.T) {
 
 func TestCtlWaitRefusals(t *testing.T) {
 	h := serve(t)
-	_, err := h.call(t, control.Request{Op: control.OpWait, Session: "1", State: "done"})
-	if err == nil || !strings.Contains(err.Error(), `cannot wait for state "done": use one of starting, running, exited`) {
+	_, err := h.call(t, control.Request{Op: control.OpWait, Session: "1", State: "busy"})
+	if err == nil || !strings.Contains(err.Error(), `cannot wait for state "busy": use one of waiting, failed, working, idle, done`) ||
+		!strings.Contains(err.Error(), "running, exited") {
 		t.Errorf("wait for an unknown state: %v, want one listing the states", err)
 	}
 	_, err = h.call(t, control.Request{Op: control.OpWait, Session: "web", State: "exited"})

@@ -67,9 +67,9 @@ func TestContract_A3_TwoClientsShareAPane(t *testing.T) {
 	a := newPipeStream(t, 100, 30, false)
 	b := newPipeStream(t, 60, 20, false)
 	attachClient(t, s, a)
-	a.waitFor(t, "cat · local · running")
+	a.waitFor(t, "cat · local · idle")
 	attachClient(t, s, b)
-	b.waitFor(t, "cat · local · running")
+	b.waitFor(t, "cat · local · idle")
 
 	a.typeText(t, "hello from a\r")
 	a.waitFor(t, "hello from a")
@@ -122,7 +122,7 @@ func TestHangupDetachesOrQuits(t *testing.T) {
 			s, _ := runServerWith(t, Options{Size: attach.Size{Width: 80, Height: 24}, HangupQuits: quits}, "cat")
 			c := newPipeStream(t, 80, 24, false)
 			attachClient(t, s, c)
-			c.waitFor(t, "cat · local · running")
+			c.waitFor(t, "cat · local · idle")
 			_ = c.typer.Close() // the terminal goes away
 			if e := c.waitExit(t); !e.Detached {
 				t.Fatalf("a hung-up client ended with %+v, want detached", e)
@@ -130,7 +130,7 @@ func TestHangupDetachesOrQuits(t *testing.T) {
 			if !quits {
 				other := newPipeStream(t, 80, 24, false)
 				attachClient(t, s, other)
-				other.waitFor(t, "cat · local · running")
+				other.waitFor(t, "cat · local · idle")
 				return
 			}
 			select {
@@ -208,7 +208,7 @@ func TestAttachEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	returned := make(chan error, 1)
 	go func() { returned <- s.Attach(ctx, st) }()
-	st.waitFor(t, "cat · local · running")
+	st.waitFor(t, "cat · local · idle")
 	cancel()
 	select {
 	case <-returned:

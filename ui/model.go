@@ -116,7 +116,7 @@ type Model struct {
 	changedPending bool
 	frameArmed     bool
 	lastFrame      time.Time
-	stateArmed     time.Time // when the state timer fires; zero when none waits
+	stateArmed     time.Time     // when the state timer fires; zero when none waits
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
 

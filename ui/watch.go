@@ -18,8 +18,8 @@ import (
 // aside, which sandmux runs at its lowest rate with nothing to draw).
 type (
 	// wakeMsg says which signal ended the wait.
-	wakeMsg      struct{ kind wakeKind }
-	frameMsg     struct{}
+	wakeMsg  struct{ kind wakeKind }
+	frameMsg struct{}
 	infosMsg struct{ infos []session.Info }
 	wakeKind int
 )
