@@ -161,7 +161,7 @@ func (m *Model) syncStates() tea.Cmd {
 		return nil
 	}
 	m.stateArmed = next
-	return tea.Tick(next.Sub(now), func(time.Time) tea.Msg { return stateMsg{} })
+	return m.after(next.Sub(now), stateMsg{})
 }
 
 // syncPane brings pane i's state up to date at now.
@@ -253,4 +253,20 @@ func (m *Model) Report(id string, st status.State, reason string, ttl time.Durat
 	p.st.track.Report(st, reason, ttl, now)
 	m.syncPane(i, p, now) // the reply shows the state reported
 	return *m.paneInfo(i), nil
+}
+
+// after returns a command that delivers msg after d, or nothing once the
+// model is done: not tea.Tick, whose timer would outlive the program.
+func (m *Model) after(d time.Duration, msg tea.Msg) tea.Cmd {
+	stop := m.stop
+	return func() tea.Msg {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return msg
+		case <-stop:
+			return nil
+		}
+	}
 }
