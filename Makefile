@@ -27,6 +27,7 @@ bench:
 # Each fuzz target runs for FUZZTIME (go test allows one target per run).
 FUZZ_TARGETS = \
 	FuzzCollector:./session \
+	FuzzRead:./asciicast \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
