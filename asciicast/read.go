@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Event kinds that asciicast v2 defines. A reader passes other kinds on
@@ -164,4 +165,26 @@ func Read(r io.Reader) (Header, []Event, error) {
 		}
 		events = append(events, e)
 	}
+}
+
+// maxGap bounds one pause so it fits a time.Duration.
+const maxGap = 1e9 * time.Second
+
+// Gap is how long a player pauses between events at times prev and next
+// (seconds from the start): the gap, capped at idleLimit seconds when that
+// is positive, divided by speed. Speed 0 means no pauses at all, and so
+// does time going back.
+func Gap(prev, next, idleLimit, speed float64) time.Duration {
+	gap := next - prev
+	if speed <= 0 || !(gap > 0) {
+		return 0
+	}
+	if idleLimit > 0 {
+		gap = min(gap, idleLimit)
+	}
+	s := gap / speed
+	if s >= maxGap.Seconds() {
+		return maxGap
+	}
+	return time.Duration(s * float64(time.Second))
 }

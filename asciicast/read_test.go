@@ -183,3 +183,22 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestGap(t *testing.T) {
+	for _, c := range []struct {
+		prev, next, limit, speed float64
+		want                     time.Duration
+	}{
+		{1, 3, 0, 1, 2 * time.Second},
+		{1, 3, 0, 2, time.Second},
+		{1, 3, 0.5, 1, 500 * time.Millisecond},
+		{1, 3, 0.5, 0.5, time.Second},
+		{1, 3, 0, 0, 0},
+		{3, 1, 0, 1, 0},
+		{0, 1e300, 0, 1, maxGap},
+	} {
+		if got := Gap(c.prev, c.next, c.limit, c.speed); got != c.want {
+			t.Errorf("Gap(%v, %v, limit %v, speed %v) = %v, want %v", c.prev, c.next, c.limit, c.speed, got, c.want)
+		}
+	}
+}
