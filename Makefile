@@ -28,6 +28,7 @@ bench:
 FUZZ_TARGETS = \
 	FuzzCollector:./session \
 	FuzzRead:./asciicast \
+	FuzzPlayKeys:. \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
