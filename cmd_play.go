@@ -57,7 +57,8 @@ func runPlay(ctx context.Context, args []string, s stdio) int {
 	defer stop()
 	var keys *keyReader
 	var keyCh <-chan playKey
-	if s.in != nil && term.IsTerminal(s.in.Fd()) {
+	raw := s.in != nil && term.IsTerminal(s.in.Fd())
+	if raw {
 		state, err := term.MakeRaw(s.in.Fd())
 		if err != nil {
 			termsafe.Fprintln(s.err, "sandmux play: raw mode:", err)
@@ -74,18 +75,37 @@ func runPlay(ctx context.Context, args []string, s stdio) int {
 	}
 	p := newPlayer(dec, s.out, opts.speed, idle, keyCh)
 	quit, err := p.play(ctx)
+	notes := noteWriter{w: s.err, eol: "\n"}
+	if raw {
+		notes.eol = "\r\n" // the terminal is still raw: a newline does not return
+	}
 	if outIsTerminal(s.out) {
 		_, _ = io.WriteString(s.out, resetInputModes) // Best effort: the terminal may be gone.
+		notes.lead = notes.eol                        // the cast's last line may not have ended
 	}
 	if sig, ok := caught().(syscall.Signal); ok {
 		return 128 + int(sig)
 	}
 	if err != nil {
-		termsafe.Fprintf(s.err, "\r\nsandmux play: %s: %v\r\n", opts.file, err) // the format's line ends are kept
+		notes.say("sandmux play: %s: %v", opts.file, err)
 		return exitFailure
 	}
-	playNotes(s, p, quit)
+	playNotes(notes, s.out, p, quit)
 	return exitOK
+}
+
+// noteWriter writes what play says after the cast, escaped, each line
+// ended as the terminal's mode needs.
+type noteWriter struct {
+	w         io.Writer
+	lead, eol string
+}
+
+func (n *noteWriter) say(format string, args ...any) {
+	_, _ = io.WriteString(n.w, n.lead) // Best effort, as the rest of the note.
+	n.lead = ""
+	termsafe.Fprintf(n.w, format, args...)
+	_, _ = io.WriteString(n.w, n.eol)
 }
 
 // resetInputModes turns off what a cast may have turned on that changes
@@ -95,24 +115,20 @@ const resetInputModes = "\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x1b[?1002l\x1b
 
 // playNotes says on standard error where a quit stopped, and when the cast
 // ended at a size this terminal is not.
-func playNotes(s stdio, p *player, quit bool) {
-	nl := ""
-	if f, ok := s.out.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		nl = "\r\n" // after the cast's last line, which may not have ended
+func playNotes(n noteWriter, out io.Writer, p *player, quit bool) {
+	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		if w, h, err := term.GetSize(f.Fd()); err == nil && (w != p.cols || h != p.rows) {
-			fmt.Fprint(s.err, nl)
-			termsafe.Fprintf(s.err, "sandmux play: the recording ended at %dx%d and this terminal is %dx%d, so lines may have wrapped (play it again in a %dx%d terminal)\r\n", p.cols, p.rows, w, h, p.cols, p.rows)
-			nl = ""
+			n.say("sandmux play: the recording ended at %dx%d and this terminal is %dx%d, so lines may have wrapped (play it again in a %dx%d terminal)", p.cols, p.rows, w, h, p.cols, p.rows)
 		}
 	}
-	if quit {
-		at := time.Duration(p.last * float64(time.Second)).Round(time.Second)
-		fmt.Fprint(s.err, nl)
-		if p.marked {
-			termsafe.Fprintf(s.err, "sandmux play: stopped at %s (after the marker %q)\r\n", at, p.marker)
-		} else {
-			termsafe.Fprintf(s.err, "sandmux play: stopped at %s\r\n", at)
-		}
+	if !quit {
+		return
+	}
+	at := time.Duration(p.last * float64(time.Second)).Round(time.Second)
+	if p.marked {
+		n.say("sandmux play: stopped at %s (after the marker %q)", at, p.marker)
+	} else {
+		n.say("sandmux play: stopped at %s", at)
 	}
 }
 
