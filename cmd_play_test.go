@@ -346,3 +346,47 @@ func TestPlayErrors(t *testing.T) {
 		checkSafe(t, "play's error", strings.ReplaceAll(stderr.String(), "\r\n", "\n"))
 	}
 }
+
+// panicWriter is a terminal whose write panics, as a bug would; it notes
+// the terminal's modes first.
+type panicWriter struct {
+	tty     *os.File
+	playing *term.State
+}
+
+func (w *panicWriter) Write([]byte) (int, error) {
+	w.playing, _ = term.GetState(w.tty.Fd())
+	panic("write failed badly")
+}
+
+// A panic while playing still restores the terminal (and stops the key
+// reader) on its way out.
+func TestPlayRestoresTerminalOnPanic(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	before, err := term.GetState(tty.Fd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cast := writeCastFile(t, 30, 8, castEvent{0, "o", "boom"})
+	var stderr bytes.Buffer
+	w := &panicWriter{tty: tty}
+	func() {
+		defer func() {
+			if r := recover(); r != "write failed badly" {
+				t.Errorf("recovered %v, want the writer's panic", r)
+			}
+		}()
+		runPlay(t.Context(), []string{"--speed", "0", cast}, stdio{in: tty, out: w, err: &stderr})
+	}()
+	if w.playing == nil || *w.playing == *before {
+		t.Error("the terminal was not raw while playing")
+	}
+	if after, err := term.GetState(tty.Fd()); err != nil || *after != *before {
+		t.Errorf("after the panic the terminal is %+v (%v), want it restored to %+v", after, err, before)
+	}
+}
