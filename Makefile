@@ -27,6 +27,8 @@ bench:
 # Each fuzz target runs for FUZZTIME (go test allows one target per run).
 FUZZ_TARGETS = \
 	FuzzCollector:./session \
+	FuzzRead:./asciicast \
+	FuzzPlayKeys:. \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \

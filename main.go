@@ -62,6 +62,7 @@ func commands() []command {
 	return []command{
 		{"record", recordUsage, runRecord},
 		{"screen", screenUsage, runScreen},
+		{"play", playUsage, runPlay},
 		{"check", checkUsage, runCheck},
 		{"snapshot", "sandmux snapshot save|restore|ls|verify ...", runSnapshot},
 		{"attach", attachUsage, runAttach},

@@ -6,13 +6,14 @@ import (
 	"github.com/sandmux/sandmux/providers/docker"
 	"github.com/sandmux/sandmux/providers/exec"
 	"github.com/sandmux/sandmux/providers/local"
+	"github.com/sandmux/sandmux/providers/replay"
 	"github.com/sandmux/sandmux/providers/ssh"
 )
 
 // providerRegistry is every provider sandmux knows, in the order the docs
 // name them: the one list that the provider table, the config's provider
 // names and option checks and the workspace policy are all read from.
-var providerRegistry = providers.Registry{local.Descriptor, ssh.Descriptor, docker.Descriptor, exec.Descriptor}
+var providerRegistry = providers.Registry{local.Descriptor, ssh.Descriptor, docker.Descriptor, exec.Descriptor, replay.Descriptor}
 
 // providerTable is every provider sandmux can open panes with. Warnings
 // (an SSH host key not being checked) go to warn.

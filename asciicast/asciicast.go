@@ -9,7 +9,6 @@ package asciicast
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -27,12 +26,15 @@ type Header struct {
 	Command   string            `json:"command,omitempty"`
 	Title     string            `json:"title,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
+	// IdleTimeLimit, when positive, is the longest pause a player should
+	// show, in seconds.
+	IdleTimeLimit float64 `json:"idle_time_limit,omitempty"`
 }
 
 // Event is one recorded event.
 type Event struct {
 	Time float64 // seconds since the start
-	Kind string  // "o" output, "i" input
+	Kind string  // "o" output, "i" input, "r" resize, "m" marker
 	Data string
 }
 
@@ -146,33 +148,4 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// Read parses a whole recording.
-func Read(r io.Reader) (Header, []Event, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	var h Header
-	if !sc.Scan() {
-		return h, nil, errors.Join(errors.New("read asciicast: no header line"), sc.Err())
-	}
-	if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
-		return h, nil, fmt.Errorf("read asciicast header: %w", err)
-	}
-	if h.Version != 2 {
-		return h, nil, fmt.Errorf("read asciicast: version %d, want 2", h.Version)
-	}
-	var events []Event
-	for line := 2; sc.Scan(); line++ {
-		var raw [3]json.RawMessage
-		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
-			return h, events, fmt.Errorf("read asciicast line %d: %w", line, err)
-		}
-		if err := errors.Join(json.Unmarshal(raw[0], &e.Time), json.Unmarshal(raw[1], &e.Kind), json.Unmarshal(raw[2], &e.Data)); err != nil {
-			return h, events, fmt.Errorf("read asciicast line %d: %w", line, err)
-		}
-		events = append(events, e)
-	}
-	return h, events, sc.Err()
 }

@@ -225,7 +225,7 @@ var sandboxOptions = []option[Sandbox]{
 		help: `Names the sandbox: unique, and safe as a directory name (letters, digits, ".", "_", "-").`,
 		kind: stringKind(func(s *Sandbox) *string { return &s.Name }, checkName)},
 	{table: "sandbox", key: "provider", def: "local", inherit: true,
-		help:     `Which provider opens the sandbox's terminal: "local", "ssh", "docker" or "exec".`,
+		help:     `Which provider opens the sandbox's terminal: "local", "ssh", "docker", "exec" or "replay".`,
 		checkReg: func(reg providers.Registry, s *Sandbox) error { return checkProvider(reg, s.Provider) },
 		kind:     stringKind(func(s *Sandbox) *string { return &s.Provider }, nil)},
 	{table: "sandbox", key: "command", note: "the provider's shell", inherit: true,

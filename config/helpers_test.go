@@ -5,12 +5,13 @@ import (
 	"github.com/sandmux/sandmux/providers/docker"
 	"github.com/sandmux/sandmux/providers/exec"
 	"github.com/sandmux/sandmux/providers/local"
+	"github.com/sandmux/sandmux/providers/replay"
 	"github.com/sandmux/sandmux/providers/ssh"
 )
 
 // testRegistry is the providers as sandmux registers them, for tests that
 // decode configs naming them.
-var testRegistry = providers.Registry{local.Descriptor, ssh.Descriptor, docker.Descriptor, exec.Descriptor}
+var testRegistry = providers.Registry{local.Descriptor, ssh.Descriptor, docker.Descriptor, exec.Descriptor, replay.Descriptor}
 
 var (
 	providerNames   = testRegistry.Names()

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A replay sandbox is a pane beside live ones in a real server: it plays
+// its recording to the end and exits 0 on the recording's screen, while a
+// replay whose file is missing fails alone, naming the file.
+func TestReplayPaneBesideLive(t *testing.T) {
+	cast := writeCastFile(t, 30, 8,
+		castEvent{0, "o", "\x1b[1;32mreplayed\x1b[0m\r\n"}, castEvent{time.Second, "m", "half"},
+		castEvent{2 * time.Second, "o", "second line"})
+	missing := filepath.Join(t.TempDir(), "missing.cast")
+	s := startCtlServer(t, fmt.Sprintf(`
+[[sandbox]]
+name = "review"
+provider = "replay"
+replay = { file = %q, speed = 0 }
+
+[[sandbox]]
+name = "gone"
+provider = "replay"
+replay = { file = %q }
+
+[[sandbox]]
+name = "live"
+command = "sleep 60"
+`, cast, missing))
+	s.ok("wait", "review", "--state", "exited")
+	if screen := s.ok("screen", "review"); !strings.HasPrefix(screen, "replayed\nsecond line\n") {
+		t.Errorf("the replay's screen:\n%s", screen)
+	}
+	ls := s.ok("ls")
+	for _, want := range []string{
+		`review +replay +exited +0 `,
+		`gone +replay +failed .*` + regexp.QuoteMeta(missing) + `: no such file`,
+		`live +local +running`,
+	} {
+		if !regexp.MustCompile(want).MatchString(ls) {
+			t.Errorf("ls does not match %q:\n%s", want, ls)
+		}
+	}
+}
