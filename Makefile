@@ -42,6 +42,7 @@ FUZZ_TARGETS = \
 	FuzzDecodeRequest:./control \
 	FuzzUnescape:./control \
 	FuzzParseStat:./providers/local \
+	FuzzParseUsage:./providers/local \
 	FuzzString:./termsafe
 
 fuzz:
