@@ -64,6 +64,7 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 		info.Reason = p.info.Exit.String()
 	}
 	info.State = info.Phase // until the pane's tracker says more
+	info.CPUPercent, info.RSSBytes, info.HasUsage = p.usageNow()
 	return info
 }
 

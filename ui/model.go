@@ -70,6 +70,7 @@ const (
 	modalConfirmQuit
 	modalClosing // a pane this client closes is being torn down
 	modalRename  // this client is typing a pane's new name
+	modalList    // the list of every pane (prefix w, sessions.go)
 )
 
 // Model is the root model: the panes, their sessions and screens, shared
@@ -107,6 +108,7 @@ type Model struct {
 	frameArmed     bool
 	lastFrame      time.Time
 	attnArmed      time.Time
+	usageArmed     bool          // a usage sample is due (usage.go)
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
 
@@ -168,6 +170,9 @@ func (m *Model) UseTerminal(t *Terminal) { m.localView().term = t }
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if arm := m.armUsage(); arm != nil {
+		cmd = tea.Batch(cmd, arm)
+	}
 	m.markShown()
 	if !m.done && (m.redraw || !quiet(msg)) {
 		m.redraw = false
@@ -183,7 +188,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // many times a second for a busy pane without always changing a frame.
 func quiet(msg tea.Msg) bool {
 	switch msg.(type) {
-	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, attentionMsg:
+	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, attentionMsg, usageTickMsg, usageMsg:
 		return true
 	}
 	return false
@@ -233,6 +238,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleResize(msg)
 	case attentionMsg:
 		return m.handleAttention()
+	case usageTickMsg:
+		return m.sampleUsage()
+	case usageMsg:
+		return m.handleUsage(msg)
 	case shutdownMsg:
 		return m.handleShutdown(msg)
 	case QuitMsg:

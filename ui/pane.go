@@ -81,6 +81,10 @@ type pane struct {
 	ptySize            providers.Size
 	lastOutput         time.Time
 	quietWatch         bool // output came since the last attention check
+	// usage is the last sample of its CPU and memory (usage.go); cpuBusy:
+	// it used more than busyCPU of a core then, a sign of activity.
+	usage   paneUsage
+	cpuBusy bool
 }
 
 // maxEarlyInput bounds the input kept for a pane whose start is not yet
