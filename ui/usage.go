@@ -108,6 +108,11 @@ func (m *Model) sampleUsage() tea.Cmd {
 // is redrawn for it unless some client shows the session list.
 func (m *Model) handleUsage(msg usageMsg) tea.Cmd {
 	m.usageArmed = false
+	for _, p := range m.panes {
+		if p.phase != phaseRunning {
+			p.cpuBusy = false // its last sample says nothing of it now
+		}
+	}
 	for _, s := range msg.samples {
 		_, p := m.paneByKey(s.key, s.gen)
 		if p == nil {

@@ -61,10 +61,17 @@ func TestUsagePercentOverInterval(t *testing.T) {
 	if info := m.paneInfo(0); info.CPUPercent != 0 {
 		t.Errorf("a drop in CPU time reads %v%%, want 0", info.CPUPercent)
 	}
+	sample(8*time.Second, 2*time.Second)
+	p.phase = phaseKilled
+	m.Update(usageMsg{})
+	if info := m.paneInfo(0); info.HasUsage || p.cpuBusy {
+		t.Errorf("a killed pane still shows its usage (%+v) or counts as busy (%v)", info, p.cpuBusy)
+	}
+	p.phase = phaseRunning
 	// A sample of an older generation (the pane restarted since) is dropped.
 	m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen - 1, at: t0.Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
-	if info := m.paneInfo(0); info.CPUPercent != 0 {
-		t.Errorf("a stale sample counted: %v%%", info.CPUPercent)
+	if info := m.paneInfo(0); math.Abs(info.CPUPercent-100) > 0.01 {
+		t.Errorf("a stale sample counted: %v%%, want the 100%% of the last", info.CPUPercent)
 	}
 }
 
