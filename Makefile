@@ -44,6 +44,7 @@ FUZZ_TARGETS = \
 	FuzzDecodeRequest:./control \
 	FuzzUnescape:./control \
 	FuzzParseStat:./providers/local \
+	FuzzParseUsage:./providers/local \
 	FuzzString:./termsafe
 
 fuzz:

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Size is a terminal size in character cells.
@@ -172,6 +173,15 @@ func SignalName(s syscall.Signal) string {
 // started (a local pane), for ctl ls.
 type PIDer interface {
 	PID() int
+}
+
+// Usage is what a sandbox's processes use, for the session list and ctl
+// ls: the CPU time they used so far (user and system, cumulative, so that
+// a consumer takes the rate over its own interval) and their resident
+// memory now. A PTY that can tell has a Usage method returning it.
+type Usage struct {
+	CPU time.Duration
+	RSS int64 // bytes
 }
 
 // Workspace is implemented by providers that can read and write a sandbox's

@@ -58,16 +58,16 @@ func (m *Model) handleTeardown(msg teardownMsg) tea.Cmd {
 // either is set.
 func (m *Model) TeardownErr() error { return errors.Join(m.teardownErrs...) }
 
-// dismissFocused takes the focused pane's alert away; a pane that was
-// being closed goes, as the close asked.
-func (v *view) dismissFocused() tea.Cmd {
-	p := v.focused()
-	if p == nil || p.alert == nil {
+// dismissAt takes pane i's alert away (x on a failed close or kill); a
+// pane that was being closed goes, as the close asked.
+func (v *view) dismissAt(i int) tea.Cmd {
+	if i < 0 || i >= len(v.m.panes) || v.m.panes[i].alert == nil {
 		return nil
 	}
+	p := v.m.panes[i]
 	p.alert = nil
 	if p.phase == phaseClosed {
-		return v.m.removePane(v.focus, nil)
+		return v.m.removePane(i, nil)
 	}
 	return nil
 }

@@ -29,6 +29,9 @@ type Session interface {
 	Info() session.Info
 	// LastOutput is when output last arrived; it never blocks.
 	LastOutput() time.Time
+	// Usage is the CPU time and memory of the session's processes, when
+	// the provider can tell; it reads files, so commands call it.
+	Usage() (providers.Usage, bool)
 }
 
 // FromManager adapts a session.Manager to a Backend.

@@ -160,6 +160,7 @@ type fakeSession struct {
 	info    session.Info
 	input   []byte
 	resizes int
+	usage   *providers.Usage // nil: the provider cannot tell
 }
 
 func (s *fakeSession) ID() session.ID { return s.id }
@@ -188,6 +189,16 @@ func (s *fakeSession) LastOutput() time.Time {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
 	return s.info.LastOutput
+}
+
+func (s *fakeSession) Usage() (providers.Usage, bool) {
+	s.b.count("Usage") // it reads files: commands only
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	if s.usage == nil {
+		return providers.Usage{}, false
+	}
+	return *s.usage, true
 }
 
 // outputAt records that output arrived at t, as the session would.

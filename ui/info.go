@@ -60,6 +60,7 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 	}
 	st := p.state()
 	info.State, info.Reason, info.Since = string(st.State), st.Reason, st.Since
+	info.CPUPercent, info.RSSBytes, info.HasUsage = p.usageNow()
 	return info
 }
 

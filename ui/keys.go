@@ -33,6 +33,7 @@ var keymap = []binding{
 		runKey: func(v *view, key string) tea.Cmd { return v.setFocus(int(key[0] - '1')) }},
 	{keys: []string{"n"}, help: "next page", run: func(v *view) tea.Cmd { return v.turnPage(1) }},
 	{keys: []string{"p"}, help: "previous page", run: func(v *view) tea.Cmd { return v.turnPage(-1) }},
+	{keys: []string{"w"}, help: "list every session: / or typing filters, enter goes to it, x k r act on it", run: (*view).openSessions},
 	{keys: []string{"z"}, help: "zoom the focused pane, or unzoom", run: (*view).toggleZoom},
 	{keys: []string{"x"}, help: "close the pane (teardown, then snapshot); on a failed close or kill, dismiss it", run: (*view).closeFocused, touches: true},
 	{keys: []string{"k"}, help: "kill the pane's processes now (SIGKILL)", run: (*view).killFocused, touches: true},
@@ -84,6 +85,8 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return v.escalateClose(key)
 	case modalRename:
 		return v.renameInput(msg)
+	case modalList:
+		return v.sessionsKey(msg)
 	}
 	if v.scrollMode {
 		return v.scrollKey(msg)
@@ -240,41 +243,52 @@ func (v *view) togglePick() tea.Cmd {
 	return nil
 }
 
-func (v *view) closeFocused() tea.Cmd {
-	p := v.focused()
-	if p == nil {
+func (v *view) closeFocused() tea.Cmd   { return v.closeAt(v.focus, true) }
+func (v *view) killFocused() tea.Cmd    { return v.killAt(v.focus) }
+func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focus) }
+
+// closeAt closes pane i (x); modal shows the teardown over the panes
+// until the pane goes, as x does (the session list shows it in its rows).
+func (v *view) closeAt(i int, modal bool) tea.Cmd {
+	if i < 0 || i >= len(v.m.panes) {
 		return nil
 	}
+	p := v.m.panes[i]
 	if p.alert != nil {
 		// The close (or kill) already ran and failed: x again answers it.
-		return v.dismissFocused()
+		return v.dismissAt(i)
 	}
 	switch p.phase {
 	case phaseFailed, phaseKilled, phaseClosed, phaseCancelled:
 	default:
-		// The modal shows the teardown (or the start's cancellation)
-		// until the pane goes.
-		v.modal, v.closingKey = modalClosing, p.key
+		if modal {
+			// The modal shows the teardown (or the start's cancellation)
+			// until the pane goes.
+			v.modal, v.closingKey = modalClosing, p.key
+		}
 	}
-	return v.m.closePane(v.focus, false, nil)
+	return v.m.closePane(i, false, nil)
 }
 
-func (v *view) killFocused() tea.Cmd {
-	p := v.focused()
-	if p == nil || (p.phase != phaseStarting && (p.sess == nil || p.phase == phaseKilled || p.phase == phaseClosed)) {
+func (v *view) killAt(i int) tea.Cmd {
+	if i < 0 || i >= len(v.m.panes) {
 		return nil
 	}
-	return v.m.closePane(v.focus, true, nil)
+	p := v.m.panes[i]
+	if p.phase != phaseStarting && (p.sess == nil || p.phase == phaseKilled || p.phase == phaseClosed) {
+		return nil
+	}
+	return v.m.closePane(i, true, nil)
 }
 
-func (v *view) restartFocused() tea.Cmd {
-	p := v.focused()
-	if p == nil {
+func (v *view) restartAt(i int) tea.Cmd {
+	if i < 0 || i >= len(v.m.panes) {
 		return nil
 	}
+	p := v.m.panes[i]
 	if !p.restartable() {
 		v.notice = "r restarts an exited, killed or failed pane; this one is " + p.status()
 		return nil
 	}
-	return v.m.restartPane(v.focus)
+	return v.m.restartPane(i)
 }

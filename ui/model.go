@@ -80,6 +80,7 @@ const (
 	modalConfirmQuit
 	modalClosing // a pane this client closes is being torn down
 	modalRename  // this client is typing a pane's new name
+	modalList    // the list of every pane (prefix w, sessions.go)
 )
 
 // Model is the root model: the panes, their sessions and screens, shared
@@ -117,6 +118,7 @@ type Model struct {
 	frameArmed     bool
 	lastFrame      time.Time
 	stateArmed     time.Time     // when the state timer fires; zero when none waits
+	usageArmed     bool          // a usage sample is due (usage.go)
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
 
@@ -182,6 +184,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if st := m.syncStates(); st != nil {
 		cmd = tea.Batch(cmd, st)
 	}
+	if arm := m.armUsage(); arm != nil {
+		cmd = tea.Batch(cmd, arm)
+	}
 	m.markShown()
 	if !m.done && (m.redraw || !quiet(msg)) {
 		m.redraw = false
@@ -197,7 +202,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // many times a second for a busy pane without always changing a frame.
 func quiet(msg tea.Msg) bool {
 	switch msg.(type) {
-	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, stateMsg:
+	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, stateMsg, usageTickMsg, usageMsg:
 		return true
 	}
 	return false
@@ -247,6 +252,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleResize(msg)
 	case stateMsg:
 		m.stateArmed = time.Time{} // syncStates, after this Update, looks
+	case usageTickMsg:
+		return m.sampleUsage()
+	case usageMsg:
+		return m.handleUsage(msg)
 	case shutdownMsg:
 		return m.handleShutdown(msg)
 	case QuitMsg:

@@ -84,6 +84,10 @@ type pane struct {
 	// rules' sandboxes filter goes by (a rename does not change it).
 	sandbox string
 	st      paneState // its state as the user reads it (state.go)
+	// usage is the last sample of its CPU and memory (usage.go); cpuBusy:
+	// it used more than busyCPU of a core then, a sign of activity.
+	usage   paneUsage
+	cpuBusy bool
 }
 
 // maxEarlyInput bounds the input kept for a pane whose start is not yet

@@ -28,6 +28,7 @@ type view struct {
 	closingKey    int // the pane this client closes, under modalClosing
 	renameKey     int // the pane this client renames, under modalRename
 	renameText    string
+	sessions      sessionList // the list of every pane, under modalList
 	scrollMode    bool
 	notice        string // a one-off word in the status line ("read-only")
 

@@ -157,6 +157,8 @@ type handle struct {
 	// reaped. From then on its process group number may be reused by an
 	// unrelated process: nothing is signalled or checked again.
 	gone atomic.Bool
+
+	usage usageState // the CPU figure last reported (usage_linux.go)
 }
 
 func newHandle(master *os.File, cmd *exec.Cmd, cg *cgroup, marker string) *handle {

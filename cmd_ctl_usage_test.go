@@ -1,0 +1,47 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sandmux/sandmux/control"
+)
+
+// TestCtlServerUsage: ctl ls carries each local pane's CPU share and
+// memory, a pane running yes above half a core while an idle one stays
+// near none. The server samples every 2s; nothing announces a sample, so
+// the test polls within a deadline that only bounds a failure.
+func TestCtlServerUsage(t *testing.T) {
+	s := startCtlServer(t, "", "cat")
+	if out := s.ok("run", "--name", "busy", "--", "sh", "-c", "yes >/dev/null"); out != "2\n" {
+		t.Fatalf("ctl run printed %q, want 2", out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rep, err := s.call(control.Request{Op: control.OpLs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Sessions) == 2 {
+			idle, busy := rep.Sessions[0], rep.Sessions[1]
+			if busy.CPUPercent != nil && *busy.CPUPercent > 50 {
+				if idle.CPUPercent == nil || *idle.CPUPercent > 5 || idle.RSSBytes == nil || *idle.RSSBytes <= 0 || *busy.RSSBytes <= 0 {
+					t.Errorf("idle cat: cpu %v, rss %v; busy rss %v; want about 0%%, some memory", deref(idle.CPUPercent), deref(idle.RSSBytes), *busy.RSSBytes)
+				}
+				t.Logf("yes: %.0f%% of a core, %d KiB; cat: %.1f%%, %d KiB", *busy.CPUPercent, *busy.RSSBytes>>10, *idle.CPUPercent, *idle.RSSBytes>>10)
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pane above 50%% CPU within 30s: %+v", rep.Sessions)
+		}
+		time.Sleep(200 * time.Millisecond) // a poll interval: samples come every 2s
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -1,0 +1,259 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// listNames are the names of the session list's rows, in order.
+func listNames(m *Model) []string {
+	var names []string
+	for _, r := range m.lv().sessionRows() {
+		names = append(names, r.info.Name)
+	}
+	return names
+}
+
+func openList(t *testing.T, m *Model) {
+	t.Helper()
+	press(m, "ctrl+b")
+	press(m, "w")
+	if m.lv().modal != modalList {
+		t.Fatalf("prefix w opened modal %v, want the session list", m.lv().modal)
+	}
+}
+
+// selectPane moves the list's selection to the row of the pane named name.
+func selectPane(t *testing.T, m *Model, name string) {
+	t.Helper()
+	press(m, "home")
+	for range len(m.panes) {
+		rows := m.lv().sessionRows()
+		if rows[m.lv().sessions.selected(rows)].info.Name == name {
+			return
+		}
+		press(m, "down")
+	}
+	t.Fatalf("no row for %s in %v", name, listNames(m))
+}
+
+func TestSessionListFailedFirstThenGridOrder(t *testing.T) {
+	b := newFakeBackend()
+	b.startErr["cpane"] = errFailedStart
+	m := newTestModel(t, b, 4, 160, 40)
+	openList(t, m)
+	if got, want := listNames(m), []string{"cpane", "apane", "bpane", "dpane"}; !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	text := ansi.Strip(m.lv().sessionsText())
+	for _, want := range []string{"cpane", "failed", "connection refused", "Sessions: 4"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("list lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestSessionRowsWaitingThenFailedFirst(t *testing.T) {
+	var rows []sessionRow
+	for k, st := range []string{"working", "failed", "idle", "waiting", "done", "waiting", "failed"} {
+		rows = append(rows, sessionRow{key: k, info: PaneInfo{State: st}})
+	}
+	sortSessionRows(rows)
+	var keys []int
+	for _, r := range rows {
+		keys = append(keys, r.key)
+	}
+	if want := []int{3, 5, 1, 6, 0, 2, 4}; !slices.Equal(keys, want) {
+		t.Errorf("order %v, want %v (waiting, failed, then the rest, each stable)", keys, want)
+	}
+}
+
+func TestSessionListFilters(t *testing.T) {
+	b := newFakeBackend()
+	b.startErr["dpane"] = errFailedStart
+	m := newTestModel(t, b, 4, 160, 40)
+	openList(t, m)
+	for _, k := range []string{"C", "p", "A"} { // not x, k or r: typing starts the filter
+		press(m, k)
+	}
+	if got := listNames(m); !slices.Equal(got, []string{"cpane"}) {
+		t.Errorf("filter %q: rows %v, want cpane only (case-insensitive)", m.lv().sessions.filter, got)
+	}
+	press(m, "esc") // drops the filter
+	press(m, "/")
+	for _, k := range []string{"r", "e", "f", "u", "s"} { // the reason of the failed start
+		press(m, k)
+	}
+	if got := listNames(m); !slices.Equal(got, []string{"dpane"}) {
+		t.Errorf("filter %q: rows %v, want dpane", m.lv().sessions.filter, got)
+	}
+	press(m, "backspace")
+	if f := m.lv().sessions.filter; f != "refu" {
+		t.Errorf("after backspace the filter is %q", f)
+	}
+	press(m, "esc")
+	press(m, "esc")
+	if m.lv().modal != modalNone {
+		t.Error("esc without a filter did not close the list")
+	}
+}
+
+func TestSessionListEnterFocusesPaneOnAnotherPage(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 20, 80, 24)
+	v := m.lv()
+	n := v.pageSize()
+	if n >= len(m.panes) {
+		t.Fatalf("all %d panes fit one page of %d: the test proves nothing", len(m.panes), n)
+	}
+	target := len(m.panes) - 1
+	name := m.panes[target].spec.Name
+	openList(t, m)
+	selectPane(t, m, name)
+	press(m, "enter")
+	if v.modal != modalNone || v.focus != target || v.page != target/n {
+		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modal, v.focus, v.page, target, target/n)
+	}
+	if !strings.Contains(ansi.Strip(m.View().Content), name) {
+		t.Errorf("%s is not on screen after enter", name)
+	}
+}
+
+func TestSessionListActsOnSelected(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 3, 160, 40)
+	openList(t, m)
+	selectPane(t, m, "bpane")
+	for _, msg := range runCmd(press(m, "k")) {
+		m.Update(msg)
+	}
+	if p := m.panes[1]; p.phase != phaseKilled || m.lv().focus != 0 {
+		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focus)
+	}
+	if m.panes[0].phase != phaseRunning || m.panes[2].phase != phaseRunning {
+		t.Error("k reached another pane than the selected one")
+	}
+	gen := m.panes[1].gen
+	msgs := runCmd(press(m, "r"))
+	if m.panes[1].gen != gen+1 {
+		t.Errorf("r in the list did not restart bpane (gen %d)", m.panes[1].gen)
+	}
+	for _, msg := range msgs {
+		m.Update(msg)
+	}
+	selectPane(t, m, "cpane")
+	for _, msg := range runCmd(press(m, "x")) {
+		_, after := m.Update(msg)
+		runCmd(after) // closes the removed pane's screen
+	}
+	if got := paneNames(m); !slices.Equal(got, []string{"apane", "bpane"}) {
+		t.Errorf("after x on cpane the panes are %v", got)
+	}
+	if m.lv().modal != modalList {
+		t.Errorf("the list closed after x (modal %v)", m.lv().modal)
+	}
+}
+
+func paneNames(m *Model) []string {
+	var names []string
+	for _, p := range m.panes {
+		names = append(names, p.spec.Name)
+	}
+	return names
+}
+
+func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 3, 160, 40)
+	m.Update(AttachMsg{ID: 7, Width: 160, Height: 40, ReadOnly: true})
+	send := func(key string) {
+		m.Update(ClientMsg{ID: 7, Msg: keyMsg(key)})
+	}
+	send("ctrl+b")
+	send("w")
+	v := m.viewByID(7)
+	if v.modal != modalList {
+		t.Fatal("a read-only client may list the sessions")
+	}
+	before := b.total()
+	for _, k := range []string{"down", "x", "k", "r"} {
+		send(k)
+	}
+	if b.total() != before || m.panes[1].phase != phaseRunning || v.notice != "read-only" {
+		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.panes[1].status(), v.notice)
+	}
+	send("enter")
+	if v.focus != 1 || m.lv().focus != 0 {
+		t.Errorf("enter from a read-only list: its focus %d, the other client's %d; want 1 and 0", v.focus, m.lv().focus)
+	}
+}
+
+func TestSessionListEscapesHostileText(t *testing.T) {
+	m, _ := hostileModel(t)
+	openList(t, m)
+	text := m.lv().sessionsText()
+	if why := chromeUnsafe(text); why != "" {
+		t.Errorf("the list holds %s:\n%q", why, text)
+	}
+	if !strings.Contains(stripSGR(text), `evil\x1b]0;pwned\x07-no`) {
+		t.Errorf("the list lacks the escaped name:\n%s", stripSGR(text))
+	}
+	if why := chromeUnsafe(m.View().Content); why != "" {
+		t.Errorf("the view with the list holds %s", why)
+	}
+}
+
+func TestSessionListFitsSmallTerminals(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 12, 40, 10)
+	v := m.lv()
+	openList(t, m)
+	for _, p := range m.panes {
+		p.usage = paneUsage{gen: p.gen, percent: 12, rss: 5 << 20, ok: true}
+	}
+	press(m, "end")
+	text := ansi.Strip(v.sessionsText())
+	lines := strings.Split(text, "\n")
+	if len(lines) > v.height-1 {
+		t.Errorf("the list is %d rows tall in a terminal of %d", len(lines), v.height)
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > v.width {
+			t.Errorf("a line is %d cells wide in a terminal of %d: %q", w, v.width, l)
+		}
+	}
+	if !strings.Contains(text, "lpane") || strings.Contains(text, "apane") {
+		t.Errorf("end should scroll to the last pane:\n%s", text)
+	}
+	if strings.Contains(text, "mem") {
+		t.Errorf("40 columns should drop the memory column:\n%s", text)
+	}
+	v.width = 160
+	if wide := ansi.Strip(v.sessionsText()); !strings.Contains(wide, "12%") || !strings.Contains(wide, "5.0M") {
+		t.Errorf("a wide list lacks the CPU and memory:\n%s", wide)
+	}
+}
+
+func TestSinceAndBytesText(t *testing.T) {
+	now := fixedNow()
+	for _, tc := range []struct {
+		ago  time.Duration
+		want string
+	}{{12 * time.Second, "12s ago"}, {3*time.Minute + 5*time.Second, "3m ago"}, {5 * time.Hour, "5h ago"}, {72 * time.Hour, "3d ago"}} {
+		if got := sinceText(now, now.Add(-tc.ago)); got != tc.want {
+			t.Errorf("sinceText(%v) = %q, want %q", tc.ago, got, tc.want)
+		}
+	}
+	if got := sinceText(now, time.Time{}); got != "" {
+		t.Errorf("an unknown since reads %q", got)
+	}
+	for n, want := range map[int64]string{512: "512B", 812 << 10: "812K", 3481 << 10: "3.4M", 5 << 30: "5.0G"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

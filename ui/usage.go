@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+)
+
+// Usage sampling: every usageEvery, while some pane runs, one command
+// reads every running pane's CPU time and memory (files under /proc or a
+// cgroup: never in Update) and returns them in one usageMsg; Update turns
+// the CPU time into a share of one core over the interval. One timer
+// serves every pane, and none runs while no pane does, so an idle server
+// costs no wake-up.
+//
+//	armUsage ─► a timer (usageEvery) ─► usageTickMsg ─► sampleUsage (a command)
+//	  ─► usageMsg ─► handleUsage: per pane CPU %, RSS, cpuBusy ─► armUsage
+
+// usageEvery is how often the panes' usage is sampled.
+const usageEvery = 2 * time.Second
+
+// busyCPU is the share of one core (in percent) above which a pane counts
+// as busy in its last sample.
+const busyCPU = 5.0
+
+type (
+	usageTickMsg struct{}
+	usageMsg     struct{ samples []usageSample }
+	usageSample  struct {
+		key, gen int
+		at       time.Time
+		usage    providers.Usage
+		ok       bool // the provider could tell
+	}
+)
+
+// paneUsage is a pane's last usage sample.
+type paneUsage struct {
+	gen     int // the generation sampled: a restart starts over
+	at      time.Time
+	cpu     time.Duration // cumulative, as the provider reported it
+	percent float64       // of one core, since the sample before
+	rss     int64
+	ok      bool
+}
+
+// armUsage sets the sampling timer, unless one is set or no pane runs.
+// It runs after every Update: a loop over the panes, and no more, until
+// one runs.
+func (m *Model) armUsage() tea.Cmd {
+	if m.usageArmed || m.done || !m.anyRunning() {
+		return nil
+	}
+	m.usageArmed = true
+	stop := m.stop
+	return func() tea.Msg {
+		// Not tea.Tick: the quit ends this wait, so no timer outlives
+		// the program.
+		t := time.NewTimer(usageEvery)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return usageTickMsg{}
+		case <-stop:
+			return nil
+		}
+	}
+}
+
+func (m *Model) anyRunning() bool {
+	for _, p := range m.panes {
+		if p.phase == phaseRunning && p.sess != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleUsage returns the command that reads every running pane's usage.
+func (m *Model) sampleUsage() tea.Cmd {
+	type target struct {
+		key, gen int
+		sess     Session
+	}
+	var targets []target
+	for _, p := range m.panes {
+		if p.phase == phaseRunning && p.sess != nil {
+			targets = append(targets, target{p.key, p.gen, p.sess})
+		}
+	}
+	if len(targets) == 0 {
+		m.usageArmed = false
+		return nil
+	}
+	return func() tea.Msg {
+		samples := make([]usageSample, 0, len(targets))
+		for _, t := range targets {
+			u, ok := t.sess.Usage()
+			samples = append(samples, usageSample{key: t.key, gen: t.gen, at: time.Now(), usage: u, ok: ok})
+		}
+		return usageMsg{samples: samples}
+	}
+}
+
+// handleUsage takes a round of samples and sets the next timer. Nothing
+// is redrawn for it unless some client shows the session list.
+func (m *Model) handleUsage(msg usageMsg) tea.Cmd {
+	m.usageArmed = false
+	for _, p := range m.panes {
+		if p.phase != phaseRunning {
+			p.cpuBusy = false // its last sample says nothing of it now
+		}
+	}
+	for _, s := range msg.samples {
+		_, p := m.paneByKey(s.key, s.gen)
+		if p == nil {
+			continue // closed or restarted since
+		}
+		p.usage.take(s, p.info.Started)
+		p.cpuBusy = p.usage.ok && p.usage.percent > busyCPU
+		if p.cpuBusy && p.st.track != nil {
+			p.st.track.Active(m.now(), "CPU") // busy without output: still working
+		}
+	}
+	for _, v := range m.views {
+		if v.modal == modalList {
+			m.redraw = true
+		}
+	}
+	return m.armUsage()
+}
+
+// take records sample s. The CPU share is over the time since the last
+// sample of the same generation, or since the session started for the
+// first one.
+func (u *paneUsage) take(s usageSample, started time.Time) {
+	if !s.ok {
+		*u = paneUsage{gen: s.gen}
+		return
+	}
+	prevAt, prevCPU := u.at, u.cpu
+	if u.gen != s.gen || !u.ok {
+		prevAt, prevCPU = started, 0
+	}
+	var percent float64
+	if wall := s.at.Sub(prevAt); !prevAt.IsZero() && wall > 0 {
+		// A tree's CPU can drop when a child exits unwaited for: no
+		// negative share.
+		percent = 100 * float64(max(0, s.usage.CPU-prevCPU)) / float64(wall)
+	}
+	*u = paneUsage{gen: s.gen, at: s.at, cpu: s.usage.CPU, percent: percent, rss: s.usage.RSS, ok: true}
+}
+
+// usageNow is the pane's usage as PaneInfo carries it: only while it runs
+// and only from a sample of its current generation.
+func (p *pane) usageNow() (percent float64, rss int64, ok bool) {
+	if p.phase != phaseRunning || !p.usage.ok || p.usage.gen != p.gen {
+		return 0, 0, false
+	}
+	return p.usage.percent, p.usage.rss, true
+}
