@@ -48,7 +48,7 @@ func benchScreens(b *testing.B, n, lines int) []*Screen {
 //
 //	"runtime error" (folded)   27-29 ms for the 200 panes
 //	"Runtime error" (as typed) 30-50 ms
-//	"re:runtime e(rr)?or"      53 ms
+//	"re:runtime e(rr)?or"      53-70 ms
 //
 // Without the pair masks (lineMask) the plain queries took 260 ms: each
 // line's text is a heap object of its own, and reading 2 million of them
