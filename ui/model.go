@@ -80,6 +80,7 @@ const (
 	modalConfirmQuit
 	modalClosing // a pane this client closes is being torn down
 	modalRename  // this client is typing a pane's new name
+	modalFind    // this client searches across panes (findall.go)
 )
 
 // Model is the root model: the panes, their sessions and screens, shared
@@ -251,6 +252,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleShutdown(msg)
 	case QuitMsg:
 		return m.startQuit(msg.Kill)
+	case findTickMsg, findResultsMsg:
+		return m.handleFind(msg)
 	}
 	return nil
 }

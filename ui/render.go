@@ -157,6 +157,8 @@ func (v *view) compose() ([]string, *tea.Cursor) {
 		lines = overlay(lines, v.width, v.confirmText())
 	case v.modal == modalRename:
 		lines = overlay(lines, v.width, v.renamePrompt())
+	case v.modal == modalFind:
+		lines = overlay(lines, v.width, v.findText())
 	}
 	if v.modal == modalNone && !v.scrollMode && !v.m.quitting {
 		return lines, v.cursor()

@@ -29,7 +29,8 @@ type view struct {
 	renameKey     int // the pane this client renames, under modalRename
 	renameText    string
 	scrollMode    bool
-	notice        string // a one-off word in the status line ("read-only")
+	find          *findState // the search across panes, under modalFind
+	notice        string     // a one-off word in the status line ("read-only")
 
 	panes map[int]*paneView // by pane key
 
