@@ -86,10 +86,10 @@ var findKeys = map[string]func(v *view, f *findState) tea.Cmd{
 	"esc":       func(v *view, f *findState) tea.Cmd { v.closeFind(); return nil },
 	"ctrl+c":    func(v *view, f *findState) tea.Cmd { v.closeFind(); return nil },
 	"enter":     (*view).findEnter,
-	"up":        func(v *view, f *findState) tea.Cmd { f.move(-1); return nil },
-	"down":      func(v *view, f *findState) tea.Cmd { f.move(1); return nil },
-	"pgup":      func(v *view, f *findState) tea.Cmd { f.move(-v.findRows()); return nil },
-	"pgdown":    func(v *view, f *findState) tea.Cmd { f.move(v.findRows()); return nil },
+	"up":        func(v *view, f *findState) tea.Cmd { f.move(-1, v.findRows()); return nil },
+	"down":      func(v *view, f *findState) tea.Cmd { f.move(1, v.findRows()); return nil },
+	"pgup":      func(v *view, f *findState) tea.Cmd { f.move(-v.findRows(), v.findRows()); return nil },
+	"pgdown":    func(v *view, f *findState) tea.Cmd { f.move(v.findRows(), v.findRows()); return nil },
 	"backspace": func(v *view, f *findState) tea.Cmd { return v.editFind(dropLastRune(f.query)) },
 }
 
@@ -273,10 +273,21 @@ func (v *view) openFound(r found, query string) tea.Cmd {
 	return cmd
 }
 
-// move moves the selection by d results.
-func (f *findState) move(d int) {
+// move moves the selection by d results, and the list so that the
+// selection shows among its rows.
+func (f *findState) move(d, rows int) {
 	if len(f.found) == 0 {
 		return
 	}
 	f.sel = min(max(f.sel+d, 0), len(f.found)-1)
+	f.scrollTo(rows)
+}
+
+func (f *findState) scrollTo(rows int) {
+	if f.sel < f.top {
+		f.top = f.sel
+	}
+	if f.sel >= f.top+rows {
+		f.top = f.sel - rows + 1
+	}
 }

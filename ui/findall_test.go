@@ -222,3 +222,32 @@ func TestScrollSearchSharesTheMatcher(t *testing.T) {
 		t.Errorf("status %q does not say the expression is wrong", st)
 	}
 }
+
+// TestFindListScrolls: the selection stays among the rows shown, and the
+// results are bounded.
+func TestFindListScrolls(t *testing.T) {
+	b := newFakeBackend()
+	b.output[paneName(0)] = fillers("x", 1500)
+	m := newTestModel(t, b, 1, 100, 20)
+	v := m.lv()
+	press(m, "ctrl+b")
+	press(m, "/")
+	typeText(m, "filler")
+	searchNow(t, m)
+	f := v.find
+	if len(f.found) != maxFound || !f.more {
+		t.Fatalf("%d results, more %v; want %d and more", len(f.found), f.more, maxFound)
+	}
+	rows := v.findRows()
+	for range 3 {
+		press(m, "pgdown")
+	}
+	press(m, "down")
+	if f.sel != 3*rows+1 || f.sel < f.top || f.sel >= f.top+rows {
+		t.Fatalf("selection %d, top %d, %d rows", f.sel, f.top, rows)
+	}
+	box := stripSGR(v.findText())
+	if !strings.Contains(box, "1000+ matching line(s)") || !strings.Contains(box, "› 1 apane") {
+		t.Errorf("the box does not show the count or the selection:\n%s", box)
+	}
+}

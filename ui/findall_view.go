@@ -37,12 +37,7 @@ func (v *view) findText() string {
 		return ""
 	}
 	w, rows := v.findWidth(), v.findRows()
-	if f.sel < f.top {
-		f.top = f.sel
-	}
-	if f.sel >= f.top+rows {
-		f.top = f.sel - rows + 1
-	}
+	f.scrollTo(rows) // the terminal may have shrunk since the last key
 	var b strings.Builder
 	b.WriteString(ansi.Truncate("Search all panes: "+termsafe.String(f.query)+"▏", w, "…") + "\n")
 	b.WriteString(findDimStyle.Render(ansi.Truncate(f.summary(), w, "…")) + "\n\n")
