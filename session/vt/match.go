@@ -238,24 +238,36 @@ func patternHasUpper(pat string) bool {
 // folded: a line can hold a plain query only if its mask has every bit
 // of the query's. Pairs rule out far more lines than single letters
 // would (every letter of "runtime error" is on most lines of a log, all
-// of its pairs on few).
+// of its pairs on few). It runs for every line that scrolls off, so a
+// pair's bit is two table loads and an add.
 func lineMask(s string) uint64 {
+	if len(s) < 2 {
+		return 0
+	}
 	var m uint64
+	p := pairHash[s[0]] * 5
 	for i := 1; i < len(s); i++ {
-		m |= pairBit(s[i-1], s[i])
+		h := pairHash[s[i]]
+		m |= 1 << ((p + h) & 63)
+		p = h * 5
 	}
 	return m
 }
 
-func pairBit(a, b byte) uint64 {
-	if a >= 'A' && a <= 'Z' {
-		a += 'a' - 'A'
+func pairBit(a, b byte) uint64 { return 1 << ((pairHash[a]*5 + pairHash[b]) & 63) }
+
+// pairHash is a 6-bit hash of each byte, the same for both cases of a
+// letter.
+var pairHash = func() (t [256]uint8) {
+	for c := range 256 {
+		f := uint32(c)
+		if c >= 'A' && c <= 'Z' {
+			f += 'a' - 'A'
+		}
+		t[c] = uint8(f * 0x9E3779B1 >> 26)
 	}
-	if b >= 'A' && b <= 'Z' {
-		b += 'a' - 'A'
-	}
-	return 1 << ((uint32(a)<<8 | uint32(b)) * 0x9E3779B1 >> 26)
-}
+	return t
+}()
 
 // regexpNeed is the lineMask bits every line matching pat has: those of
 // the byte pairs of the literals any match must hold. It finds few (an
