@@ -33,6 +33,7 @@ FUZZ_TARGETS = \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
 	FuzzClusterTable:./session/vt \
+	FuzzMatcher:./session/vt \
 	FuzzConfig:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \

@@ -39,6 +39,7 @@ var keymap = []binding{
 	{keys: []string{"k"}, help: "kill the pane's processes now (SIGKILL)", run: (*view).killFocused, touches: true},
 	{keys: []string{"r"}, help: "restart an exited, killed or failed pane", run: (*view).restartFocused, touches: true},
 	{keys: []string{"["}, help: "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", run: (*view).enterScroll},
+	{keys: []string{"/"}, help: "search all panes' screens and scrollback; enter opens the match there", run: (*view).openFind},
 	{keys: []string{"b"}, help: "broadcast input to the picked panes, or stop", run: (*view).toggleBroadcast, touches: true},
 	{keys: []string{"space"}, help: "pick or unpick the pane for broadcast", run: (*view).togglePick, touches: true},
 	{keys: []string{","}, help: "rename the pane", run: (*view).startRename, touches: true},
@@ -87,6 +88,8 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return v.renameInput(msg)
 	case modalList:
 		return v.sessionsKey(msg)
+	case modalFind:
+		return v.findInput(msg)
 	}
 	if v.scrollMode {
 		return v.scrollKey(msg)
@@ -178,6 +181,9 @@ func (m *Model) input(p *pane, encode func(vt.Modes) []byte) bool {
 }
 
 func (v *view) handlePaste(text string) tea.Cmd {
+	if v.modal == modalFind && v.find != nil {
+		return v.editFind(v.find.query + text)
+	}
 	if v.modal != modalNone || v.scrollMode || v.m.quitting {
 		return nil
 	}

@@ -81,6 +81,7 @@ const (
 	modalClosing // a pane this client closes is being torn down
 	modalRename  // this client is typing a pane's new name
 	modalList    // the list of every pane (prefix w, sessions.go)
+	modalFind    // this client searches across panes (findall.go)
 )
 
 // Model is the root model: the panes, their sessions and screens, shared
@@ -260,6 +261,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleShutdown(msg)
 	case QuitMsg:
 		return m.startQuit(msg.Kill)
+	case findTickMsg, findResultsMsg:
+		return m.handleFind(msg)
 	}
 	return nil
 }

@@ -159,6 +159,8 @@ func (v *view) compose() ([]string, *tea.Cursor) {
 		lines = overlay(lines, v.width, v.renamePrompt())
 	case v.modal == modalList:
 		lines = overlay(lines, v.width, v.sessionsText())
+	case v.modal == modalFind:
+		lines = overlay(lines, v.width, v.findText())
 	}
 	if v.modal == modalNone && !v.scrollMode && !v.m.quitting {
 		return lines, v.cursor()

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -11,10 +10,13 @@ import (
 )
 
 // searchState is a scrollback search: the query, whether it is still being
-// typed, and the line of the current match (-1 for none).
+// typed, its matcher once entered (the one the search across panes uses,
+// so both find the same), and the line of the current match (-1 for none).
 type searchState struct {
 	query    string
 	typing   bool
+	matcher  *vt.Matcher
+	err      error // the query does not compile
 	match    int
 	notFound bool
 }
@@ -91,6 +93,7 @@ func (v *view) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
 		switch key := msg.String(); key {
 		case "enter":
 			q.typing = false
+			q.matcher, q.err = vt.Compile(q.query)
 			v.findNext(p, -1)
 		case "esc":
 			s.search = nil
@@ -120,6 +123,8 @@ func (v *view) scrollStatus() string {
 		switch {
 		case q.typing:
 			return "/" + termsafe.String(q.query) + "▏" // a paste can hold anything
+		case q.err != nil:
+			return termsafe.String(fmt.Sprintf("SCROLL /%s: %v", q.query, q.err))
 		case q.notFound:
 			return termsafe.String(fmt.Sprintf("SCROLL /%s: not found", q.query))
 		}
@@ -133,83 +138,47 @@ func (v *view) scrollStatus() string {
 func (v *view) findNext(p *pane, dir int) {
 	s := v.pv(p)
 	q := s.search
-	if q == nil || q.query == "" || p.screen == nil {
+	if q == nil || q.matcher == nil || p.screen == nil {
 		return
 	}
-	sb := p.screen.ScrollbackLen()
-	_, rows := p.screen.Size()
 	from := q.match
 	if from < 0 {
-		from = sb - s.scroll
+		from = p.screen.ScrollbackLen() - s.scroll
 		if dir > 0 {
 			from--
 		}
 	}
-	line := searchLines(p.screen, q.query, from+dir, dir, sb+rows)
-	q.notFound = line < 0
-	if line < 0 {
-		return
+	r, ok := p.screen.SearchFrom(q.matcher, from+dir, dir)
+	q.notFound = !ok
+	if ok {
+		v.showMatch(p, r)
 	}
-	q.match = line
-	// Show the match a third of the way down the pane.
-	top := max(0, line-rows/3)
-	s.scroll = min(sb, max(0, sb-top))
-	v.takeFrame(p)
 }
 
-// searchLines scans lines start, start+dir, … of scrollback + screen for
-// the query, in chunks so a long scrollback is never copied at once.
-func searchLines(screen *vt.Screen, query string, start, dir, total int) int {
-	const chunk = 256
-	var f vt.Frame
-	var buf []byte
-	for i := start; i >= 0 && i < total; {
-		first := i
-		if dir < 0 {
-			first = max(0, i-chunk+1)
-		}
-		screen.SnapshotRange(&f, first, chunk)
-		for ; i >= first && i < first+f.Rows; i += dir {
-			buf = vt.RenderRowText(buf[:0], &f, i-first)
-			if strings.Contains(string(buf), query) {
-				return i
-			}
-		}
-		if f.Rows == 0 {
-			break
-		}
-	}
-	return -1
+// showMatch scrolls p so that the match shows a third of the way down.
+func (v *view) showMatch(p *pane, r vt.Match) {
+	s := v.pv(p)
+	s.search.match = r.Line
+	_, rows := p.screen.Size()
+	top := max(0, r.Line-rows/3)
+	s.scroll = min(r.Scrollback, max(0, r.Scrollback-top))
+	v.takeFrame(p)
 }
 
 // highlightSearch reverses the cells of every visible match of the query.
 func (s *paneView) highlightSearch() {
 	q := s.search
-	if q == nil || q.query == "" || q.typing {
+	if q == nil || q.matcher == nil || q.typing {
 		return
 	}
-	runes := []rune(q.query)
+	var spans []vt.Span
 	for y := range s.frame.Rows {
 		row := s.frame.Row(y)
-		for x := 0; x+len(runes) <= len(row); x++ {
-			if matchAt(row, x, runes) {
-				for k := range runes {
-					row[x+k].Attrs ^= vt.AttrReverse
-				}
+		spans = q.matcher.RowMatches(row, spans[:0])
+		for _, sp := range spans {
+			for x := sp.Col; x < sp.Col+sp.Cols && x < len(row); x++ {
+				row[x].Attrs ^= vt.AttrReverse
 			}
 		}
 	}
-}
-
-func matchAt(row []vt.Cell, x int, q []rune) bool {
-	for k, r := range q {
-		c := row[x+k].Rune
-		if c == 0 {
-			c = ' '
-		}
-		if c != r {
-			return false
-		}
-	}
-	return true
 }

@@ -30,7 +30,8 @@ type view struct {
 	renameText    string
 	sessions      sessionList // the list of every pane, under modalList
 	scrollMode    bool
-	notice        string // a one-off word in the status line ("read-only")
+	find          *findState // the search across panes, under modalFind
+	notice        string     // a one-off word in the status line ("read-only")
 
 	panes map[int]*paneView // by pane key
 

@@ -22,7 +22,10 @@
 //     the Screen's own goroutine drains to the PTY, dropping when full, so a
 //     child that floods queries without reading can never block Write;
 //   - Frame snapshots (cells, cursor, modes, title) into caller-owned buffers
-//     and the renderer that turns a Frame into SGR runs or plain text.
+//     and the renderer that turns a Frame into SGR runs or plain text;
+//   - search (match.go, search.go): the one Matcher of queries (smart case,
+//     "re:" for a regular expression) and Screen.Search over scrollback and
+//     rows, which copies string headers under the lock and matches after.
 //
 // It does not own the PTY, the output pump or the UTF-8 collector (package
 // session), nor key encoding, layout or anything Bubble Tea (package ui). It

@@ -16,6 +16,9 @@ type scrollback struct {
 	max   int
 	lines []sbLine // grows up to max, then used as a ring
 	head  int      // index of the oldest line once full
+	// finds caches the search text of special lines by their index in
+	// lines (search.go), built on a search's first visit to each.
+	finds map[int32]*findLine
 }
 
 type sbLine struct {
@@ -23,6 +26,10 @@ type sbLine struct {
 	runs     []sbRun
 	clusters []sbCluster // cells holding more than one code point
 	wrapped  bool        // the line continues on the next one (auto-wrap)
+	// special: text holds a wide rune's placeholder or the line has
+	// clusters, so its search text differs from text (search.go).
+	special bool
+	mask    uint64 // lineMask(text) unless special (search.go)
 }
 
 type sbCluster struct {
@@ -38,12 +45,13 @@ type sbRun struct {
 func (b *scrollback) len() int { return len(b.lines) }
 
 func (b *scrollback) clear() {
-	b.lines, b.head = nil, 0
+	b.lines, b.head, b.finds = nil, 0, nil
 }
 
 // dropNewest forgets the newest n lines (pulled back onto the screen).
 func (b *scrollback) dropNewest(n int) {
 	n = min(n, len(b.lines))
+	b.finds = nil // indices move
 	if b.head == 0 {
 		b.lines = b.lines[:len(b.lines)-n]
 		return
@@ -71,6 +79,9 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 		l = &b.lines[len(b.lines)-1]
 	} else {
 		l = &b.lines[b.head]
+		if l.special && b.finds != nil {
+			delete(b.finds, int32(b.head))
+		}
 		b.head = (b.head + 1) % len(b.lines)
 	}
 	end := len(row)
@@ -81,16 +92,19 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	sb.Grow(end)
 	l.runs, l.clusters = l.runs[:0], l.clusters[:0]
 	var prev *Cell
+	special := false
 	for x := 0; x < end; x++ {
 		c := &row[x]
 		if c.Text != "" {
 			l.clusters = append(l.clusters, sbCluster{int32(x), c.Text})
+			special = true
 		}
 		switch {
 		case c.Rune < utf8.RuneSelf && c.Rune > 0 && c.Flags == 0:
 			sb.WriteByte(byte(c.Rune))
 		case c.Flags&FlagPlaceholder != 0:
 			sb.WriteRune(placeholder)
+			special = true
 		case c.Rune == 0:
 			sb.WriteByte(' ')
 		default:
@@ -103,7 +117,10 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 		}
 		prev = c
 	}
-	l.text, l.wrapped = sb.String(), wrapped
+	l.text, l.wrapped, l.special = sb.String(), wrapped, special
+	if !special {
+		l.mask = lineMask(l.text)
+	}
 }
 
 // blank reports whether a trailing cell shows nothing: a space with no
