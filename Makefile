@@ -31,6 +31,7 @@ FUZZ_TARGETS = \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
 	FuzzClusterTable:./session/vt \
+	FuzzKeyframe:./session/vt \
 	FuzzConfig:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \

@@ -137,7 +137,7 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 		if len(ps) == 0 {
 			if final == 's' {
 				f.saveCharset()
-				f.out.seq(opStyle, 0, raw)
+				f.out.seq(opSave, 0, raw)
 			} else {
 				f.restoreCharset()
 				f.out.seq(opRestore, 0, raw)

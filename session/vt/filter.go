@@ -26,6 +26,7 @@ const (
 	opErase                  // fills cells with the background; may move the cursor
 	opRestore                // restores the cursor, and with it vt10x's pen
 	opAlt                    // enters (n=1) or leaves (n=0) the alternate screen
+	opSave                   // saves the cursor (DECSC, ?1048, ?1049): the Screen notes it for keyframes
 )
 
 // emitter receives the filter's output, in stream order.
@@ -346,7 +347,7 @@ func (f *filter) escPlain(final byte, raw []byte) {
 	switch final {
 	case '7':
 		f.saveCharset()
-		f.out.seq(opStyle, 0, raw)
+		f.out.seq(opSave, 0, raw)
 	case '8':
 		f.restoreCharset()
 		f.out.seq(opRestore, 0, raw)

@@ -1,6 +1,10 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/hinshun/vt10x"
+)
 
 // cursorModel mirrors vt10x's cursor between flushes so that text can be
 // placed (wide runes, scroll points) without asking vt10x after every
@@ -232,7 +236,7 @@ func (s *Screen) control(b byte) {
 
 // seq performs one filtered sequence.
 func (s *Screen) seq(o op, n int, raw []byte) {
-	if o != opStyle && o != opPen {
+	if o != opStyle && o != opPen && o != opSave {
 		s.last.ok = o == opRepeat && s.last.ok
 	}
 	if s.penSeq(o, n, raw) {
@@ -240,6 +244,8 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	}
 	switch o {
 	case opStyle:
+	case opSave:
+		s.noteSaved()
 	case opIndex, opNextLine:
 		scrolled := s.lineFeed()
 		if o == opNextLine {
@@ -323,6 +329,7 @@ func (s *Screen) penSeq(o op, n int, raw []byte) bool {
 		s.pending = append(s.pending, raw...)
 		s.vtPen, s.printPen, s.erasePenID = 0, 0, -1
 		s.unpinScreen()
+		s.saved = vt10x.Cursor{}
 	default:
 		return false
 	}
