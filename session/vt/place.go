@@ -250,6 +250,12 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 		scrolled := s.lineFeed()
 		if o == opNextLine {
 			s.cur.x = 0
+		} else if scrolled {
+			// vt10x's IND, unlike its LF and NEL, blanks the new line
+			// with its pen: make that the erase pen.
+			s.toVT(s.erasePen())
+			s.pending = append(s.pending, raw...)
+			return
 		}
 		s.pending = append(s.pending, raw...)
 		if scrolled {
@@ -322,6 +328,9 @@ func (s *Screen) penSeq(o op, n int, raw []byte) bool {
 		s.pending = append(s.pending, raw...)
 		s.vtPen = -1
 		s.penChanged()
+		// So does origin mode, as in xterm: cursor moves follow it.
+		s.flush()
+		s.f.st.origin = s.term.Cursor().State&vtOrigin != 0
 	case opAlt:
 		s.altSwitch(n == 1, raw)
 	case opReset:
@@ -347,6 +356,11 @@ func (s *Screen) altSwitch(enter bool, raw []byte) {
 	s.cur.known = false
 	if enter {
 		s.pinScreen()
+		if s.term.Mode()&vt10x.ModeAltScreen != 0 {
+			// A redundant 1049 entry: vt10x clears the alternate
+			// screen with its pen. Erases take the background.
+			s.toVT(s.erasePen())
+		}
 	} else {
 		s.toVT(0)
 	}
