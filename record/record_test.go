@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/session/vt"
@@ -191,4 +192,47 @@ func TestSaveLastEmpty(t *testing.T) {
 	if err := r.SaveLast(&bytes.Buffer{}, time.Minute, time.Now()); err != ErrEmpty {
 		t.Fatalf("err %v, want ErrEmpty", err)
 	}
+}
+
+// TestSaveLastReplayCorpus records real programs' output (vim, less,
+// man, ls, an agent; session/vt/testdata/replay) written in small pieces
+// that cut sequences anywhere, so the ring's keyframes fall inside them,
+// and saves windows of every length.
+func TestSaveLastReplayCorpus(t *testing.T) {
+	var stream strings.Builder
+	for _, name := range []string{"vim", "less", "man", "agent", "ls"} {
+		data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", name+".vt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream.WriteString(strings.ToValidUTF8(string(data), "\uFFFD"))
+	}
+	text := stream.String()
+	synctest.Test(t, func(t *testing.T) {
+		a := vt.New(80, 24)
+		defer a.Close()
+		ring := NewRing(RingOptions{Every: 500 * time.Millisecond}, nil)
+		ring.Attach(a)
+		defer ring.Close()
+		for i := 0; i < len(text); {
+			j := min(i+97, len(text))
+			for j < len(text) && !utf8.RuneStart(text[j]) {
+				j++
+			}
+			a.Write(text[i:j])
+			i = j
+			time.Sleep(100 * time.Millisecond)
+		}
+		for _, d := range []time.Duration{300 * time.Millisecond, 1100 * time.Millisecond, 2500 * time.Millisecond,
+			7 * time.Second, 13 * time.Second, time.Hour} {
+			var cast bytes.Buffer
+			if err := ring.SaveLast(&cast, d, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := replay(t, cast.Bytes())
+			if msg := diff(a, b); msg != "" {
+				t.Fatalf("window %v: %s", d, msg)
+			}
+		}
+	})
 }
