@@ -118,7 +118,7 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 		}
 	case 'g':
 		if n := param(ps, 0, 0); n == 0 || n == 3 {
-			f.out.seq(opMove, 0, f.canon(0, 'g', n))
+			f.out.seq(opTabs, n, f.canon(0, 'g', n))
 		}
 	case 'h', 'l':
 		for i := range ps {

@@ -10,14 +10,11 @@ import (
 // same size, whatever it showed before, it reproduces every cell with its
 // pen (attributes, colours, underline style and colour, link) and cluster,
 // the cursor (position, a pending wrap, visibility, shape, colour), the
-// saved cursor, the modes, the scroll region, the charsets, the pen and
+// saved cursor, the tab stops, the modes, the scroll region, the charsets, the pen and
 // the title; on the alternate screen, the main screen under it too. A
 // recording starts with one, so it may start in the middle of a stream.
 //
-// It does not carry the scrollback, tab stops other than the defaults, the
-// last character (for REP and composing a mark that follows it), or a
-// pending wrap of the saved cursor: vt10x keeps these where no keyframe
-// can set them.
+// It does not carry the scrollback.
 
 // vtOrigin is vt10x's unexported cursorOrigin bit of Cursor.State.
 const vtOrigin = 4
@@ -138,6 +135,7 @@ func (s *Screen) keyframe(dst []byte) []byte {
 	k.b = append(k.b, "\x1bc\x1b[H\x1b[2J\x1b]2;"...)
 	k.b = append(k.b, st.title...)
 	k.b = append(k.b, "\x1b\\"...)
+	s.keyframeTabs(k)
 	if cap(s.rowBuf) < s.cols {
 		s.rowBuf = make([]Cell, s.cols)
 	}
@@ -180,6 +178,7 @@ func (s *Screen) keyframeSaved(k *kfWriter, save string) {
 	if origin {
 		k.mode("?", 6, true) // the region is the whole screen yet
 	}
+	// vt10x's restore clears a pending wrap: none to save.
 	k.cup(s.saved.X, s.saved.Y)
 	k.setPen(sv.pen)
 	k.charsets(sv.g, sv.shift)
@@ -189,19 +188,29 @@ func (s *Screen) keyframeSaved(k *kfWriter, save string) {
 	}
 }
 
+// mainRow decodes row y of the main screen: the copy under the alternate
+// screen, or the screen itself.
+func (s *Screen) mainRow(y int, row []Cell) {
+	if !s.f.st.modes.AltScreen {
+		s.readRowInto(y, row)
+		return
+	}
+	clear(row)
+	if i := y * s.altMainCols; i < len(s.altMain) {
+		src := s.altMain[i : i+s.altMainCols]
+		for x := range min(len(src), len(row)) {
+			row[x] = s.cellOf(src[x])
+		}
+	}
+	fixWide(row)
+}
+
 // keyframeMain paints the main screen as the alternate one hides it, then
 // sets the saved cursor.
 func (s *Screen) keyframeMain(k *kfWriter, row []Cell) {
 	k.charsets([2]byte{'B', 'B'}, 0)
 	for y := range s.rows {
-		clear(row)
-		if i := y * s.altMainCols; i < len(s.altMain) {
-			src := s.altMain[i : i+s.altMainCols]
-			for x := range min(len(src), len(row)) {
-				row[x] = s.cellOf(src[x])
-			}
-		}
-		fixWide(row)
+		s.mainRow(y, row)
 		k.row(y, row)
 	}
 }
@@ -257,6 +266,12 @@ func (s *Screen) keyframeCursor(k *kfWriter, row []Cell, top int) {
 	}
 	k.cup(x, y-top)
 	k.setPen(row[x].style())
+	if r := s.last.r; r < utf8.RuneSelf && row[x].Text == "" && row[x].Rune != r {
+		// Printed in the line drawing set, and REP repeats what was
+		// printed: print that, in that set (the charsets come after).
+		k.b = append(k.b, '\x1b', '(', '0', byte(r))
+		return
+	}
 	k.cell(&row[x])
 }
 

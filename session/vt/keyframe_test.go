@@ -104,7 +104,7 @@ func genStream(r *rand.Rand, n int) string {
 		"\x1b(0lqk\x1b(B", "\x1b)0\x0eabc\x0f", "\x1bM", "\x1bD", "\x1bE", "\x1b[2S", "\x1b[T",
 		"\x1b[?1004h", "\x1b[?12h", "\x1b]12;#00ff00\x07", "\x1b[20h", "\x1b[20l", "\x1b[3b",
 		"\x1b[s", "\x1b[u", "\x1b[?1048h", "\x1b[?1048l", "\x1b[10G", "\x1b[5d", "\x1b[3A", "\x1b[2C",
-		strings.Repeat("x", 85), "wide日", "\x1b[999C日", "\x1b[999Cx",
+		strings.Repeat("x", 85), "wide日", "\x1b[999C日", "\x1b[999Cx", "\x1bH", "\x1b[g", "\x1b[3g", "\t\t",
 	}
 	var b strings.Builder
 	for b.Len() < n {
@@ -152,6 +152,11 @@ func TestKeyframeCases(t *testing.T) {
 		"insert":         {"abcdef\x1b[4h\x1b[1;2H", "XY"},
 		"flags apart":    {"\U0001F1EB\x1b[5;1H\x1b[1;2H\U0001F1F7", ""},
 		"resize alt":     {"main\x1b[?1049halt", "\x1b[?1049l"},
+		"saved wrap":     {strings.Repeat("a", 20) + "\x1b7\x1b[H", "\x1b8b"},
+		"saved wrap alt": {strings.Repeat("a", 20) + "\x1b[?1049h\x1b[Hx", "\x1b[?1049lb"},
+		"rep gfx":        {"\x1b(0lqk\x1b(B", "\x1b[3b"},
+		"ind wrap":       {"\x1b[6;1H" + strings.Repeat("a", 20) + "\x1bD", "b"},
+		"tabs":           {"\x1b[3g\x1b[1;4H\x1bH\x1b[1;11H\x1bH\r", "\ta\tb\tc"},
 	} {
 		t.Run(name, func(t *testing.T) { checkKeyframe(t, 20, 6, c.head, c.tail) })
 	}
@@ -205,6 +210,6 @@ func FuzzKeyframe(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, cut uint16) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 		i := cutAt(s, int(cut)%(len(s)+1))
-		checkKeyframe(t, 20, 6, s[:i], "")
+		checkKeyframe(t, 20, 6, s[:i], s[i:])
 	})
 }

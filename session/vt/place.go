@@ -246,17 +246,15 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	case opStyle:
 	case opSave:
 		s.noteSaved()
+	case opTabs:
+		s.setTab(n)
 	case opIndex, opNextLine:
-		scrolled := s.lineFeed()
-		if o == opNextLine {
-			s.cur.x = 0
-		} else if scrolled {
-			// vt10x's IND, unlike its LF and NEL, blanks the new line
-			// with its pen: make that the erase pen.
-			s.toVT(s.erasePen())
-			s.pending = append(s.pending, raw...)
+		if o == opIndex {
+			s.index(raw)
 			return
 		}
+		scrolled := s.lineFeed()
+		s.cur.x = 0
 		s.pending = append(s.pending, raw...)
 		if scrolled {
 			s.fillScrolled(true)
@@ -311,6 +309,23 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	}
 }
 
+// index performs IND. vt10x's IND, unlike its LF and NEL, blanks a new
+// line with its pen (make that the erase pen) and keeps a pending wrap,
+// which the Screen, as xterm, forgets (move back to the column).
+func (s *Screen) index(raw []byte) {
+	s.loadCursor()
+	wrap := s.cur.wrap
+	if s.lineFeed() {
+		s.toVT(s.erasePen())
+	}
+	s.pending = append(s.pending, raw...)
+	if wrap && s.cur.x > 0 {
+		s.pending = append(s.pending, "\r\x1b["...)
+		s.pending = appendInt(s.pending, s.cur.x)
+		s.pending = append(s.pending, 'C')
+	}
+}
+
 // penSeq performs the sequences that change which pen vt10x must hold,
 // and reports whether it did all of o. An erase gets the background-only
 // pen before its bytes.
@@ -338,7 +353,7 @@ func (s *Screen) penSeq(o op, n int, raw []byte) bool {
 		s.pending = append(s.pending, raw...)
 		s.vtPen, s.printPen, s.erasePenID = 0, 0, -1
 		s.unpinScreen()
-		s.saved = vt10x.Cursor{}
+		s.saved, s.tabs = vt10x.Cursor{}, nil
 	default:
 		return false
 	}
@@ -367,6 +382,7 @@ func (s *Screen) altSwitch(enter bool, raw []byte) {
 	s.pending = append(s.pending, raw...)
 	if !enter {
 		s.flush()
+		s.f.st.origin = s.term.Cursor().State&vtOrigin != 0 // 1049 restored the cursor
 		s.unpinScreen()
 		s.vtPen = -1
 		s.penChanged()

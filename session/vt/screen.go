@@ -93,6 +93,7 @@ type Screen struct {
 	saved       vt10x.Cursor  // the cursor vt10x saved last (DECSC, ?1048, ?1049)
 	altMain     []vt10x.Glyph // the main screen under the alternate one
 	altMainCols int
+	tabs        []bool // the tab stops, when not the defaults
 	kfBuf       []byte
 
 	syncTimeout  time.Duration
@@ -319,6 +320,7 @@ func (s *Screen) Resize(cols, rows int) {
 	if s.f.st.modes.AltScreen {
 		s.resizeAltMain(c.Y-rows+1, cols, rows)
 	}
+	s.resizeTabs(oldCols, cols)
 	// vt10x fills what a resize adds with its pen: make it the default.
 	s.toVT(0)
 	s.flush()
