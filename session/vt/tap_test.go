@@ -11,10 +11,9 @@ import (
 // logTap records what a tap sees as one string: keyframes as K, output
 // as it came, resizes as R<cols>x<rows>.
 type logTap struct {
-	mu   sync.Mutex
-	log  strings.Builder
-	kfs  int
-	want bool
+	mu  sync.Mutex
+	log strings.Builder
+	kfs int
 }
 
 func (l *logTap) Keyframe(_ time.Time, cols, rows int, kf []byte) {
