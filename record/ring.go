@@ -152,6 +152,11 @@ func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
 		return
 	}
 	seg := &segment{ring: r, start: at.UnixNano(), cols: cols, rows: rows, kf: string(kf), gap: r.lost}
+	if n := len(r.segs); n > 0 {
+		// As much room as the last segment took: a busy screen fills
+		// its segments, and growing them would copy each one again.
+		seg.data = make([]byte, 0, min(len(r.segs[n-1].data), r.opts.SegmentBytes))
+	}
 	seg.size = seg.measure()
 	r.lost = false
 	r.segs = append(r.segs, seg)
