@@ -188,6 +188,12 @@ func (r *Recorder) Resume() {
 	r.mu.Unlock()
 	untap := r.screen.Tap(r)
 	r.mu.Lock()
+	if r.stopped || r.paused {
+		// Stop or Pause came while tapping: they found no tap to remove.
+		r.mu.Unlock()
+		untap()
+		return
+	}
 	r.untap = untap
 	r.mu.Unlock()
 }

@@ -128,3 +128,39 @@ func TestRecorderWriteError(t *testing.T) {
 		t.Fatalf("Stop: %v, want the write error", err)
 	}
 }
+
+// TestRecorderControlsRace: Pause, Resume, Marker and Stop from several
+// goroutines leave no tap behind and a cast that replays.
+func TestRecorderControlsRace(t *testing.T) {
+	a := vt.New(20, 5)
+	defer a.Close()
+	var out bytes.Buffer
+	rec := Start(a, &out, RecorderOptions{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 200 {
+			a.Write(fmt.Sprintf("\x1b[3%dmline %d\r\n", i%8, i))
+		}
+	})
+	wg.Go(func() {
+		for range 50 {
+			rec.Pause()
+			rec.Resume()
+			rec.Marker("m")
+		}
+	})
+	wg.Wait()
+	if err := rec.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := replay(t, out.Bytes())
+	if d := diff(a, b); d != "" {
+		t.Fatal(d)
+	}
+	n := out.Len()
+	rec.Resume() // after Stop: nothing
+	a.Write("\x1b[Hafter stop")
+	if out.Len() != n {
+		t.Fatal("the recorder wrote after Stop")
+	}
+}
