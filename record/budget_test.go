@@ -90,3 +90,31 @@ func TestBudgetThroughScreens(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSaveLastAfterEviction: a ring whose open segment the budget took
+// for another ring goes on from a keyframe, and its cast still replays.
+func TestSaveLastAfterEviction(t *testing.T) {
+	b := NewBudget(64 << 10)
+	quiet, busy := vt.New(30, 6), vt.New(30, 6)
+	defer quiet.Close()
+	defer busy.Close()
+	rq, rb := NewRing(RingOptions{}, b), NewRing(RingOptions{}, b)
+	rq.Attach(quiet)
+	defer rq.Close()
+	rb.Attach(busy)
+	defer rb.Close()
+	quiet.Write("\x1b[1;31mquiet pane\r\n")
+	busy.Write(strings.Repeat("\x1b[32mflooding the budget\r\n", 4000))
+	if n := rq.Bytes(); n != 0 {
+		t.Fatalf("the quiet ring kept %d bytes: the budget should have taken its segment", n)
+	}
+	quiet.Write("\x1b[?1049h\x1b[2;5r\x1b[44mafter the eviction\x1b[3;1Hmore")
+	var cast strings.Builder
+	if err := rq.SaveLast(&cast, time.Hour, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := replay(t, []byte(cast.String()))
+	if d := diff(quiet, r); d != "" {
+		t.Fatal(d)
+	}
+}

@@ -79,7 +79,6 @@ type segment struct {
 	start      int64
 	cols, rows int
 	kf         string
-	gap        bool // output before it was lost: it does not follow the one before
 	data       []byte
 	events     []event
 	size       int // bytes counted for it
@@ -102,7 +101,6 @@ type Ring struct {
 	segs   []*segment
 	bytes  int
 	lastAt int64
-	lost   bool // output came while no segment was open: the next one has a gap
 	untap  func()
 	closed bool
 }
@@ -151,14 +149,13 @@ func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
 		r.mu.Unlock()
 		return
 	}
-	seg := &segment{ring: r, start: at.UnixNano(), cols: cols, rows: rows, kf: string(kf), gap: r.lost}
+	seg := &segment{ring: r, start: at.UnixNano(), cols: cols, rows: rows, kf: string(kf)}
 	if n := len(r.segs); n > 0 {
 		// As much room as the last segment took: a busy screen fills
 		// its segments, and growing them would copy each one again.
 		seg.data = make([]byte, 0, min(len(r.segs[n-1].data), r.opts.SegmentBytes))
 	}
 	seg.size = seg.measure()
-	r.lost = false
 	r.segs = append(r.segs, seg)
 	delta := seg.size - r.trim(at.UnixNano())
 	r.bytes += seg.size
@@ -180,7 +177,8 @@ func (r *Ring) add(at time.Time, e event, text string) {
 	r.mu.Lock()
 	n := len(r.segs)
 	if n == 0 {
-		r.lost = !r.closed
+		// The budget took every segment: the keyframe asked for next
+		// (WantKeyframe) has this output in it.
 		r.mu.Unlock()
 		return
 	}

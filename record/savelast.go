@@ -42,15 +42,10 @@ func (r *Ring) SaveLast(w io.Writer, d time.Duration, now time.Time) error {
 	c := castWriter{w: cw, start: ws, cols: cols, rows: rows}
 	c.output(ws, kf)
 	c.events(&segs[i], next)
+	// Each segment goes on from the one before: rings and the budget drop
+	// only the oldest, and a ring that lost all of them starts afresh.
 	for j := i + 1; j < len(segs); j++ {
-		s := &segs[j]
-		if s.gap {
-			// Output between the segments was lost to the budget:
-			// the keyframe shows the screen again.
-			c.resize(s.start, s.cols, s.rows)
-			c.output(s.start, []byte(s.kf))
-		}
-		c.events(s, 0)
+		c.events(&segs[j], 0)
 	}
 	if err := cw.Flush(); err != nil {
 		return fmt.Errorf("save last %v: %w", d, err)
@@ -65,7 +60,7 @@ func (r *Ring) snapshot() []segment {
 	defer r.mu.Unlock()
 	out := make([]segment, 0, len(r.segs))
 	for _, s := range r.segs {
-		out = append(out, segment{start: s.start, cols: s.cols, rows: s.rows, kf: s.kf, gap: s.gap,
+		out = append(out, segment{start: s.start, cols: s.cols, rows: s.rows, kf: s.kf,
 			data: s.data, events: s.events})
 	}
 	return out
