@@ -34,6 +34,7 @@ FUZZ_TARGETS = \
 	FuzzBulk:./session/vt \
 	FuzzClusterTable:./session/vt \
 	FuzzMatcher:./session/vt \
+	FuzzKeyframe:./session/vt \
 	FuzzConfig:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \

@@ -135,7 +135,7 @@ func fixWide(row []Cell) {
 		if x+1 < len(row) && row[x+1].Rune == placeholder {
 			c.Flags |= FlagWide
 		} else {
-			c.Rune = ' '
+			c.Rune, c.Text = ' ', "" // a blank, not a cluster no one sees
 		}
 	}
 }

@@ -118,7 +118,7 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 		}
 	case 'g':
 		if n := param(ps, 0, 0); n == 0 || n == 3 {
-			f.out.seq(opMove, 0, f.canon(0, 'g', n))
+			f.out.seq(opTabs, n, f.canon(0, 'g', n))
 		}
 	case 'h', 'l':
 		for i := range ps {
@@ -137,7 +137,7 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 		if len(ps) == 0 {
 			if final == 's' {
 				f.saveCharset()
-				f.out.seq(opStyle, 0, raw)
+				f.out.seq(opSave, 0, raw)
 			} else {
 				f.restoreCharset()
 				f.out.seq(opRestore, 0, raw)

@@ -26,6 +26,8 @@ const (
 	opErase                  // fills cells with the background; may move the cursor
 	opRestore                // restores the cursor, and with it vt10x's pen
 	opAlt                    // enters (n=1) or leaves (n=0) the alternate screen
+	opSave                   // saves the cursor (DECSC, ?1048, ?1049): the Screen notes it for keyframes
+	opTabs                   // HTS (n=8), TBC at the cursor (n=0) or all (n=3): the Screen mirrors the stops
 )
 
 // emitter receives the filter's output, in stream order.
@@ -347,7 +349,7 @@ func (f *filter) escPlain(final byte, raw []byte) {
 	switch final {
 	case '7':
 		f.saveCharset()
-		f.out.seq(opStyle, 0, raw)
+		f.out.seq(opSave, 0, raw)
 	case '8':
 		f.restoreCharset()
 		f.out.seq(opRestore, 0, raw)
@@ -358,7 +360,7 @@ func (f *filter) escPlain(final byte, raw []byte) {
 	case 'M': // RI scrolls down at the top margin
 		f.out.seq(opErase, 0, raw)
 	case 'H':
-		f.out.seq(opMove, 0, raw)
+		f.out.seq(opTabs, 8, raw)
 	case 'c':
 		if f.st.modes.AltScreen {
 			// vt10x's reset clears the alternate-screen flag without

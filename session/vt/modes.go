@@ -105,7 +105,7 @@ func (f *filter) privateMode(n int, set bool) {
 	case 1048:
 		if set {
 			f.saveCharset()
-			f.out.seq(opStyle, 0, f.modeSeq('?', n, set))
+			f.out.seq(opSave, 0, f.modeSeq('?', n, set))
 		} else {
 			f.restoreCharset()
 			f.out.seq(opRestore, 0, f.modeSeq('?', n, set))
@@ -124,6 +124,9 @@ func (f *filter) privateMode(n int, set bool) {
 // vt10x both save the cursor and clear.
 func (f *filter) altScreen(n int, set bool) {
 	m := &f.st.modes
+	if set && n == 1049 {
+		f.out.seq(opSave, 0, nil) // vt10x saves the cursor as it enters
+	}
 	if set == m.AltScreen && (!set || n != 1049) {
 		if !set && n == 1049 {
 			f.restoreCharset()

@@ -228,11 +228,16 @@ func (s *Screen) sweep() {
 // main screen is back.
 func (s *Screen) pinScreen() {
 	s.flush()
+	if s.term.Mode()&vt10x.ModeAltScreen != 0 {
+		return // a redundant 1049 entry: the main screen is pinned already
+	}
 	s.altPins, s.altRunes = s.altPins[:0], s.altRunes[:0]
+	s.altMain, s.altMainCols = s.altMain[:0], s.cols
 	last := uint32(0)
 	for y := 0; y < s.rows; y++ {
 		for x := 0; x < s.cols; x++ {
 			g := s.term.Cell(x, y)
+			s.altMain = append(s.altMain, g) // for keyframes (keyframe.go)
 			if id := glyphPen(g); id != last && id != 0 {
 				s.altPins = append(s.altPins, id)
 				last = id
@@ -244,7 +249,9 @@ func (s *Screen) pinScreen() {
 	}
 }
 
-func (s *Screen) unpinScreen() { s.altPins, s.altRunes = s.altPins[:0], s.altRunes[:0] }
+func (s *Screen) unpinScreen() {
+	s.altPins, s.altRunes, s.altMain = s.altPins[:0], s.altRunes[:0], s.altMain[:0]
+}
 
 // cellOf converts a stored vt10x glyph.
 func (s *Screen) cellOf(g vt10x.Glyph) Cell {

@@ -1,6 +1,10 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/hinshun/vt10x"
+)
 
 // cursorModel mirrors vt10x's cursor between flushes so that text can be
 // placed (wide runes, scroll points) without asking vt10x after every
@@ -232,7 +236,7 @@ func (s *Screen) control(b byte) {
 
 // seq performs one filtered sequence.
 func (s *Screen) seq(o op, n int, raw []byte) {
-	if o != opStyle && o != opPen {
+	if o != opStyle && o != opPen && o != opSave {
 		s.last.ok = o == opRepeat && s.last.ok
 	}
 	if s.penSeq(o, n, raw) {
@@ -240,11 +244,17 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	}
 	switch o {
 	case opStyle:
+	case opSave:
+		s.noteSaved()
+	case opTabs:
+		s.setTab(n)
 	case opIndex, opNextLine:
-		scrolled := s.lineFeed()
-		if o == opNextLine {
-			s.cur.x = 0
+		if o == opIndex {
+			s.index(raw)
+			return
 		}
+		scrolled := s.lineFeed()
+		s.cur.x = 0
 		s.pending = append(s.pending, raw...)
 		if scrolled {
 			s.fillScrolled(true)
@@ -299,6 +309,23 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	}
 }
 
+// index performs IND. vt10x's IND, unlike its LF and NEL, blanks a new
+// line with its pen (make that the erase pen) and keeps a pending wrap,
+// which the Screen, as xterm, forgets (move back to the column).
+func (s *Screen) index(raw []byte) {
+	s.loadCursor()
+	wrap := s.cur.wrap
+	if s.lineFeed() {
+		s.toVT(s.erasePen())
+	}
+	s.pending = append(s.pending, raw...)
+	if wrap && s.cur.x > 0 {
+		s.pending = append(s.pending, "\r\x1b["...)
+		s.pending = appendInt(s.pending, s.cur.x)
+		s.pending = append(s.pending, 'C')
+	}
+}
+
 // penSeq performs the sequences that change which pen vt10x must hold,
 // and reports whether it did all of o. An erase gets the background-only
 // pen before its bytes.
@@ -316,6 +343,9 @@ func (s *Screen) penSeq(o op, n int, raw []byte) bool {
 		s.pending = append(s.pending, raw...)
 		s.vtPen = -1
 		s.penChanged()
+		// So does origin mode, as in xterm: cursor moves follow it.
+		s.flush()
+		s.f.st.origin = s.term.Cursor().State&vtOrigin != 0
 	case opAlt:
 		s.altSwitch(n == 1, raw)
 	case opReset:
@@ -323,6 +353,7 @@ func (s *Screen) penSeq(o op, n int, raw []byte) bool {
 		s.pending = append(s.pending, raw...)
 		s.vtPen, s.printPen, s.erasePenID = 0, 0, -1
 		s.unpinScreen()
+		s.saved, s.tabs = vt10x.Cursor{}, nil
 	default:
 		return false
 	}
@@ -340,12 +371,18 @@ func (s *Screen) altSwitch(enter bool, raw []byte) {
 	s.cur.known = false
 	if enter {
 		s.pinScreen()
+		if s.term.Mode()&vt10x.ModeAltScreen != 0 {
+			// A redundant 1049 entry: vt10x clears the alternate
+			// screen with its pen. Erases take the background.
+			s.toVT(s.erasePen())
+		}
 	} else {
 		s.toVT(0)
 	}
 	s.pending = append(s.pending, raw...)
 	if !enter {
 		s.flush()
+		s.f.st.origin = s.term.Cursor().State&vtOrigin != 0 // 1049 restored the cursor
 		s.unpinScreen()
 		s.vtPen = -1
 		s.penChanged()

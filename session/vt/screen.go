@@ -87,6 +87,15 @@ type Screen struct {
 	clBuf    []byte
 	altRunes []rune // stand-ins the main screen uses while the alternate one hides it
 
+	// Keyframes and taps (keyframe.go, tap.go).
+	taps        []tapEntry
+	tapSeq      uint64
+	saved       vt10x.Cursor  // the cursor vt10x saved last (DECSC, ?1048, ?1049)
+	altMain     []vt10x.Glyph // the main screen under the alternate one
+	altMainCols int
+	tabs        []bool // the tab stops, when not the defaults
+	kfBuf       []byte
+
 	syncTimeout  time.Duration
 	syncDeadline time.Time // zero when no update holds the dirty signal
 	syncExpired  bool
@@ -195,6 +204,9 @@ func (s *Screen) writeLocked(text string) (int, bool) {
 	n := SliceEnd(text, SliceFor(s.rows))
 	s.writeText(text[:n])
 	s.flush()
+	if len(s.taps) > 0 {
+		s.tapOutput(text[:n])
+	}
 	s.markDirty()
 	return n, true
 }
@@ -295,6 +307,10 @@ func (s *Screen) Resize(cols, rows int) {
 		s.capture(slide)
 	}
 	oldCols, oldRows := s.cols, s.rows
+	if s.f.st.modes.AltScreen {
+		s.resizeAltMain(c.Y-rows+1, cols, rows)
+	}
+	s.resizeTabs(oldCols, cols)
 	// vt10x fills what a resize adds with its pen: make it the default.
 	s.toVT(0)
 	s.flush()
@@ -308,6 +324,9 @@ func (s *Screen) Resize(cols, rows int) {
 	}
 	if rows > oldRows {
 		s.pullBack(rows - oldRows)
+	}
+	if len(s.taps) > 0 {
+		s.tapResize()
 	}
 	s.markDirty()
 }

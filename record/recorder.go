@@ -1,0 +1,325 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// DefaultMaxPending bounds what a Recorder holds for its writer.
+const DefaultMaxPending = 8 << 20
+
+// ErrDropped is in Stop's error when the writer fell behind and output
+// was dropped; the cast has an 'm' event where, and goes on from a
+// keyframe, so it still replays to the right screen.
+var ErrDropped = errors.New("output dropped: the recording was written more slowly than the pane printed")
+
+// RecorderOptions configure a Recorder.
+type RecorderOptions struct {
+	// IdleLimit shortens every pause longer than it to it; 0 keeps them.
+	IdleLimit time.Duration
+	// MaxPending bounds the bytes waiting for the writer (default 8 MiB).
+	MaxPending int
+	// Header gives the cast's title, command and env; its size and
+	// timestamp are the screen's when recording starts.
+	Header asciicast.Header
+}
+
+type recEvent struct {
+	t    time.Duration
+	kind string
+	data string
+}
+
+// Recorder writes one screen to an asciicast v2 as it goes: a keyframe
+// at time 0, then 'o' output, 'r' resizes and 'm' markers. The screen's
+// tap only queues (bounded); the Recorder's goroutine writes, and Stop
+// waits for it.
+type Recorder struct {
+	screen *vt.Screen
+	opts   RecorderOptions
+	out    io.Writer
+
+	mu       sync.Mutex
+	queue    []recEvent
+	pending  int
+	cols     int
+	rows     int
+	started  bool
+	startAt  time.Time
+	prevAt   time.Time     // wall time of the last event
+	prevT    time.Duration // its time in the cast
+	paused   bool
+	resuming bool
+	needKF   bool // output was dropped: wait for a keyframe
+	dropped  int
+	failed   bool
+	stopped  bool
+	untap    func()
+
+	wake chan struct{}
+	done chan struct{}
+	wg   sync.WaitGroup
+	err  error // the writer's, set by the goroutine
+	stop sync.Once
+}
+
+// Start records s to w, closing w at Stop when it is an io.Closer.
+func Start(s *vt.Screen, w io.Writer, opts RecorderOptions) *Recorder {
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = DefaultMaxPending
+	}
+	r := &Recorder{screen: s, opts: opts, out: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r.wg.Go(r.run)
+	untap := s.Tap(r)
+	r.mu.Lock()
+	r.untap = untap
+	r.mu.Unlock()
+	return r
+}
+
+// Keyframe starts the cast, or shows the screen again after a pause or a
+// drop (vt.Tap).
+func (r *Recorder) Keyframe(at time.Time, cols, rows int, kf []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed || r.pending+len(kf) > r.opts.MaxPending && !r.stopped {
+		return // still behind: a later keyframe (Stop takes one anyway)
+	}
+	if !r.started {
+		r.started, r.startAt, r.prevAt, r.cols, r.rows = true, at, at, cols, rows
+		r.push(recEvent{kind: "o", data: string(kf)})
+		return
+	}
+	if r.resuming {
+		r.prevAt, r.resuming = at, false // the pause is cut out
+	}
+	t := r.castTime(at)
+	if r.needKF {
+		r.push(recEvent{t: t, kind: "m", data: fmt.Sprintf("sandmux: %d bytes of output dropped", r.dropped)})
+		r.needKF = false
+	}
+	if cols != r.cols || rows != r.rows {
+		r.cols, r.rows = cols, rows
+		r.push(recEvent{t: t, kind: "r", data: size(cols, rows)})
+	}
+	r.push(recEvent{t: t, kind: "o", data: string(kf)})
+}
+
+// Output queues text (vt.Tap).
+func (r *Recorder) Output(at time.Time, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.skip() {
+		return
+	}
+	if r.pending+len(text) > r.opts.MaxPending {
+		r.dropped += len(text)
+		r.needKF = true
+		return
+	}
+	r.push(recEvent{t: r.castTime(at), kind: "o", data: text})
+}
+
+// Resize queues a size change (vt.Tap).
+func (r *Recorder) Resize(at time.Time, cols, rows int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.skip() {
+		return
+	}
+	r.cols, r.rows = cols, rows
+	r.push(recEvent{t: r.castTime(at), kind: "r", data: size(cols, rows)})
+}
+
+// WantKeyframe asks for one after a drop (vt.Tap).
+func (r *Recorder) WantKeyframe() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.needKF && !r.failed && !r.paused
+}
+
+func (r *Recorder) skip() bool { return r.failed || r.needKF || r.paused || !r.started }
+
+// Marker adds an 'm' event with label at the current time.
+func (r *Recorder) Marker(label string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed || !r.started || r.stopped {
+		return
+	}
+	t := r.prevT
+	if !r.paused {
+		t = r.castTime(time.Now())
+	}
+	r.push(recEvent{t: t, kind: "m", data: label})
+}
+
+// Pause stops recording; the time until Resume is cut out of the cast.
+func (r *Recorder) Pause() {
+	r.mu.Lock()
+	if r.paused || r.stopped {
+		r.mu.Unlock()
+		return
+	}
+	r.paused = true
+	untap := r.untap
+	r.untap = nil
+	r.mu.Unlock()
+	if untap != nil {
+		untap()
+	}
+}
+
+// Resume goes on recording, from a keyframe of the screen as it is now.
+func (r *Recorder) Resume() {
+	r.mu.Lock()
+	if !r.paused || r.stopped {
+		r.mu.Unlock()
+		return
+	}
+	r.paused, r.resuming = false, true
+	r.mu.Unlock()
+	untap := r.screen.Tap(r)
+	r.mu.Lock()
+	if r.stopped || r.paused {
+		// Stop or Pause came while tapping: they found no tap to remove.
+		r.mu.Unlock()
+		untap()
+		return
+	}
+	r.untap = untap
+	r.mu.Unlock()
+}
+
+// Elapsed returns how long the cast runs so far (pauses cut out).
+func (r *Recorder) Elapsed() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.prevT
+}
+
+// Stop ends the recording: it removes the tap, waits until everything
+// queued is written, flushes and closes the writer. Its error says what
+// failed or was dropped. Stop is idempotent.
+func (r *Recorder) Stop() error {
+	r.stop.Do(func() {
+		r.mu.Lock()
+		r.stopped = true
+		untap := r.untap
+		r.untap = nil
+		resync := r.needKF && !r.failed && !r.paused
+		r.mu.Unlock()
+		if untap != nil {
+			untap()
+		}
+		if resync {
+			// Output was dropped since the last keyframe: end on one, so
+			// the cast ends on the screen as it is.
+			r.screen.Tap(r)()
+		}
+		close(r.done)
+		r.wg.Wait()
+		if r.dropped > 0 {
+			r.err = errors.Join(r.err, fmt.Errorf("%w: %d bytes; give the recording a faster disk or raise its buffer", ErrDropped, r.dropped))
+		}
+	})
+	return r.err
+}
+
+// castTime maps wall time to cast time: monotonic, with pauses longer
+// than the idle limit shortened to it.
+func (r *Recorder) castTime(at time.Time) time.Duration {
+	d := max(at.Sub(r.prevAt), 0)
+	if l := r.opts.IdleLimit; l > 0 && d > l {
+		d = l
+	}
+	r.prevAt = at
+	r.prevT += d
+	return r.prevT
+}
+
+// push queues e and wakes the writer; the caller holds the lock.
+func (r *Recorder) push(e recEvent) {
+	r.queue = append(r.queue, e)
+	r.pending += len(e.data) + 32
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run writes what is queued until Stop, then the rest.
+func (r *Recorder) run() {
+	var cw *asciicast.Writer
+	var batch []recEvent
+	for {
+		var stopping bool
+		select {
+		case <-r.wake:
+		case <-r.done:
+			stopping = true
+		}
+		r.mu.Lock()
+		clear(batch) // what was written: let it go
+		batch, r.queue = r.queue, batch[:0]
+		r.pending = 0
+		h := r.opts.Header
+		h.Width, h.Height, h.Timestamp = r.cols, r.rows, r.startAt.Unix()
+		r.mu.Unlock()
+		if err := r.write(&cw, h, batch); err != nil {
+			r.fail(err)
+		}
+		if stopping {
+			r.finish(cw)
+			return
+		}
+	}
+}
+
+// write writes a batch, starting the cast on the first.
+func (r *Recorder) write(cw **asciicast.Writer, h asciicast.Header, batch []recEvent) error {
+	if len(batch) == 0 || r.err != nil {
+		return nil
+	}
+	if *cw == nil {
+		w, err := asciicast.NewWriter(r.out, h, time.Time{})
+		if err != nil {
+			return err
+		}
+		*cw = w
+	}
+	for _, e := range batch {
+		(*cw).WriteEvent(e.t, e.kind, e.data)
+	}
+	return (*cw).Flush()
+}
+
+func (r *Recorder) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.err = fmt.Errorf("record: %w; check the disk the cast is written to", err)
+	r.failed, r.queue = true, nil
+}
+
+// finish flushes and closes the writer.
+func (r *Recorder) finish(cw *asciicast.Writer) {
+	if cw != nil {
+		if err := cw.Flush(); err != nil && r.err == nil {
+			r.fail(err)
+		}
+	}
+	if c, ok := r.out.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			r.err = errors.Join(r.err, fmt.Errorf("record: close: %w", err))
+		}
+	}
+}
+
+func size(cols, rows int) string { return strconv.Itoa(cols) + "x" + strconv.Itoa(rows) }

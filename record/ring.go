@@ -1,0 +1,262 @@
+// Package record records pane screens as asciicast v2: the Ring keeps
+// the last minutes of one screen's output in memory, within its own bounds
+// and a Budget shared by all rings, and writes any window of them as a
+// cast (SaveLast); the Recorder writes one screen to a cast file as it
+// goes, with markers, pauses and an idle limit. Both take what the screen
+// parsed from a vt.Tap and start from a keyframe, so a cast may start in
+// the middle of a stream and still replay to the exact screen.
+//
+// It does not choose file names, parse the config or talk to the UI: the
+// caller gives it writers, bounds and screens.
+//
+//	vt.Screen.Write ─► tap (under the screen's lock, copies only)
+//	   ├─► Ring: segments [keyframe, events…] ─► SaveLast ─► asciicast
+//	   └─► Recorder: bounded queue ─► its goroutine ─► asciicast ─► file
+package record
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// Defaults for RingOptions. A keyframe every 2 s of output (or 256 KiB,
+// whichever comes first) bounds what SaveLast replays to find the screen
+// at the window's start to that much, tens of milliseconds; a keyframe of
+// a busy 200x50 screen may reach tens of KiB, so a time-triggered one also
+// waits until the output since the last outweighs half of that keyframe,
+// which keeps keyframes at most a third of the ring.
+const (
+	DefaultRetain       = 5 * time.Minute
+	DefaultRetainBytes  = 16 << 20
+	DefaultEvery        = 2 * time.Second
+	DefaultSegmentBytes = 256 << 10
+)
+
+// RingOptions bound a Ring. Zero fields take the defaults.
+type RingOptions struct {
+	Retain       time.Duration // how far back output is kept
+	RetainBytes  int           // how much memory one ring may hold
+	Every        time.Duration // output time between keyframes
+	SegmentBytes int           // output between keyframes at most
+}
+
+func (o *RingOptions) defaults() {
+	if o.Retain <= 0 {
+		o.Retain = DefaultRetain
+	}
+	if o.RetainBytes <= 0 {
+		o.RetainBytes = DefaultRetainBytes
+	}
+	if o.Every <= 0 {
+		o.Every = DefaultEvery
+	}
+	if o.SegmentBytes <= 0 {
+		o.SegmentBytes = DefaultSegmentBytes
+	}
+	o.SegmentBytes = max(1, min(o.SegmentBytes, o.RetainBytes/4))
+}
+
+// event is one output ('o': its text ends at end in the segment's data)
+// or resize ('r').
+type event struct {
+	at         int64 // Unix nanoseconds
+	end        int
+	cols, rows int32
+	kind       byte
+}
+
+const (
+	eventSize   = 32  // bytes an event takes, for the accounting
+	segOverhead = 160 // a segment's own fields
+)
+
+// segment is a keyframe and the events after it, up to the next one.
+type segment struct {
+	ring       *Ring
+	start      int64
+	cols, rows int
+	kf         string
+	data       []byte
+	events     []event
+	size       int // bytes counted for it
+	gone       atomic.Bool
+}
+
+func (s *segment) measure() int {
+	return segOverhead + len(s.kf) + cap(s.data) + cap(s.events)*eventSize
+}
+
+// Ring keeps the recent output of one screen: segments, each a keyframe
+// and what followed, the oldest dropped whole when they are older than
+// Retain or the ring holds more than RetainBytes, or when the Budget needs
+// room. Attach it to a screen; it is safe for concurrent use.
+type Ring struct {
+	opts   RingOptions
+	budget *Budget
+
+	mu     sync.Mutex
+	segs   []*segment
+	bytes  int
+	lastAt int64
+	untap  func()
+	closed bool
+}
+
+// NewRing returns an empty ring within opts and budget (nil for none).
+func NewRing(opts RingOptions, budget *Budget) *Ring {
+	opts.defaults()
+	return &Ring{opts: opts, budget: budget}
+}
+
+// Attach taps s: from now on the ring keeps what s parses. A ring taps
+// one screen; Close removes the tap.
+func (r *Ring) Attach(s *vt.Screen) {
+	untap := s.Tap(r)
+	r.mu.Lock()
+	r.untap = untap
+	r.mu.Unlock()
+}
+
+// Close removes the tap and frees what the ring holds.
+func (r *Ring) Close() {
+	r.mu.Lock()
+	untap := r.untap
+	r.untap, r.closed = nil, true
+	r.mu.Unlock()
+	if untap != nil {
+		untap()
+	}
+	r.mu.Lock()
+	freed := r.dropOldest(len(r.segs))
+	r.mu.Unlock()
+	r.charge(-freed, nil)
+}
+
+// Bytes returns the memory the ring holds, as it counts it.
+func (r *Ring) Bytes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes
+}
+
+// Keyframe starts a segment (vt.Tap).
+func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	seg := &segment{ring: r, start: at.UnixNano(), cols: cols, rows: rows, kf: string(kf)}
+	if n := len(r.segs); n > 0 {
+		// As much room as the last segment took: a busy screen fills
+		// its segments, and growing them would copy each one again.
+		seg.data = make([]byte, 0, min(len(r.segs[n-1].data), r.opts.SegmentBytes))
+	}
+	seg.size = seg.measure()
+	r.segs = append(r.segs, seg)
+	delta := seg.size - r.trim(at.UnixNano())
+	r.bytes += seg.size
+	r.mu.Unlock()
+	r.charge(delta, seg)
+}
+
+// Output keeps text (vt.Tap).
+func (r *Ring) Output(at time.Time, text string) {
+	r.add(at, event{kind: 'o'}, text)
+}
+
+// Resize keeps a size change (vt.Tap).
+func (r *Ring) Resize(at time.Time, cols, rows int) {
+	r.add(at, event{kind: 'r', cols: int32(cols), rows: int32(rows)}, "")
+}
+
+func (r *Ring) add(at time.Time, e event, text string) {
+	r.mu.Lock()
+	n := len(r.segs)
+	if n == 0 {
+		// The budget took every segment: the keyframe asked for next
+		// (WantKeyframe) has this output in it.
+		r.mu.Unlock()
+		return
+	}
+	seg := r.segs[n-1]
+	e.at = at.UnixNano()
+	seg.data = append(seg.data, text...)
+	e.end = len(seg.data)
+	seg.events = append(seg.events, e)
+	r.lastAt = e.at
+	grown := seg.measure() - seg.size
+	seg.size += grown
+	r.bytes += grown
+	delta := grown - r.trim(e.at)
+	r.mu.Unlock()
+	r.charge(delta, nil)
+}
+
+// WantKeyframe says whether the open segment is long enough (vt.Tap).
+func (r *Ring) WantKeyframe() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.segs)
+	if n == 0 {
+		return !r.closed
+	}
+	seg := r.segs[n-1]
+	if len(seg.data) >= r.opts.SegmentBytes {
+		return true
+	}
+	return time.Duration(r.lastAt-seg.start) >= r.opts.Every && len(seg.data) >= len(seg.kf)/2
+}
+
+// trim drops the segments the ring's own bounds no longer keep and
+// returns the bytes freed. The open segment stays: it is what comes next.
+func (r *Ring) trim(now int64) int {
+	cut := now - int64(r.opts.Retain)
+	k := 0
+	for k+1 < len(r.segs) && r.segs[k+1].start <= cut {
+		k++ // the next segment starts before the window: this one is not needed
+	}
+	freed := r.dropOldest(k)
+	for len(r.segs) > 1 && r.bytes > r.opts.RetainBytes {
+		freed += r.dropOldest(1)
+	}
+	return freed
+}
+
+// dropOldest drops the k oldest segments and returns their bytes.
+func (r *Ring) dropOldest(k int) int {
+	freed := 0
+	for _, s := range r.segs[:k] {
+		freed += s.size
+		s.gone.Store(true)
+		s.data, s.events, s.kf = nil, nil, ""
+	}
+	r.segs = append(r.segs[:0], r.segs[k:]...)
+	clear(r.segs[len(r.segs):cap(r.segs)])
+	r.bytes -= freed
+	return freed
+}
+
+// charge tells the budget, outside the ring's lock (the budget locks
+// rings to evict from them).
+func (r *Ring) charge(delta int, seg *segment) {
+	if r.budget != nil {
+		r.budget.charge(delta, seg)
+	}
+}
+
+// evict drops seg and every older segment, for the budget; it returns
+// the bytes freed.
+func (r *Ring) evict(seg *segment) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, s := range r.segs {
+		if s == seg {
+			return r.dropOldest(i + 1)
+		}
+	}
+	return 0
+}
