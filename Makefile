@@ -36,6 +36,7 @@ FUZZ_TARGETS = \
 	FuzzMatcher:./session/vt \
 	FuzzKeyframe:./session/vt \
 	FuzzConfig:./config \
+	FuzzParseByteSize:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
 	FuzzEncodeKeyNames:./ui \

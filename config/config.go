@@ -36,6 +36,7 @@ const BuiltinSource = "built-in default"
 type Config struct {
 	UI        UIConfig
 	Server    ServerConfig
+	Record    RecordConfig
 	Sandboxes []Sandbox
 	// Rules are the [[rule]] tables, compiled, in the file's order.
 	Rules     []*status.Rule
@@ -406,10 +407,10 @@ func syntaxError(name string, err error) error {
 // decode overlays the document on the defaults; it reports unknown keys and
 // values of the wrong type.
 func (p *problems) decode(doc map[string]any) *Config {
-	c := &Config{UI: defaultsOf(uiOptions), Server: defaultsOf(serverOptions), Providers: defaultsOf(providerOptions), reg: p.reg}
+	c := &Config{UI: defaultsOf(uiOptions), Server: defaultsOf(serverOptions), Record: defaultsOf(recordOptions), Providers: defaultsOf(providerOptions), reg: p.reg}
 	for key := range doc {
-		if !slices.Contains([]string{"defaults", "sandbox", "ui", "server", "providers", "rule"}, key) {
-			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui], [server], [providers.NAME] and [[rule]])"))
+		if !slices.Contains([]string{"defaults", "sandbox", "ui", "server", "record", "providers", "rule"}, key) {
+			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui], [server], [record], [providers.NAME] and [[rule]])"))
 		}
 	}
 	base := defaultsOf(sandboxOptions)
@@ -423,6 +424,9 @@ func (p *problems) decode(doc map[string]any) *Config {
 	}
 	if t := p.table(doc, "", "server"); t != nil {
 		applyOptions(p, serverOptions, "server", "server", t, &c.Server)
+	}
+	if t := p.table(doc, "", "record"); t != nil {
+		applyOptions(p, recordOptions, "record", "record", t, &c.Record)
 	}
 	if t := p.table(doc, "", "providers"); t != nil {
 		for name := range t {
@@ -646,6 +650,7 @@ func (c *Config) validate() error {
 		checkOption(p, "providers."+o.table+"."+o.key, o, &c.Providers)
 	}
 	c.checkServer(p)
+	c.checkRecord(p)
 	c.checkRemoteTables(p)
 	return p.err()
 }

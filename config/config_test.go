@@ -160,6 +160,17 @@ func TestConfigErrors(t *testing.T) {
 		{"rule single table", sb + "[rule]\nmatch = \"x\"\n", 3, "rule", "is a single table"},
 		{"ui inline", "ui = { fps = 0 }\n" + sb, 1, "ui.fps", "out of range"},
 
+		// [record]
+		{"record retain", sb + "[record]\nretain = \"soon\"\n", 4, "record.retain", "is not a duration"},
+		{"record retain negative", sb + "[record]\nretain = \"-1s\"\n", 4, "record.retain", "out of range"},
+		{"record retain_bytes", sb + "[record]\nretain_bytes = \"lots\"\n", 4, "record.retain_bytes", `is not a size (write e.g. "16MiB"`},
+		{"record retain_bytes number", sb + "[record]\nretain_bytes = 16\n", 4, "record.retain_bytes", "is not a size"},
+		{"record retain_bytes small", sb + "[record]\nretain_bytes = \"1KiB\"\n", 4, "record.retain_bytes", "1KiB is out of range (use 64KiB to 64GiB)"},
+		{"record retain_total below one", sb + "[record]\nretain_bytes = \"32MiB\"\nretain_total = \"16MiB\"\n", 5, "record.retain_total", "less than retain_bytes"},
+		{"record dir tilde", sb + "[record]\ndir = \"~x/r\"\n", 4, "record.dir", "only ~/ is expanded"},
+		{"record idle_limit", sb + "[record]\nidle_limit = 5\n", 4, "record.idle_limit", "is not a duration"},
+		{"record unknown", sb + "[record]\nretian = \"5m\"\n", 4, "record.retian", `did you mean "retain"?`},
+
 		// [providers.local]
 		{"shell relative", sb + "[providers.local]\nshell = \"zsh\"\n", 4, "providers.local.shell", `"zsh" is not an absolute path`},
 		{"shell type", sb + "[providers.local]\nshell = [\"/bin/sh\"]\n", 4, "providers.local.shell", "is not a string"},
@@ -581,6 +592,9 @@ func TestConfigExample(t *testing.T) {
 	for _, o := range serverOptions {
 		check("server", o.key, o.help, o.typ)
 	}
+	for _, o := range recordOptions {
+		check("record", o.key, o.help, o.typ)
+	}
 	for _, o := range providerOptions {
 		check("providers."+o.table, o.key, o.help, o.typ)
 	}
@@ -597,6 +611,9 @@ func TestConfigExample(t *testing.T) {
 	}
 	if want := defaultsOf(serverOptions); c.Server != want {
 		t.Errorf("[server] in the example is %+v, but the defaults are %+v", c.Server, want)
+	}
+	if want := defaultsOf(recordOptions); c.Record != want {
+		t.Errorf("[record] in the example is %+v, but the defaults are %+v", c.Record, want)
 	}
 }
 
@@ -623,6 +640,9 @@ func TestConfigOptionsTable(t *testing.T) {
 		rows = append(rows, row{o.table, o.key, o.typ, o.help, o.note})
 	}
 	for _, o := range serverOptions {
+		rows = append(rows, row{o.table, o.key, o.typ, o.help, o.note})
+	}
+	for _, o := range recordOptions {
 		rows = append(rows, row{o.table, o.key, o.typ, o.help, o.note})
 	}
 	for _, o := range providerOptions {
