@@ -15,6 +15,7 @@ const (
 	EventAttention EventKind = "attention" // a pane wants attention (bell, notice, silence) in some client
 	EventAttached  EventKind = "attached"  // a client attached
 	EventDetached  EventKind = "detached"  // a client left
+	EventRecording EventKind = "recording" // a recording started or stopped (Detail: which, and its file)
 )
 
 // Event is one thing that happened to a pane or a client.

@@ -29,6 +29,8 @@ type PaneInfo struct {
 	CPUPercent float64
 	RSSBytes   int64
 	HasUsage   bool
+	// Recording is the file the pane is recorded to, "" when it is not.
+	Recording string
 }
 
 // Phases are every phase PaneInfo.Phase takes, in a pane's order of life.
@@ -61,6 +63,9 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 	st := p.state()
 	info.State, info.Reason, info.Since = string(st.State), st.Reason, st.Since
 	info.CPUPercent, info.RSSBytes, info.HasUsage = p.usageNow()
+	if p.recs.rec != nil {
+		info.Recording = p.recs.path
+	}
 	return info
 }
 

@@ -43,6 +43,10 @@ var keymap = []binding{
 	{keys: []string{"b"}, help: "broadcast input to the picked panes, or stop", run: (*view).toggleBroadcast, touches: true},
 	{keys: []string{"space"}, help: "pick or unpick the pane for broadcast", run: (*view).togglePick, touches: true},
 	{keys: []string{","}, help: "rename the pane", run: (*view).startRename, touches: true},
+	{keys: []string{"R"}, help: "record the pane to a cast file, or stop", run: (*view).toggleRecording, touches: true},
+	{keys: []string{"M"}, help: "add a marker to the pane's recording", run: (*view).markRecording, touches: true},
+	{keys: []string{"S"}, help: "save the pane's last minutes (as [record] retain keeps) to a cast file", run: (*view).saveLastFocused, touches: true},
+	{keys: []string{"V"}, help: "record this client's whole view to a cast file, or stop", run: (*view).toggleViewRecording, touches: true},
 	{keys: []string{"d"}, help: "detach this client: everything goes on", run: (*view).detach},
 	{keys: []string{"q"}, help: "quit (asks while sessions run)", run: (*view).requestQuit, touches: true},
 }

@@ -37,7 +37,9 @@ func (m *Model) sizer() *view {
 func (m *Model) startPane(i int) tea.Cmd {
 	p := m.panes[i]
 	m.newTracker(p)
+	ended := m.endScreen(p, "the pane restarted") // the old screen's ring and recording go with it
 	cmd := p.start(m.ctx, m.backend, m.sizer().bodySize(i), m.cfg.Scrollback, m.wake)
+	m.attachRing(p)
 	for _, v := range m.views {
 		if s := v.panes[p.key]; s != nil {
 			s.scroll, s.search, s.attention = 0, nil, false
@@ -46,7 +48,7 @@ func (m *Model) startPane(i int) tea.Cmd {
 			v.pv(p) // makes the view's state of p with its first frame
 		}
 	}
-	return tea.Batch(cmd, m.watch())
+	return tea.Batch(ended, cmd, m.watch())
 }
 
 func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
@@ -259,8 +261,8 @@ func (m *Model) removePane(i int, done func(error)) tea.Cmd {
 	}
 	info := m.paneInfo(i)
 	m.quitResults = append(m.quitResults, resultOf(p))
+	cmds := []tea.Cmd{m.endScreen(p, "the pane closed")}
 	m.panes = append(m.panes[:i], m.panes[i+1:]...)
-	cmds := []tea.Cmd{}
 	for _, v := range m.views {
 		delete(v.panes, p.key)
 		if v.focus > i || v.focus == len(m.panes) {

@@ -43,6 +43,8 @@ type Config struct {
 	// Parsers is how many panes may parse output at once (0: as many as
 	// Go runs code on at once).
 	Parsers int
+	// Record is [record]: the panes' rings and where recordings go.
+	Record RecordConfig
 	// Server: the program is no client of its own; only ClientMsg input
 	// counts, and Bubble Tea's own size and input messages are dropped.
 	Server bool
@@ -123,6 +125,8 @@ type Model struct {
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
 
+	rec recState // the rings' budget and the view recordings (record.go)
+
 	// The quit (quit.go) and what it reports.
 	quitting      bool
 	killRequested bool // the quit escalated to killing everything
@@ -187,6 +191,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if arm := m.armUsage(); arm != nil {
 		cmd = tea.Batch(cmd, arm)
+	}
+	if rc := m.syncRecordings(); rc != nil {
+		cmd = tea.Batch(cmd, rc)
 	}
 	m.markShown()
 	if !m.done && (m.redraw || !quiet(msg)) {
@@ -263,6 +270,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startQuit(msg.Kill)
 	case findTickMsg, findResultsMsg:
 		return m.handleFind(msg)
+	case viewOpenedMsg:
+		return m.viewOpened(msg)
+	case recMsg:
+		return m.handleRecord(msg)
 	}
 	return nil
 }

@@ -88,6 +88,7 @@ type pane struct {
 	// it used more than busyCPU of a core then, a sign of activity.
 	usage   paneUsage
 	cpuBusy bool
+	recs    paneRec // its screen's ring and recording (record.go)
 }
 
 // maxEarlyInput bounds the input kept for a pane whose start is not yet

@@ -77,6 +77,7 @@ func (m *Model) finishQuit() tea.Cmd {
 	for _, v := range m.views {
 		v.show() // the last frame: every session settled
 	}
+	stopRecordings := m.stopAllRecordings() // before done: its events still go out
 	m.done = true
 	m.stopWatching() // the waiting watch returns, and is not re-armed
 	m.cancel()       // nothing the model started is waited for any more
@@ -87,6 +88,7 @@ func (m *Model) finishQuit() tea.Cmd {
 		}
 	}
 	return tea.Sequence(func() tea.Msg {
+		stopRecordings() // every recording flushed and closed before the program ends
 		for _, s := range screens {
 			s.Close()
 		}

@@ -199,6 +199,9 @@ func (v *view) title(i int, p *pane, w int) string {
 	if s.picked {
 		b.WriteString("⇶ ") // picked shows before broadcast starts, so picks can be checked
 	}
+	if mark := p.recMark(v.m.now()); mark != "" {
+		b.WriteString(mark + " · ") // ticks once a second while it records
+	}
 	fmt.Fprintf(&b, "%s · %s · %s", p.spec.Name, p.spec.Provider, p.titleState())
 	if !p.lastOutput.IsZero() {
 		b.WriteString(" · out " + p.lastOutput.Format("15:04:05"))
@@ -275,6 +278,9 @@ func (v *view) statusLine() string {
 	}
 	if v.readOnly {
 		flags = append(flags, "READ-ONLY")
+	}
+	if mark := v.viewRecMark(); mark != "" {
+		flags = append(flags, mark)
 	}
 	if v.notice != "" {
 		flags = append(flags, termsafe.String(v.notice))

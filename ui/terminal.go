@@ -26,9 +26,11 @@ type Terminal struct {
 	state *term.State // the input's settings before raw mode
 
 	mu      sync.Mutex
-	pending *drawing      // the newest frame not yet drawn
-	through []byte        // sequences to pass on before the next frame
-	wake    chan struct{} // one slot: a frame is pending
+	pending *drawing       // the newest frame not yet drawn
+	through []byte         // sequences to pass on before the next frame
+	wake    chan struct{}  // one slot: a frame is pending
+	rec     *viewRecording // records what is drawn (viewrec.go)
+	repaint bool           // the next drawing redraws everything
 	quit    chan struct{}
 	wg      sync.WaitGroup
 
@@ -150,17 +152,27 @@ func (t *Terminal) drawPending() {
 	t.pending = nil
 	through := t.through
 	t.through = nil
+	rec, repaint := t.rec, t.repaint
+	t.repaint = false
 	t.mu.Unlock()
 	if len(through) > 0 {
 		_, _ = t.out.Write(through) // Best effort: as the frames below.
 	}
+	if repaint {
+		if f == nil {
+			f = t.lastDrawing()
+		}
+		t.width = -1 // a recording starts: draw the whole frame
+	}
 	if f == nil {
 		return
 	}
+	full := f.width != t.width || len(f.lines) != t.height
 	b := t.render(f)
 	if len(b) > 0 {
 		_, _ = t.out.Write(b) // Best effort: a terminal that went away is noticed by the input side.
 	}
+	t.recordDrawing(rec, full, b)
 }
 
 // render returns the bytes that turn the previous frame into f: each

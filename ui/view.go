@@ -146,6 +146,7 @@ func (m *Model) detach(id int) tea.Cmd {
 		}
 		m.views = append(m.views[:i], m.views[i+1:]...)
 		m.emit(Event{Kind: EventDetached, Client: id})
+		stop := m.stopViewRecording(id, "the client detached", nil, noView)
 		if m.active == v {
 			// The newest client that may type sizes the panes now; a
 			// read-only one never does (A2).
@@ -153,11 +154,11 @@ func (m *Model) detach(id int) tea.Cmd {
 			for _, o := range slices.Backward(m.views) {
 				if !o.readOnly {
 					m.active = o
-					return o.relayout()
+					return tea.Batch(stop, o.relayout())
 				}
 			}
 		}
-		return nil
+		return stop
 	}
 	return nil
 }

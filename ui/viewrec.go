@@ -1,0 +1,299 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/asciicast"
+)
+
+// Recording a client's view: what sandmux writes to that client's
+// terminal, as its Terminal draws it, at its size. The Terminal's drawing
+// goroutine hands each drawing's bytes to the recording, which only
+// queues them (bounded); the recording's own goroutine writes the cast.
+// The cast starts with a whole frame (starting a recording makes the
+// Terminal repaint everything) and a resize is an 'r' event before the
+// frame redrawn at the new size. What passes through to the terminal
+// (clipboard writes, notifications) is not recorded.
+
+// viewMaxPending bounds what a view recording holds for its writer.
+const viewMaxPending = 8 << 20
+
+type viewEvent struct {
+	t    time.Duration
+	kind string
+	data string
+}
+
+// viewRecording writes one Terminal's drawings to a cast.
+type viewRecording struct {
+	term    *Terminal
+	out     io.WriteCloser
+	path    string
+	started time.Time // wall time it was asked for, for the status line
+
+	mu         sync.Mutex
+	queue      []viewEvent
+	pending    int
+	begun      bool // the first whole frame came
+	start      time.Time
+	cols, rows int // the size now
+	h0c, h0r   int // the size at the start, for the header
+	dropped    int
+	stopped    bool
+
+	wake chan struct{}
+	done chan struct{}
+	wg   sync.WaitGroup
+	err  error
+	once sync.Once
+}
+
+// recordView starts recording what t draws to out.
+func recordView(t *Terminal, out io.WriteCloser, path string, now time.Time) *viewRecording {
+	r := &viewRecording{term: t, out: out, path: path, started: now, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r.wg.Go(r.run)
+	t.mu.Lock()
+	t.rec, t.repaint = r, true
+	t.mu.Unlock()
+	t.poke()
+	return r
+}
+
+// drawn takes one drawing's bytes, from the drawing goroutine; it
+// reports whether it took them, or needs a whole frame first.
+func (r *viewRecording) drawn(at time.Time, cols, rows int, full bool, b []byte) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.stopped:
+		return true
+	case !r.begun || r.dropped > 0:
+		if !full {
+			return false
+		}
+	}
+	if r.pending+len(b) > viewMaxPending {
+		// Behind: this drawing goes, and the next is asked for whole
+		// (not this one again: a writer still behind would refuse it).
+		r.dropped += len(b)
+		return true
+	}
+	if !r.begun {
+		r.begun, r.start, r.cols, r.rows, r.h0c, r.h0r = true, at, cols, rows, cols, rows
+	}
+	t := at.Sub(r.start)
+	if r.dropped > 0 {
+		r.push(viewEvent{t, "m", fmt.Sprintf("sandmux: %d bytes of drawing dropped", r.dropped)})
+		r.dropped = 0
+	}
+	if cols != r.cols || rows != r.rows {
+		r.cols, r.rows = cols, rows
+		r.push(viewEvent{t, "r", strconv.Itoa(cols) + "x" + strconv.Itoa(rows)})
+	}
+	r.push(viewEvent{t, "o", string(b)})
+	return true
+}
+
+func (r *viewRecording) push(e viewEvent) {
+	r.queue = append(r.queue, e)
+	r.pending += len(e.data) + 32
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run writes what is queued until Stop, then the rest.
+func (r *viewRecording) run() {
+	var cw *asciicast.Writer
+	var batch []viewEvent
+	for {
+		var stopping bool
+		select {
+		case <-r.wake:
+		case <-r.done:
+			stopping = true
+		}
+		r.mu.Lock()
+		clear(batch)
+		batch, r.queue = r.queue, batch[:0]
+		r.pending = 0
+		h := asciicast.Header{Width: r.h0c, Height: r.h0r, Timestamp: r.start.Unix(), Title: "sandmux", Env: map[string]string{"TERM": "xterm-256color"}}
+		r.mu.Unlock()
+		if len(batch) > 0 && r.err == nil {
+			if cw == nil {
+				cw, r.err = asciicast.NewWriter(r.out, h, time.Time{})
+			}
+			for _, e := range batch {
+				if cw != nil {
+					cw.WriteEvent(e.t, e.kind, e.data)
+				}
+			}
+			if cw != nil && r.err == nil {
+				r.err = cw.Flush()
+			}
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+// Stop ends the recording: the Terminal lets it go, what is queued is
+// written and the file closed. It is idempotent.
+func (r *viewRecording) Stop() error {
+	r.once.Do(func() {
+		r.term.mu.Lock()
+		if r.term.rec == r {
+			r.term.rec = nil
+		}
+		r.term.mu.Unlock()
+		r.mu.Lock()
+		r.stopped = true
+		begun := r.begun
+		r.mu.Unlock()
+		close(r.done)
+		r.wg.Wait()
+		if err := r.out.Close(); err != nil {
+			r.err = errors.Join(r.err, err)
+		}
+		if r.err != nil {
+			r.err = fmt.Errorf("%w; check the disk the cast is written to", r.err)
+		} else if !begun {
+			r.err = errors.New("nothing was drawn while it recorded: the cast is empty")
+		}
+	})
+	return r.err
+}
+
+// recordDrawing hands the drawing just written to the recording, if any,
+// from the drawing goroutine; a recording that needs a whole frame gets
+// the next drawing redrawn whole.
+func (t *Terminal) recordDrawing(rec *viewRecording, full bool, b []byte) {
+	if rec == nil || len(b) == 0 {
+		return
+	}
+	if !rec.drawn(time.Now(), t.width, t.height, full, b) {
+		t.mu.Lock()
+		t.repaint = true
+		t.mu.Unlock()
+		t.poke()
+	}
+}
+
+// lastDrawing is the frame drawn last, to draw again whole.
+func (t *Terminal) lastDrawing() *drawing {
+	if len(t.prev) == 0 {
+		return nil
+	}
+	d := &drawing{lines: append([]string(nil), t.prev...), width: t.width}
+	if t.cursorShown {
+		c := t.cursor
+		d.cursor = &c
+	}
+	return d
+}
+
+// poke wakes the drawing goroutine.
+func (t *Terminal) poke() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// startViewRecording opens a cast file for client id's view in a
+// command; the recording starts once it is open.
+func (m *Model) startViewRecording(id int, path string, done func(string, error), tell int) (tea.Cmd, error) {
+	v := m.viewByID(id)
+	switch {
+	case m.quitting:
+		return nil, errors.New("the server is quitting: nothing new is recorded")
+	case v == nil || v.term == nil:
+		return nil, fmt.Errorf("no client %d is attached: sandmux ctl ls counts them", id)
+	case m.rec.views[id] != nil:
+		return nil, fmt.Errorf("client %d's view is recorded already, to %s: stop that first", id, m.rec.views[id].path)
+	}
+	if m.rec.views == nil {
+		m.rec.views = map[int]*viewRecording{}
+	}
+	m.rec.views[id] = nil // opening: taken, so a second start is refused
+	dir, now := m.cfg.Record.Dir, m.now()
+	return func() tea.Msg {
+		f, path, err := createCast(dir, path, fmt.Sprintf("view-%d", id), now)
+		return viewOpenedMsg{id: id, term: v.term, f: f, path: path, done: done, tell: tell, err: err}
+	}, nil
+}
+
+type viewOpenedMsg struct {
+	id   int
+	term *Terminal
+	f    io.WriteCloser
+	path string
+	done func(string, error)
+	tell int
+	err  error
+}
+
+func (viewOpenedMsg) recMsg() {}
+
+func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
+	v := m.viewByID(msg.id)
+	err := msg.err
+	if err == nil && (v == nil || v.term != msg.term || m.quitting) {
+		err = fmt.Errorf("client %d left before its recording started", msg.id)
+	}
+	if err != nil {
+		if r, ok := m.rec.views[msg.id]; ok && r == nil {
+			delete(m.rec.views, msg.id)
+		}
+		if msg.done != nil {
+			msg.done(msg.path, err)
+		}
+		m.tell(msg.tell, "not recorded: "+err.Error())
+		if f := msg.f; f != nil {
+			return func() tea.Msg { _ = f.Close(); return nil }
+		}
+		return nil
+	}
+	m.rec.views[msg.id] = recordView(v.term, msg.f, msg.path, m.now())
+	m.redraw = true
+	m.emit(Event{Kind: EventRecording, Client: msg.id, Detail: fmt.Sprintf("started client %d's view: %s", msg.id, msg.path)})
+	if msg.done != nil {
+		msg.done(msg.path, nil)
+	}
+	m.tell(msg.tell, "recording this view to "+msg.path)
+	return nil
+}
+
+// stopViewRecording stops client id's view recording in a command.
+func (m *Model) stopViewRecording(id int, why string, done func(string, error), tell int) tea.Cmd {
+	r := m.rec.views[id]
+	if r == nil {
+		return nil
+	}
+	delete(m.rec.views, id)
+	m.redraw = true
+	detail := fmt.Sprintf("stopped client %d's view: %s", id, r.path)
+	if why != "" {
+		detail += " (" + why + ")"
+	}
+	m.emit(Event{Kind: EventRecording, Client: id, Detail: detail})
+	return m.stopping(r.path, r.Stop, done, tell)
+}
+
+// viewRecMark is the status line's mark of this view's recording.
+func (v *view) viewRecMark() string {
+	r := v.m.rec.views[v.id]
+	if r == nil {
+		return ""
+	}
+	return "● REC VIEW " + clock(v.m.now().Sub(r.started))
+}
