@@ -20,7 +20,7 @@ import (
 	"github.com/sandmux/sandmux/termsafe"
 )
 
-const ctlUsage = "sandmux ctl [-L NAME | -S PATH] [--json] ls|run|start|close|kill|restart|send|keys|screen|wait|events|quit ...: drive a running server"
+const ctlUsage = "sandmux ctl [-L NAME | -S PATH] [--json] ls|run|start|close|kill|restart|send|keys|screen|wait|events|record|save-last|quit ...: drive a running server"
 
 // ctlCommand is one ctl subcommand: its usage, and how its arguments
 // become a request.
@@ -31,19 +31,21 @@ type ctlCommand struct {
 
 // ctlCommands is the table of ctl subcommands.
 var ctlCommands = map[string]ctlCommand{
-	"ls":      {"ls", noArgs(control.OpLs)},
-	"run":     {"run [--name N] -- CMD [ARGS...]", parseRun},
-	"start":   {"start SANDBOX", parseStart},
-	"close":   {"close S", oneSession(control.OpClose)},
-	"kill":    {"kill S", oneSession(control.OpKill)},
-	"restart": {"restart S", oneSession(control.OpRestart)},
-	"send":    {"send [--paste] S TEXT  (escapes: \\n \\r \\t \\e \\\\ \\xHH)", parseSend},
-	"keys":    {"keys S KEY...  (key names as the help writes them: enter, ctrl+c, up)", parseKeys},
-	"screen":  {"screen [--ansi] [--scrollback] S", parseScreen},
-	"wait":    {"wait --state STATE [--timeout D] S", parseWait},
-	"status":  {"status [S] STATE [--reason TEXT] [--ttl D]  (S defaults to $SANDMUX_PANE: the pane it runs in)", parseStatus},
-	"events":  {"events", noArgs(control.OpEvents)},
-	"quit":    {"quit [--kill]", parseQuit},
+	"ls":        {"ls", noArgs(control.OpLs)},
+	"run":       {"run [--name N] -- CMD [ARGS...]", parseRun},
+	"start":     {"start SANDBOX", parseStart},
+	"close":     {"close S", oneSession(control.OpClose)},
+	"kill":      {"kill S", oneSession(control.OpKill)},
+	"restart":   {"restart S", oneSession(control.OpRestart)},
+	"send":      {"send [--paste] S TEXT  (escapes: \\n \\r \\t \\e \\\\ \\xHH)", parseSend},
+	"keys":      {"keys S KEY...  (key names as the help writes them: enter, ctrl+c, up)", parseKeys},
+	"screen":    {"screen [--ansi] [--scrollback] S", parseScreen},
+	"wait":      {"wait --state STATE [--timeout D] S", parseWait},
+	"status":    {"status [S] STATE [--reason TEXT] [--ttl D]  (S defaults to $SANDMUX_PANE: the pane it runs in)", parseStatus},
+	"events":    {"events", noArgs(control.OpEvents)},
+	"quit":      {"quit [--kill]", parseQuit},
+	"record":    {"record start|stop|pause|resume|marker S [LABEL] [-o FILE] [--idle-limit D], or record start|stop --view [--client C] [-o FILE]", parseRecord},
+	"save-last": {"save-last S [--duration D] -o FILE", parseSaveLast},
 }
 
 // runCtl sends one request to a running server and prints its answer.
@@ -180,6 +182,8 @@ func printReply(w io.Writer, op control.Op, rep control.Reply) {
 		_, _ = io.WriteString(w, rep.Screen) // the screen's own text, made by its emulator
 	case op == control.OpWait && rep.Session != nil && rep.Session.ExitCode != nil:
 		fmt.Fprintln(w, *rep.Session.ExitCode)
+	case (op == control.OpRecord || op == control.OpSaveLast) && rep.File != "":
+		termsafe.Fprintln(w, rep.File)
 	case op == control.OpRun || op == control.OpStart:
 		if rep.Session != nil {
 			fmt.Fprintln(w, rep.Session.Number)

@@ -190,6 +190,11 @@ func settle(ctx context.Context, model *ui.Model, mgr *session.Manager, warned *
 	for _, w := range warned.list {
 		termsafe.Fprintln(&b, "sandmux: warning:", w)
 	}
+	if err := model.RecordErr(); err != nil {
+		// A recording cut short (a full disk, output dropped) fails no
+		// session: it is said, not counted in the exit code.
+		termsafe.Fprintln(&b, "sandmux: warning:", err)
+	}
 	code := exitOK
 	// A close or kill that failed before the quit (its snapshot, most
 	// often) fails the run as the quit's own teardown does (contract W7).
@@ -239,8 +244,15 @@ func uiConfig(cfg *config.Config, events func(ui.Event)) ui.Config {
 		Status: status.Config{ActivityWindow: cfg.UI.ActivityWindow, IdleAfter: cfg.UI.AttentionAfter},
 		Rules:  cfg.Rules, Notify: via,
 		Clipboard: cfg.UI.Clipboard == "write", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
-		Events: events, Server: true, Parsers: parsers,
+		Events: events, Server: true, Parsers: parsers, Record: recordConfig(cfg.Record),
 	}
+}
+
+// recordConfig is [record] as the UI takes it; without a directory for
+// recordings, starting one says so.
+func recordConfig(r config.RecordConfig) ui.RecordConfig {
+	dir, _ := r.RecordDir() // "" makes each recording say why there is no directory
+	return ui.RecordConfig{Retain: r.Retain, RetainBytes: int(r.RetainBytes), RetainTotal: int(r.RetainTotal), Dir: dir, IdleLimit: r.IdleLimit}
 }
 
 // notifyWays are the ui.notify values the terminal serves ("command" is

@@ -26,20 +26,22 @@ type spec struct {
 // ops is the table of operations, the one place that says which request
 // fields each takes.
 var ops = map[Op]spec{
-	OpLs:      {},
-	OpRun:     {needs: []string{"argv"}, allows: []string{"name"}},
-	OpStart:   {needs: []string{"sandbox"}},
-	OpClose:   {needs: []string{"session"}},
-	OpKill:    {needs: []string{"session"}},
-	OpRestart: {needs: []string{"session"}},
-	OpSend:    {needs: []string{"session", "data"}, allows: []string{"paste"}},
-	OpKeys:    {needs: []string{"session", "keys"}},
-	OpScreen:  {needs: []string{"session"}, allows: []string{"ansi", "scrollback"}},
-	OpWait:    {needs: []string{"session", "state"}, allows: []string{"timeout"}},
-	OpStatus:  {needs: []string{"session", "state"}, allows: []string{"reason", "ttl"}},
-	OpEvents:  {},
-	OpQuit:    {allows: []string{"kill"}},
-	OpAttach:  {needs: []string{"width", "height"}, allows: []string{"read_only", "term", "colorterm"}},
+	OpLs:       {},
+	OpRun:      {needs: []string{"argv"}, allows: []string{"name"}},
+	OpStart:    {needs: []string{"sandbox"}},
+	OpClose:    {needs: []string{"session"}},
+	OpKill:     {needs: []string{"session"}},
+	OpRestart:  {needs: []string{"session"}},
+	OpSend:     {needs: []string{"session", "data"}, allows: []string{"paste"}},
+	OpKeys:     {needs: []string{"session", "keys"}},
+	OpScreen:   {needs: []string{"session"}, allows: []string{"ansi", "scrollback"}},
+	OpWait:     {needs: []string{"session", "state"}, allows: []string{"timeout"}},
+	OpStatus:   {needs: []string{"session", "state"}, allows: []string{"reason", "ttl"}},
+	OpEvents:   {},
+	OpQuit:     {allows: []string{"kill"}},
+	OpAttach:   {needs: []string{"width", "height"}, allows: []string{"read_only", "term", "colorterm"}},
+	OpRecord:   {needs: []string{"action"}, allows: []string{"session", "view", "client", "file", "idle_limit", "label"}},
+	OpSaveLast: {needs: []string{"session", "file"}, allows: []string{"duration"}},
 }
 
 // Ops lists the operations, sorted.

@@ -18,20 +18,22 @@ type Op string
 
 // The operations.
 const (
-	OpLs      Op = "ls"      // list sessions
-	OpRun     Op = "run"     // open a local pane running Argv
-	OpStart   Op = "start"   // open the config's sandbox Sandbox
-	OpClose   Op = "close"   // close Session: teardown, then its snapshot
-	OpKill    Op = "kill"    // kill Session now
-	OpRestart Op = "restart" // restart an exited, killed or failed Session
-	OpSend    Op = "send"    // type Data into Session (Paste: bracketed)
-	OpKeys    Op = "keys"    // press Keys in Session, encoded for its modes
-	OpScreen  Op = "screen"  // Session's screen as text
-	OpWait    Op = "wait"    // wait until Session reaches State
-	OpStatus  Op = "status"  // report Session's State (Reason, for TTL)
-	OpEvents  Op = "events"  // stream events until the client goes
-	OpQuit    Op = "quit"    // quit the server (Kill: kill everything now)
-	OpAttach  Op = "attach"  // attach a terminal: the connection carries frames after the reply
+	OpLs       Op = "ls"        // list sessions
+	OpRun      Op = "run"       // open a local pane running Argv
+	OpStart    Op = "start"     // open the config's sandbox Sandbox
+	OpClose    Op = "close"     // close Session: teardown, then its snapshot
+	OpKill     Op = "kill"      // kill Session now
+	OpRestart  Op = "restart"   // restart an exited, killed or failed Session
+	OpSend     Op = "send"      // type Data into Session (Paste: bracketed)
+	OpKeys     Op = "keys"      // press Keys in Session, encoded for its modes
+	OpScreen   Op = "screen"    // Session's screen as text
+	OpWait     Op = "wait"      // wait until Session reaches State
+	OpStatus   Op = "status"    // report Session's State (Reason, for TTL)
+	OpEvents   Op = "events"    // stream events until the client goes
+	OpQuit     Op = "quit"      // quit the server (Kill: kill everything now)
+	OpAttach   Op = "attach"    // attach a terminal: the connection carries frames after the reply
+	OpRecord   Op = "record"    // Action (start, stop, pause, resume, marker) a recording of Session or a View
+	OpSaveLast Op = "save-last" // write Session's last Duration of output to File
 )
 
 // Request is one message from a client.
@@ -54,6 +56,18 @@ type Request struct {
 	Timeout    Duration `json:"timeout,omitempty"`
 	Kill       bool     `json:"kill,omitempty"`
 
+	// OpRecord and OpSaveLast: what to do, to which client's view (0:
+	// the one that typed last), the file (absolute: the server's working
+	// directory is not the client's; "" for one in the recordings
+	// directory), the idle limit, a marker's label, the window to save.
+	Action    string   `json:"action,omitempty"`
+	View      bool     `json:"view,omitempty"`
+	Client    int      `json:"client,omitempty"`
+	File      string   `json:"file,omitempty"`
+	IdleLimit Duration `json:"idle_limit,omitempty"`
+	Label     string   `json:"label,omitempty"`
+	Duration  Duration `json:"duration,omitempty"`
+
 	// OpAttach's hello: the terminal's size in cells, whether it may only
 	// look, and its $TERM and $COLORTERM.
 	Width     int    `json:"width,omitempty"`
@@ -75,6 +89,7 @@ type Reply struct {
 	Session  *SessionInfo  `json:"session,omitempty"`
 	Screen   string        `json:"screen,omitempty"`
 	Event    *Event        `json:"event,omitempty"`
+	File     string        `json:"file,omitempty"` // for record and save-last: the cast
 }
 
 // SessionInfo is one session as `ctl ls --json` shows it.
@@ -94,6 +109,7 @@ type SessionInfo struct {
 	PID        *int       `json:"pid"`
 	CPUPercent *float64   `json:"cpu_percent"`
 	RSSBytes   *int64     `json:"rss_bytes"`
+	Recording  *string    `json:"recording"` // the file it is recorded to, or null
 }
 
 // EventKind names what an event reports.
@@ -109,6 +125,7 @@ const (
 	EventSnapshot  EventKind = "snapshot"
 	EventAttached  EventKind = "attached"
 	EventDetached  EventKind = "detached"
+	EventRecording EventKind = "recording"
 )
 
 // Event is one thing that happened, as `ctl events` streams it.

@@ -76,6 +76,10 @@ func sessionInfo(p ui.PaneInfo) control.SessionInfo {
 		t := p.LastOutput
 		si.LastOutput = &t
 	}
+	if p.Recording != "" {
+		f := p.Recording
+		si.Recording = &f
+	}
 	return si
 }
 

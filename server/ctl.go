@@ -51,6 +51,11 @@ type Core interface {
 	// Quit begins the quit as prefix q then y does (kill: as a second q)
 	// and returns once it began.
 	Quit(kill bool) error
+	// Record starts, stops, pauses or resumes a recording, or marks one
+	// (ctl_record.go), and returns its file.
+	Record(ctx context.Context, r RecordRequest) (string, error)
+	// SaveLast writes the last d of a session's output to file.
+	SaveLast(ctx context.Context, id string, d time.Duration, file string) (string, error)
 }
 
 // ctlHandler answers control requests from a Core.
@@ -69,18 +74,20 @@ func NewHandler(core Core, hub *control.Hub) control.Handler {
 // ctlOps is the table of operations. OpEvents never reaches a Handler:
 // control.Server streams it from the hub itself.
 var ctlOps = map[control.Op]func(h *ctlHandler, ctx context.Context, req control.Request) (control.Reply, error){
-	control.OpLs:      (*ctlHandler).ls,
-	control.OpRun:     (*ctlHandler).run,
-	control.OpStart:   (*ctlHandler).start,
-	control.OpClose:   (*ctlHandler).close,
-	control.OpKill:    (*ctlHandler).kill,
-	control.OpRestart: (*ctlHandler).restart,
-	control.OpSend:    (*ctlHandler).send,
-	control.OpKeys:    (*ctlHandler).keys,
-	control.OpScreen:  (*ctlHandler).screen,
-	control.OpWait:    (*ctlHandler).wait,
-	control.OpStatus:  (*ctlHandler).status,
-	control.OpQuit:    (*ctlHandler).quit,
+	control.OpLs:       (*ctlHandler).ls,
+	control.OpRun:      (*ctlHandler).run,
+	control.OpStart:    (*ctlHandler).start,
+	control.OpClose:    (*ctlHandler).close,
+	control.OpKill:     (*ctlHandler).kill,
+	control.OpRestart:  (*ctlHandler).restart,
+	control.OpSend:     (*ctlHandler).send,
+	control.OpKeys:     (*ctlHandler).keys,
+	control.OpScreen:   (*ctlHandler).screen,
+	control.OpWait:     (*ctlHandler).wait,
+	control.OpStatus:   (*ctlHandler).status,
+	control.OpQuit:     (*ctlHandler).quit,
+	control.OpRecord:   (*ctlHandler).record,
+	control.OpSaveLast: (*ctlHandler).saveLast,
 }
 
 // Handle answers one request.
