@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/control"
+)
+
+// evalLoop is a pane that runs each line typed into it, echoing nothing
+// and printing no prompt: what it shows is exactly what the test's
+// scripts write.
+const evalLoop = `stty -echo; printf 'READY\n'; while IFS= read -r l; do eval "$l"; done`
+
+// stage writes a script the pane runs with ". FILE" and runs it there,
+// then waits until the pane shows done, the script's last word.
+func (s *ctlServer) stage(pane, script, done string) {
+	s.t.Helper()
+	f, err := os.CreateTemp(s.dir, "stage-*.sh")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := f.WriteString(script + "\nprintf '" + done + "'\n"); err != nil {
+		s.t.Fatal(err)
+	}
+	_ = f.Close()
+	s.ok("send", pane, ". "+f.Name()+`\n`)
+	s.waitScreen(pane, done)
+}
+
+// asciinemaCat checks that asciinema (Debian's 2.2) reads the cast;
+// `asciinema cat` insists on a terminal, which script provides.
+func asciinemaCat(t *testing.T, path string) {
+	t.Helper()
+	for _, tool := range []string{"asciinema", "script"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("SANDMUX_REQUIRE_ALL") == "1" {
+				t.Fatalf("%s required (SANDMUX_REQUIRE_ALL=1): %v", tool, err)
+			}
+			t.Logf("SKIPPED: %s not installed, %s not checked with asciinema: %v", tool, path, err)
+			return
+		}
+	}
+	if out, err := exec.Command("script", "-qec", "asciinema cat "+path, "/dev/null").CombinedOutput(); err != nil {
+		t.Fatalf("asciinema cat %s: %v\n%s", path, err, out)
+	}
+}
+
+// castHeader reads a cast's header, and its events.
+func castHeader(t *testing.T, path string) (asciicast.Header, []asciicast.Event) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, events, err := asciicast.Read(f)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return h, events
+}
+
+// played is the screen sandmux play leaves, at no speed, at the cast's
+// own size.
+func played(t *testing.T, path string, args ...string) string {
+	t.Helper()
+	h, _ := castHeader(t, path)
+	out, code := screenCmd(t, append(append([]string{"--size", fmt.Sprintf("%dx%d", h.Width, h.Height)}, args...),
+		"--", sandmuxBin, "play", "--speed", "0", path)...)
+	if code != 0 {
+		t.Fatalf("sandmux screen -- sandmux play %s: exit %d", path, code)
+	}
+	return out
+}
+
+// sameScreen compares what ctl screen showed with what play left.
+func sameScreen(t *testing.T, what, got, want string) {
+	t.Helper()
+	got, want = strings.TrimRight(got, "\n"), strings.TrimRight(want, "\n")
+	if got != want {
+		t.Errorf("%s: the cast played ends on\n%q\nbut ctl screen showed\n%q", what, got, want)
+	}
+}
+
+// The acceptance's differential: a pane recorded from the middle of its
+// life, and a save-last whose window starts with colours, the alternate
+// screen and a scroll region active, each pass asciinema cat and play
+// back to the screen ctl screen showed when the cast was written.
+func TestCtlServerRecordDifferential(t *testing.T) {
+	s := startCtlServer(t, "", evalLoop, evalLoop)
+	s.waitScreen("1", "READY")
+	s.waitScreen("2", "READY")
+	dir := t.TempDir()
+
+	// Pane 1: recorded from mid-screen, with a scroll region set.
+	s.stage("1", `printf '\033[1;31mred\033[0m \033[38;5;120mgreen\033[48;2;10;20;30m rgb\033[0m\n'; seq 1 30; printf '\033[3;12r\033[5;4H\033[7mmid\033[0m'`, "S1A")
+	cast := filepath.Join(dir, "pane.cast")
+	if got := strings.TrimSpace(s.ok("record", "start", "1", "-o", cast)); got != cast {
+		t.Errorf("record start printed %q, want the file %q", got, cast)
+	}
+	if ls := s.sessions(); ls[0].Recording == nil || *ls[0].Recording != cast || ls[1].Recording != nil {
+		t.Errorf("ls --json recording: %v, %v; want %q and null", ls[0].Recording, ls[1].Recording, cast)
+	}
+	s.stage("1", `printf '\033[12H'; seq 100 120; printf '\033[4munder\033[24m \033[?1049h\033[2J\033[H\033[44m alt \033[0m\033[3;3H日本 é'`, "S1B")
+	s.ok("record", "marker", "1", "after the alternate screen")
+	s.stage("1", `printf '\033[2;5r\033[5H'; seq 200 210; printf '\033[1m bold'`, "S1C")
+	if got := strings.TrimSpace(s.ok("record", "stop", "1")); got != cast {
+		t.Errorf("record stop printed %q, want the file %q", got, cast)
+	}
+	want := s.ok("screen", "--ansi", "1")
+	if !strings.Contains(want, "alt") || !strings.Contains(want, "210") {
+		t.Fatalf("pane 1 does not show its last stages:\n%s", want)
+	}
+	asciinemaCat(t, cast)
+	sameScreen(t, "pane recording", played(t, cast, "--ansi"), want)
+	if _, events := castHeader(t, cast); !hasMarker(events, "after the alternate screen") {
+		t.Errorf("the cast has no marker %q", "after the alternate screen")
+	}
+
+	// Pane 2: the window starts after the alternate screen, a scroll
+	// region and colours were set up.
+	s.stage("2", `printf '\033[32mbefore\033[0m\n\033[?1049h\033[H\033[2J\033[1;33;44mtop\033[0m\033[2;8r\033[8H'; seq 1 9; printf '\033[35m'`, "S2A")
+	since := time.Now()
+	s.stage("2", `seq 50 60; printf 'magenta \033[0m\033[38;2;200;100;0morange\033[0m'`, "S2B")
+	last := filepath.Join(dir, "last.cast")
+	d := time.Since(since).Round(time.Millisecond)
+	if got := strings.TrimSpace(s.ok("save-last", "2", "--duration", d.String(), "-o", last)); got != last {
+		t.Errorf("save-last printed %q, want the file %q", got, last)
+	}
+	want = s.ok("screen", "--ansi", "2")
+	if !strings.Contains(want, "orange") || strings.Contains(want, "before") {
+		t.Fatalf("pane 2 does not show its alternate screen's last stage:\n%s", want)
+	}
+	asciinemaCat(t, last)
+	got := played(t, last, "--ansi")
+	sameScreen(t, "save-last", got, want)
+	if _, events := castHeader(t, last); len(events) == 0 || !strings.Contains(events[0].Data, "\x1b[?1049h") || strings.Contains(events[0].Data, "50\r\n51") {
+		t.Errorf("the saved window does not start from a keyframe on the alternate screen, before the last stage: %+v", events[:min(1, len(events))])
+	}
+}
+
+func hasMarker(events []asciicast.Event, label string) bool {
+	for _, e := range events {
+		if e.Kind == asciicast.KindMarker && e.Data == label {
+			return true
+		}
+	}
+	return false
+}
+
+// A recording goes in [record] dir when no file is given; it stops when
+// its session ends and a restart does not resume it; ctl events say when
+// each started and stopped; pause and resume keep the cast whole.
+func TestCtlServerRecordLifecycle(t *testing.T) {
+	s := startCtlServer(t, "", evalLoop)
+	s.waitScreen("1", "READY")
+	ev := s.events()
+	rec := func(detail string) func(control.Event) bool {
+		return func(e control.Event) bool { return e.Kind == control.EventRecording && e.Detail == detail }
+	}
+	file := strings.TrimSpace(s.ok("record", "start", "1"))
+	recDir := filepath.Join(s.dir, "data", "sandmux", "recordings")
+	if filepath.Dir(file) != recDir || !strings.HasPrefix(filepath.Base(file), "stty-") || !strings.HasSuffix(file, ".cast") {
+		t.Errorf("record start wrote %q: want <name>-<time>.cast in %s", file, recDir)
+	}
+	ev.next(t, "the recording's start", rec("started "+file))
+	s.fails(exitFailure, "recorded already", "record", "start", "1")
+	s.ok("record", "pause", "1")
+	s.stage("1", `printf 'while paused\n'`, "P1")
+	s.ok("record", "resume", "1")
+	s.stage("1", `printf 'resumed\n'`, "R1")
+	s.ok("send", "1", `exit\n`)
+	ev.next(t, "the recording's stop", rec("stopped "+file+" (the session exited)"))
+	if ls := s.sessions(); ls[0].Recording != nil {
+		t.Errorf("an exited pane is still recorded, to %s", *ls[0].Recording)
+	}
+	s.ok("restart", "1")
+	s.waitScreen("1", "READY")
+	if ls := s.sessions(); ls[0].Recording != nil {
+		t.Errorf("a restart resumed the recording, to %s", *ls[0].Recording)
+	}
+	s.fails(exitFailure, "not recorded", "record", "stop", "1")
+	asciinemaCat(t, file)
+	_, evs := castHeader(t, file)
+	var out strings.Builder
+	for _, e := range evs {
+		out.WriteString(e.Data)
+	}
+	if !strings.Contains(out.String(), "resumed") {
+		t.Errorf("the cast lacks what was printed after resume: %q", out.String())
+	}
+}
