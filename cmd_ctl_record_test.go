@@ -67,12 +67,18 @@ func castHeader(t *testing.T, path string) (asciicast.Header, []asciicast.Event)
 	return h, events
 }
 
-// played is the screen sandmux play leaves, at no speed, at the cast's
-// own size.
+// played is the screen sandmux play leaves, at no speed, at the size
+// the cast ends at.
 func played(t *testing.T, path string, args ...string) string {
 	t.Helper()
-	h, _ := castHeader(t, path)
-	out, code := screenCmd(t, append(append([]string{"--size", fmt.Sprintf("%dx%d", h.Width, h.Height)}, args...),
+	h, events := castHeader(t, path)
+	w, ht := h.Width, h.Height
+	for _, e := range events {
+		if c, r, ok := e.Size(); ok {
+			w, ht = c, r // play draws at the size the cast ends at
+		}
+	}
+	out, code := screenCmd(t, append(append([]string{"--size", fmt.Sprintf("%dx%d", w, ht)}, args...),
 		"--", sandmuxBin, "play", "--speed", "0", path)...)
 	if code != 0 {
 		t.Fatalf("sandmux screen -- sandmux play %s: exit %d", path, code)
@@ -195,5 +201,110 @@ func TestCtlServerRecordLifecycle(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "resumed") {
 		t.Errorf("the cast lacks what was printed after resume: %q", out.String())
+	}
+}
+
+// lastRowsOff drops a screen's trailing blank lines and its last n rows
+// (the status line, whose recording mark and clock move on), and trims
+// each line: capture-pane and sandmux screen pad differently.
+func rowsWithout(screen string, rows, drop int) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	for len(lines) < rows {
+		lines = append(lines, "")
+	}
+	lines = lines[:max(0, len(lines)-drop)]
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// A client's view, recorded across a resize, plays back at its size to
+// the frame that client's terminal shows (the status line aside, whose
+// recording mark and clock move on); detaching stops the recording.
+func TestCtlServerRecordView(t *testing.T) {
+	need(t, "tmux")
+	cfg := "[[sandbox]]\nname = \"unused\"\n[ui]\nactivity_window = \"100ms\"\nattention_after = \"1s\"\n"
+	s := startCtlServer(t, cfg, evalLoop)
+	s.waitScreen("1", "READY")
+	term := startTermIn(t, s.dir, 80, 24, sandmuxBin+" attach -S "+s.sock)
+	term.waitText("READY")
+	cast := filepath.Join(t.TempDir(), "view.cast")
+	if got := strings.TrimSpace(s.ok("record", "start", "--view", "-o", cast)); got != cast {
+		t.Errorf("record start --view printed %q, want %q", got, cast)
+	}
+	term.waitText("REC VIEW")
+	s.stage("1", `printf '\033[1;32mgreen\033[0m and \033[7mreverse\033[0m\n'; seq 1 5`, "V1")
+	term.waitText("V1")
+	term.tmux("resize-window", "-x", "100", "-y", "30")
+	s.stage("1", `printf '\033[2J\033[H\033[44m after the resize \033[0m\n'; seq 10 14`, "V2")
+	term.waitText("V2")
+	s.ok("wait", "1", "--state", "idle", "--timeout", "30s")
+	term.waitFor("the idle title", func(sc string) bool { return strings.Contains(sc, "idle") })
+	s.ok("record", "stop", "--view")
+	want := rowsWithout(term.screen(), 30, 1)
+	asciinemaCat(t, cast)
+	h, events := castHeader(t, cast)
+	if h.Width != 80 || h.Height != 24 || len(events) == 0 || !strings.Contains(events[0].Data, "\x1b[2J") {
+		t.Errorf("the view's cast starts %dx%d with %+v: want 80x24 and a whole frame", h.Width, h.Height, events[:min(1, len(events))])
+	}
+	if !hasEvent(events, asciicast.KindResize, "100x30") {
+		t.Errorf("the view's cast has no resize to 100x30")
+	}
+	got := rowsWithout(played(t, cast), 30, 1)
+	if got != want {
+		t.Errorf("the view's cast plays back to\n%s\nbut the client shows\n%s", got, want)
+	}
+
+	// Detaching ends a view recording.
+	cast2 := filepath.Join(t.TempDir(), "view2.cast")
+	s.ok("record", "start", "--view", "-o", cast2)
+	term.waitText("REC VIEW")
+	term.keys("C-b", "d")
+	term.waitExit()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, errOut, code := s.ctl("record", "stop", "--view")
+		if code != 0 && strings.Contains(errOut, "no client") {
+			break // the client went, and its recording with it
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the client detached, record stop --view: exit %d, %s", code, errOut)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	asciinemaCat(t, cast2)
+}
+
+func hasEvent(events []asciicast.Event, kind, data string) bool {
+	for _, e := range events {
+		if e.Kind == kind && e.Data == data {
+			return true
+		}
+	}
+	return false
+}
+
+// A quit stops every recording and waits until each is written: the
+// cast ends with the last output, and the summary says nothing failed.
+func TestCtlServerRecordQuitFlushes(t *testing.T) {
+	s := startCtlServer(t, "", evalLoop)
+	s.waitScreen("1", "READY")
+	cast := filepath.Join(t.TempDir(), "quit.cast")
+	s.ok("record", "start", "1", "-o", cast)
+	s.stage("1", `i=0; while [ $i -lt 2000 ]; do printf 'line %d of the flood\n' $i; i=$((i+1)); done; printf 'LAST-WORDS'`, "LAST-WORDS")
+	s.ok("quit")
+	s.waitExit()
+	asciinemaCat(t, cast)
+	_, events := castHeader(t, cast)
+	var out strings.Builder
+	for _, e := range events {
+		out.WriteString(e.Data)
+	}
+	if !strings.Contains(out.String(), "LAST-WORDS") {
+		t.Errorf("the cast written before the quit lacks the last output (%d events)", len(events))
+	}
+	if sum := s.summary(); strings.Contains(sum, "recording") {
+		t.Errorf("the summary reports a recording failed:\n%s", sum)
 	}
 }

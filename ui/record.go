@@ -302,9 +302,21 @@ func (m *Model) stopAllRecordings() func() {
 				c()
 			}
 		}
-		m.rec.stops.Wait()
+		waited := make(chan struct{})
+		go func() { m.rec.stops.Wait(); close(waited) }() // ends once the stops do, bound or not
+		t := time.NewTimer(quitFlushBound)
+		defer t.Stop()
+		select {
+		case <-waited:
+		case <-t.C:
+			m.recordFailed(fmt.Errorf("recordings were still being written after %v: the last of them may be cut short", quitFlushBound))
+		}
 	}
 }
+
+// quitFlushBound bounds how long the quit waits for the recordings: a
+// Recorder holds at most a few MiB for its writer.
+const quitFlushBound = 30 * time.Second
 
 // recMark is the pane's recording mark for its title, "" when none.
 func (p *pane) recMark(now time.Time) string {
