@@ -140,6 +140,29 @@ func TestActivityAndIdle(t *testing.T) {
 	})
 }
 
+// An answer leaves waiting at once, debounce or not, so that a question
+// asked right after it is a new entry into waiting.
+func TestAnswerLeavesWaitingAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := running(t, time.Now())
+		tr.Update(time.Now())
+		tr.Notify("first")
+		seen := follow(tr, time.Now().Add(time.Second))
+		if len(seen) != 1 || seen[0].State != Waiting {
+			t.Fatalf("seen %v, want waiting", seen)
+		}
+		tr.Input()
+		if st, changed := tr.Update(time.Now()); !changed || st.State != Idle {
+			t.Fatalf("after the answer: %v (changed %v), want idle at once", st, changed)
+		}
+		tr.Notify("second")
+		seen = follow(tr, time.Now().Add(time.Second))
+		if len(seen) != 1 || seen[0].State != Waiting || seen[0].Reason != "second" {
+			t.Fatalf("seen %v, want waiting again", seen)
+		}
+	})
+}
+
 func TestInputAnswersWaiting(t *testing.T) {
 	now := time.Now()
 	tr := running(t, now)
