@@ -77,7 +77,7 @@ func TestStatesCtlStatusFromInsidePane(t *testing.T) {
 // The notify command runs once for each entry into waiting while no
 // client is attached: a second notification while waiting is no new
 // entry; an answer, then a new notification, is.
-func TestStatesNotifyCommandOncePerEntry(t *testing.T) {
+func TestContract_N2_NotifyOncePerEntry(t *testing.T) {
 	dir := t.TempDir()
 	log, goOn := filepath.Join(dir, "notified"), filepath.Join(dir, "go-on")
 	cfg := sandboxUnused + `[ui]

@@ -43,7 +43,7 @@ func follow(tr *Tracker, until time.Time) []Status {
 	}
 }
 
-func TestPrecedence(t *testing.T) {
+func TestContract_N1_StrongestSignalWins(t *testing.T) {
 	now := time.Now()
 	tr := NewTracker(Config{Debounce: -1}, now)
 	want(t, tr, now, Starting, "")
@@ -142,7 +142,7 @@ func TestActivityAndIdle(t *testing.T) {
 
 // An answer leaves waiting at once, debounce or not, so that a question
 // asked right after it is a new entry into waiting.
-func TestAnswerLeavesWaitingAtOnce(t *testing.T) {
+func TestContract_N3_AnswerEndsTheWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := running(t, time.Now())
 		tr.Update(time.Now())
