@@ -84,3 +84,33 @@ func TestNotifyReachesTheClientsLookingElsewhere(t *testing.T) {
 
 // osc matches an OSC sequence ended by BEL, whose BEL is no bell.
 var osc = regexp.MustCompile("\x1b\\][^\x07\x1b]*\x07")
+
+// A pane the user killed, or that the quit ended, failed at their word:
+// no mark, no notification.
+func TestUserEndedPanesAskNothing(t *testing.T) {
+	var told []Notification
+	b := newFakeBackend()
+	m := newTestModel(t, b, 3, 120, 40)
+	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
+	m.panes[1].phase = phaseKilled // as the kill's end sets it (prefix k)
+	m.Update(stateMsg{})
+	if st := m.panes[1].state(); st.State != status.Failed {
+		t.Fatalf("the killed pane is %v", st)
+	}
+	if m.lv().pv(m.panes[1]).attention || len(told) != 0 {
+		t.Errorf("a pane the user killed asked for them: mark %v, told %+v", m.lv().pv(m.panes[1]).attention, told)
+	}
+}
+
+// The same pane dying of a signal nobody in sandmux sent asks for the user.
+func TestPaneFailingOnItsOwnAsks(t *testing.T) {
+	var told []Notification
+	b := newFakeBackend()
+	m := newTestModel(t, b, 3, 120, 40)
+	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
+	m.panes[1].phase, m.panes[1].info.ExitKnown = phaseExited, true // exit status 0: done
+	m.Update(stateMsg{})
+	if st := m.panes[1].state(); st.State != status.Done || !m.lv().pv(m.panes[1]).attention || len(told) != 1 {
+		t.Errorf("a pane done on its own: %v, mark %v, told %d", st, m.lv().pv(m.panes[1]).attention, len(told))
+	}
+}
