@@ -115,7 +115,7 @@ func TestCtlServerEvents(t *testing.T) {
 		t.Errorf("the started event shows %+v", started.Session)
 	}
 	s.ok("send", "ev", `go\r`)
-	ev.next(t, "ev's state exited", pane(control.EventState, "exited"))
+	ev.next(t, "ev's state exited", pane(control.EventPhase, "exited"))
 	exited := ev.next(t, "ev's exit", pane(control.EventExited, ""))
 	if exited.Session.ExitCode == nil || *exited.Session.ExitCode != 5 {
 		t.Errorf("the exited event shows %+v", exited.Session)
@@ -125,14 +125,14 @@ func TestCtlServerEvents(t *testing.T) {
 		t.Errorf("the closed event shows the session %s", closed.Session.State)
 	}
 	s.ok("run", "--", "/nonexistent/prog")
-	failed := ev.next(t, "a failed start", func(e control.Event) bool { return e.Kind == control.EventState && e.Session.Name == "prog" })
+	failed := ev.next(t, "a failed start", func(e control.Event) bool { return e.Kind == control.EventPhase && e.Session.Name == "prog" })
 	if failed.Detail != "failed" || !strings.Contains(failed.Session.Reason, "/nonexistent/prog") {
 		t.Errorf("a start that failed shows as %q: %+v", failed.Detail, failed.Session)
 	}
 	s.ok("close", "prog")
 	s.ok("kill", "1")
-	ev.next(t, "cat's closing", func(e control.Event) bool { return e.Kind == control.EventState && e.Detail == "closing" })
-	ev.next(t, "cat's kill", func(e control.Event) bool { return e.Kind == control.EventState && e.Detail == "killed" })
+	ev.next(t, "cat's closing", func(e control.Event) bool { return e.Kind == control.EventPhase && e.Detail == "closing" })
+	ev.next(t, "cat's kill", func(e control.Event) bool { return e.Kind == control.EventPhase && e.Detail == "killed" })
 
 	s.stop()
 	for range ev.lines { // drained until the process ends

@@ -258,7 +258,7 @@ func TestCtlServerLsRun(t *testing.T) {
 			t.Errorf("ctl ls header lacks %q:\n%s", col, table)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^1\s+p0\s+cat\s+local\s+running\s`).MatchString(table) {
+	if !regexp.MustCompile(`(?m)^1\s+p0\s+cat\s+local\s+idle\s.*\srunning\s`).MatchString(table) {
 		t.Errorf("ctl ls does not show pane 1 running cat:\n%s", table)
 	}
 	var raw []map[string]any
@@ -381,7 +381,7 @@ func TestCtlServerLifecycle(t *testing.T) {
 	}
 
 	s.ok("kill", "1")
-	if si := s.sessions()[0]; si.State != "killed" || si.ExitCode == nil || *si.ExitCode != 137 {
+	if si := s.sessions()[0]; si.Phase != "killed" || si.State != "failed" || si.ExitCode == nil || *si.ExitCode != 137 {
 		t.Errorf("after ctl kill, pane 1 is %+v; want killed with 137", si)
 	}
 	s.ok("close", "box") // returns once the teardown ended
@@ -407,7 +407,7 @@ func TestCtlServerClosing(t *testing.T) {
 	ev.next(t, "the run's start", func(e control.Event) bool { return e.Kind == control.EventStarted && e.Session.Name == "stubborn" })
 	s.ok("close", "stubborn") // SIGHUP and SIGTERM are ignored: SIGKILL ends it
 	ev.next(t, "a state event for closing", func(e control.Event) bool {
-		return e.Kind == control.EventState && e.Session.Name == "stubborn" && e.Detail == "closing"
+		return e.Kind == control.EventPhase && e.Session.Name == "stubborn" && e.Detail == "closing"
 	})
 	ev.next(t, "the close", func(e control.Event) bool { return e.Kind == control.EventClosed && e.Session.Name == "stubborn" })
 	if got := <-waited; got != "exit 0: " {

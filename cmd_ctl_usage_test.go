@@ -28,6 +28,11 @@ func TestCtlServerUsage(t *testing.T) {
 				if idle.CPUPercent == nil || *idle.CPUPercent > 5 || idle.RSSBytes == nil || *idle.RSSBytes <= 0 || *busy.RSSBytes <= 0 {
 					t.Errorf("idle cat: cpu %v, rss %v; busy rss %v; want about 0%%, some memory", deref(idle.CPUPercent), deref(idle.RSSBytes), *busy.RSSBytes)
 				}
+				// yes writes nothing to its terminal: its CPU alone makes it working.
+				s.waitSession(2, "the busy pane working", func(si control.SessionInfo) bool { return si.State == "working" && si.Reason == "CPU" })
+				if si := s.session(1); si.State != "idle" {
+					t.Errorf("the idle cat is %s (%s)", si.State, si.Reason)
+				}
 				t.Logf("yes: %.0f%% of a core, %d KiB; cat: %.1f%%, %d KiB", *busy.CPUPercent, *busy.RSSBytes>>10, *idle.CPUPercent, *idle.RSSBytes>>10)
 				return
 			}

@@ -38,9 +38,9 @@ command = "sleep 60"
 	}
 	ls := s.ok("ls")
 	for _, want := range []string{
-		`review +replay +exited +0 `,
+		`review +replay +done .* exited +0 `,
 		`gone +replay +failed .*` + regexp.QuoteMeta(missing) + `: no such file`,
-		`live +local +running`,
+		`live +local +(idle|working) .* running `,
 	} {
 		if !regexp.MustCompile(want).MatchString(ls) {
 			t.Errorf("ls does not match %q:\n%s", want, ls)

@@ -30,7 +30,7 @@ func TestTUIPaneNamesAndRename(t *testing.T) {
 	if s := tt.screen(); !strings.Contains(s, "1 web · local") {
 		t.Errorf("esc changed the name:\n%s", s)
 	}
-	if !strings.Contains(tt.screen(), "2 running") {
+	if !strings.Contains(tt.screen(), "2 idle") {
 		t.Errorf("the status line does not count the running panes:\n%s", tt.screen())
 	}
 	tt.keys("C-b", "q")

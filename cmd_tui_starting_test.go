@@ -70,7 +70,7 @@ func TestContract_S4_StartingPanesCloseKillAndTimeout(t *testing.T) {
 	tt.waitFor("hang-x gone", func(s string) bool { return !strings.Contains(s, "hang-x") })
 	tt.waitText("hang-k · docker · starting")
 	tt.keys("C-b", "k") // focus moved to hang-k
-	tt.waitText("hang-k · docker · start cancelled")
+	tt.waitText("hang-k · docker · failed · start cancelled")
 	tt.keys("C-b", "q") // nothing runs any more: no confirmation
 	s := tt.waitExit()
 	for _, want := range []string{"hang-x: start cancelled", "hang-k: start cancelled", "quick: failed to start", "within connect_timeout = 1s"} {

@@ -33,7 +33,7 @@ import (
 //
 // String literals are not read: test data such as "overlong C1 BF" is not
 // a citation. IDs inside other words ("W3C", "0xC1") do not match.
-const ruleFamilies = "OSCWTLAE"
+const ruleFamilies = "OSCWTLAEN"
 
 var (
 	ruleIDPattern = `[` + ruleFamilies + `][1-9][0-9]*`

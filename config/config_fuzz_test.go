@@ -29,6 +29,7 @@ func FuzzConfig(f *testing.F) {
 	f.Add([]byte("sandbox = [{ name = \"a\", env = { B = \"\" } }, 2]\nui = { fps = 0 }\n"))
 	f.Add([]byte("[defaults]\nrestore = \"replace\"\n[[sandbox]]\nname = 'b'\ns = \"\"\"\n]]\"\"\"\n"))
 	f.Add([]byte("[providers.local]\nshell = \"/bin/sh\"\n[[sandbox]]\nname = \"c\"\nworkspace = \"~/w\"\n"))
+	f.Add([]byte("[[sandbox]]\nname = \"d\"\n[[rule]]\nmatch = '(\\w+)?'\nstate = \"waiting\"\nreason = \"$1\"\nhold = \"1s\"\nsandboxes = [\"d*\"]\n[ui]\nnotify = [\"bell\"]\n"))
 	// Nesting around the depth limit, and brackets that do not nest.
 	const sb = "[[sandbox]]\nname = \"d\"\n"
 	f.Add([]byte(sb + "command = " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n"))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/status"
 )
 
 // hermetic points every directory the config reads at a fresh temp dir and
@@ -738,5 +739,35 @@ fps = 1
 	}
 	if n := got.find("sandbox[1].missing"); n != 10 {
 		t.Errorf("find falls back to the table's line: got %d, want 10", n)
+	}
+}
+
+// [[rule]] tables are compiled in the file's order, each with what it
+// says and only for the panes it names.
+func TestConfigRules(t *testing.T) {
+	c, err := parseConfig("sandmux.toml", []byte(`[[sandbox]]
+name = "agent-1"
+
+[[rule]]
+match = '(?m)^\s*Do you want to (\w+)'
+rows = 5
+state = "waiting"
+reason = "asks to $1"
+command = "claude"
+sandboxes = ["agent-*"]
+hold = "1s"
+
+[[rule]]
+match = "esc to interrupt"
+state = "working"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rules) != 2 || c.Rules[0].Rows() != 5 || c.Rules[1].Rows() != status.DefaultRuleRows {
+		t.Fatalf("rules %+v", c.Rules)
+	}
+	if !c.Rules[0].AppliesTo("agent-1", []string{"claude"}) || c.Rules[0].AppliesTo("web", []string{"claude"}) || !c.Rules[1].AppliesTo("web", nil) {
+		t.Error("the rules' filters are not as written")
 	}
 }

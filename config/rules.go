@@ -52,12 +52,23 @@ const maxRules = 64
 
 // namesKind is an array of sandbox names or path.Match patterns.
 func namesKind[T any](field func(*T) *[]string) kind[T] {
+	return stringsKind(field, `["agent-*", "web"]`, func(n string) error {
+		if _, err := path.Match(n, ""); n == "" || err != nil {
+			return fmt.Errorf("%s is not a name or pattern (write e.g. \"agent-*\")", literal(n))
+		}
+		return nil
+	})
+}
+
+// stringsKind is an array of strings, each checked by check; example
+// shows one in the error for another type.
+func stringsKind[T any](field func(*T) *[]string, example string, check func(string) error) kind[T] {
 	return kind[T]{
 		typ: "array of strings",
 		set: func(t *T, v any) error {
 			list, ok := v.([]any)
 			if !ok {
-				return fmt.Errorf(`%s is not an array of names (write e.g. ["agent-*", "web"])`, literal(v))
+				return fmt.Errorf("%s is not an array (write e.g. %s)", literal(v), example)
 			}
 			names, err := stringList(list)
 			*field(t) = names
@@ -65,8 +76,8 @@ func namesKind[T any](field func(*T) *[]string) kind[T] {
 		},
 		check: func(t *T) error {
 			for i, n := range *field(t) {
-				if _, err := path.Match(n, ""); n == "" || err != nil {
-					return subKey(fmt.Sprintf("[%d]", i), fmt.Errorf("%s is not a name or pattern (write e.g. \"agent-*\")", literal(n)))
+				if err := check(n); err != nil {
+					return subKey(fmt.Sprintf("[%d]", i), err)
 				}
 			}
 			return nil
@@ -118,25 +129,10 @@ func (p *problems) decodeRules(doc map[string]any) []*status.Rule {
 var notifyWays = []string{"terminal", "bell", "command"}
 
 func notifyKind[T any](field func(*T) *[]string) kind[T] {
-	return kind[T]{
-		typ: "array of strings",
-		set: func(t *T, v any) error {
-			list, ok := v.([]any)
-			if !ok {
-				return fmt.Errorf(`%s is not an array (write e.g. ["terminal", "command"], or [] for none)`, literal(v))
-			}
-			ways, err := stringList(list)
-			*field(t) = ways
-			return err
-		},
-		check: func(t *T) error {
-			for i, w := range *field(t) {
-				if !slices.Contains(notifyWays, w) {
-					return subKey(fmt.Sprintf("[%d]", i), fmt.Errorf("%s is not a way to notify (use %s)", literal(w), quoteAll(notifyWays)))
-				}
-			}
-			return nil
-		},
-		get: func(t *T) any { return *field(t) },
-	}
+	return stringsKind(field, `["terminal", "command"], or [] for none`, func(w string) error {
+		if !slices.Contains(notifyWays, w) {
+			return fmt.Errorf("%s is not a way to notify (use %s)", literal(w), quoteAll(notifyWays))
+		}
+		return nil
+	})
 }

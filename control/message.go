@@ -119,6 +119,7 @@ type EventKind string
 const (
 	EventStarted   EventKind = "started"
 	EventState     EventKind = "state"
+	EventPhase     EventKind = "phase"
 	EventAttention EventKind = "attention"
 	EventExited    EventKind = "exited"
 	EventClosed    EventKind = "closed"

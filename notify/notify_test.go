@@ -56,7 +56,7 @@ func TestRunPassesTheEnvironment(t *testing.T) {
 
 // A command past its timeout is killed with its children, and logged; a
 // failing one is logged with its output; Close returns once they went.
-func TestTimeoutAndFailureAreLogged(t *testing.T) {
+func TestContract_N4_TimeoutKillsTheGroup(t *testing.T) {
 	var l logs
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	r := New(t.Context(), []string{"sh", "-c", `sleep 60 & echo $! >` + pidFile + `; wait`}, 300*time.Millisecond, l.logf)

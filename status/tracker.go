@@ -70,6 +70,8 @@ type Tracker struct {
 	// cmdDone: OSC 133 D came since the last C, so a prompt keeps the
 	// command's outcome.
 	cmdDone bool
+	// answered: input came while waiting (Input).
+	answered bool
 
 	shown     Status
 	shownLife bool   // shown is the process's life (starting, closing, …)
@@ -129,6 +131,9 @@ func (t *Tracker) Input() {
 			*c = claim{}
 		}
 	}
+	// Leaving waiting on an answer is no flicker: the next Update shows
+	// it at once, so a question asked again right after is a new entry.
+	t.answered = t.shown.State == Waiting
 }
 
 // Update weighs the signals at now and returns the status shown, and
@@ -145,7 +150,9 @@ func (t *Tracker) Update(now time.Time) (Status, bool) {
 	}
 	// Reports, the process's life and the first state after a life state
 	// (the start) are shown at once; the rest wait out the debounce.
-	if src != FromReport && src != Life && !t.shownLife && t.cfg.Debounce > 0 {
+	answered := t.answered
+	t.answered = false
+	if src != FromReport && src != Life && !t.shownLife && !answered && t.cfg.Debounce > 0 {
 		if t.pending.State != st {
 			t.pending = Status{State: st, Since: now}
 		}

@@ -43,7 +43,7 @@ func follow(tr *Tracker, until time.Time) []Status {
 	}
 }
 
-func TestPrecedence(t *testing.T) {
+func TestContract_N1_StrongestSignalWins(t *testing.T) {
 	now := time.Now()
 	tr := NewTracker(Config{Debounce: -1}, now)
 	want(t, tr, now, Starting, "")
@@ -136,6 +136,29 @@ func TestActivityAndIdle(t *testing.T) {
 		}
 		if d := seen[1].Since.Sub(seen[0].Since); d < DefaultIdleAfter {
 			t.Fatalf("idle %v after working, want at least %v", d, DefaultIdleAfter)
+		}
+	})
+}
+
+// An answer leaves waiting at once, debounce or not, so that a question
+// asked right after it is a new entry into waiting.
+func TestContract_N3_AnswerEndsTheWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := running(t, time.Now())
+		tr.Update(time.Now())
+		tr.Notify("first")
+		seen := follow(tr, time.Now().Add(time.Second))
+		if len(seen) != 1 || seen[0].State != Waiting {
+			t.Fatalf("seen %v, want waiting", seen)
+		}
+		tr.Input()
+		if st, changed := tr.Update(time.Now()); !changed || st.State != Idle {
+			t.Fatalf("after the answer: %v (changed %v), want idle at once", st, changed)
+		}
+		tr.Notify("second")
+		seen = follow(tr, time.Now().Add(time.Second))
+		if len(seen) != 1 || seen[0].State != Waiting || seen[0].Reason != "second" {
+			t.Fatalf("seen %v, want waiting again", seen)
 		}
 	})
 }

@@ -8,7 +8,8 @@ type EventKind string
 // The events a Model reports through Config.Events.
 const (
 	EventStarted   EventKind = "started"   // a pane's session runs
-	EventState     EventKind = "state"     // a pane's state changed (Detail: the new one)
+	EventState     EventKind = "state"     // a pane's state changed (Detail: the new one: working, waiting, ...)
+	EventPhase     EventKind = "phase"     // a pane's phase changed (Detail: the new one: running, exited, ...)
 	EventExited    EventKind = "exited"    // a pane's command ended
 	EventClosed    EventKind = "closed"    // a pane was closed and went
 	EventSnapshot  EventKind = "snapshot"  // a teardown's snapshot progressed (Detail) or was saved

@@ -129,8 +129,11 @@ func (m *Model) emitChanges(i int, p *pane, was phase, wasStage, wasSaved string
 }
 
 func (m *Model) emitState(i int, p *pane) {
+	if p.st.track != nil {
+		m.syncPane(i, p, m.now()) // the event shows the state the phase gives
+	}
 	info := m.paneInfo(i)
-	m.emit(Event{Kind: EventState, Pane: info, Detail: info.State})
+	m.emit(Event{Kind: EventPhase, Pane: info, Detail: info.Phase})
 	if p.phase == phaseExited {
 		m.emit(Event{Kind: EventExited, Pane: info})
 	}

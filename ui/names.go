@@ -58,7 +58,7 @@ func (m *Model) rename(i int, name string) {
 		return
 	}
 	m.panes[i].spec.Name = name
-	m.emit(Event{Kind: EventState, Pane: m.paneInfo(i), Detail: "renamed"})
+	m.emit(Event{Kind: EventPhase, Pane: m.paneInfo(i), Detail: "renamed"})
 }
 
 func (v *view) renamePrompt() string {

@@ -41,7 +41,15 @@ var listRank = map[string]int{"waiting": 0, "failed": 1}
 
 func (v *view) openSessions() tea.Cmd {
 	v.modal = modalList
+	// The selection starts on the first row when it needs the user (it
+	// waits or failed: enter goes straight to it), else on the focused
+	// pane.
 	v.sessions = sessionList{sel: -1}
+	for _, p := range v.m.panes {
+		if _, ok := listRank[string(p.state().State)]; ok {
+			return nil
+		}
+	}
 	if p := v.focused(); p != nil {
 		v.sessions.sel = p.key
 	}

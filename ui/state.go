@@ -184,9 +184,15 @@ func (m *Model) stateChanged(i int, p *pane, was, st status.Status) {
 	}
 	info := m.paneInfo(i)
 	m.emit(Event{Kind: EventState, Pane: info, Detail: string(st.State)})
-	if st.State.Attention() {
+	if st.State.Attention() && !m.userEnded(p) {
 		m.markAttention(i, p, info)
 	}
+}
+
+// userEnded reports whether the pane ended because the user (or a
+// script) asked: a quit, a close, a kill. Telling them of it is noise.
+func (m *Model) userEnded(p *pane) bool {
+	return m.quitting || p.closing || p.phase == phaseKilled || p.phase == phaseCancelled
 }
 
 // markAttention marks pane i in every client that does not focus it and

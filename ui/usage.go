@@ -54,19 +54,7 @@ func (m *Model) armUsage() tea.Cmd {
 		return nil
 	}
 	m.usageArmed = true
-	stop := m.stop
-	return func() tea.Msg {
-		// Not tea.Tick: the quit ends this wait, so no timer outlives
-		// the program.
-		t := time.NewTimer(usageEvery)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return usageTickMsg{}
-		case <-stop:
-			return nil
-		}
-	}
+	return m.after(usageEvery, usageTickMsg{})
 }
 
 func (m *Model) anyRunning() bool {

@@ -41,6 +41,30 @@ const userHZ = 100
 type usageState struct {
 	mu  sync.Mutex
 	cpu time.Duration
+	// The resident set is read again only after rssEvery: summing it
+	// reads every process's stat, where CPU is one file; memory moves
+	// slower than a sampler looks. noMemory: the cgroup has no
+	// memory.current (the controller is off), which does not change.
+	rss      int64
+	rssAt    time.Time
+	noMemory bool
+}
+
+// rssEvery is how long a resident set read is kept.
+const rssEvery = 10 * time.Second
+
+// cachedRSS returns the last resident set while it is fresh.
+func (u *usageState) cachedRSS(now time.Time) (int64, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.rss, !u.rssAt.IsZero() && now.Sub(u.rssAt) < rssEvery
+}
+
+func (u *usageState) keepRSS(rss int64, now time.Time) int64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.rss, u.rssAt = rss, now
+	return rss
 }
 
 func (u *usageState) keep(cpu time.Duration) time.Duration {
@@ -69,15 +93,29 @@ func (h *handle) cgroupUsage() (providers.Usage, bool) {
 	if h.cg.isRemoved() {
 		return u, true // verified empty: nothing is resident
 	}
-	if rss, err := h.cg.memoryCurrent(); err == nil {
+	now := time.Now()
+	if rss, fresh := h.usage.cachedRSS(now); fresh {
 		u.RSS = rss
 		return u, true
+	}
+	h.usage.mu.Lock()
+	noMemory := h.usage.noMemory
+	h.usage.mu.Unlock()
+	if !noMemory {
+		if rss, err := h.cg.memoryCurrent(); err == nil {
+			u.RSS = h.usage.keepRSS(rss, now)
+			return u, true
+		}
+		h.usage.mu.Lock()
+		h.usage.noMemory = true
+		h.usage.mu.Unlock()
 	}
 	pids, err := h.cg.procs()
 	if err != nil {
 		return u, true
 	}
-	_, u.RSS = sumUsage(pids[:min(len(pids), maxUsageProcs)])
+	_, rss := sumUsage(pids[:min(len(pids), maxUsageProcs)])
+	u.RSS = h.usage.keepRSS(rss, now)
 	return u, true
 }
 
