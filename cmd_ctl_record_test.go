@@ -256,12 +256,22 @@ func TestCtlServerRecordView(t *testing.T) {
 		t.Errorf("the view's cast plays back to\n%s\nbut the client shows\n%s", got, want)
 	}
 
-	// Detaching ends a view recording.
+	// Detaching ends a view recording, not a pane's.
 	cast2 := filepath.Join(t.TempDir(), "view2.cast")
+	paneCast := filepath.Join(t.TempDir(), "pane.cast")
 	s.ok("record", "start", "--view", "-o", cast2)
+	s.ok("record", "start", "1", "-o", paneCast)
 	term.waitText("REC VIEW")
 	term.keys("C-b", "d")
 	term.waitExit()
+	s.stage("1", `printf 'after the detach\n'`, "V3")
+	if ls := s.sessions(); ls[0].Recording == nil || *ls[0].Recording != paneCast {
+		t.Errorf("after the client detached, pane 1 is recorded to %v, want %s", ls[0].Recording, paneCast)
+	}
+	s.ok("record", "stop", "1")
+	if data, err := os.ReadFile(paneCast); err != nil || !strings.Contains(string(data), "after the detach") {
+		t.Errorf("the pane's cast (%v) lacks what came after the client detached", err)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, errOut, code := s.ctl("record", "stop", "--view")
