@@ -253,7 +253,7 @@ func (m *Model) stopping(path string, stop func() error, done func(string, error
 // anything records.
 func (m *Model) syncRecordings() tea.Cmd {
 	var cmds []tea.Cmd
-	any := len(m.rec.views) > 0
+	ticking := len(m.rec.views) > 0
 	for _, p := range m.panes {
 		if p.recs.rec == nil {
 			continue
@@ -262,9 +262,9 @@ func (m *Model) syncRecordings() tea.Cmd {
 			cmds = append(cmds, m.stopRecording(p, "the session "+stateNames[p.phase], nil, noView))
 			continue
 		}
-		any = true
+		ticking = true
 	}
-	if any && !m.rec.tickArmed && !m.done {
+	if ticking && !m.rec.tickArmed && !m.done {
 		m.rec.tickArmed = true
 		cmds = append(cmds, m.after(time.Second, recTickMsg{}))
 	}
