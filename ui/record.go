@@ -325,9 +325,9 @@ func (p *pane) recMark(now time.Time) string {
 	case r.rec != nil && !r.pausedAt.IsZero():
 		return "❚❚ REC " + clock(r.pausedAt.Sub(r.started)-r.paused) + " paused"
 	case r.rec != nil:
-		return "● REC " + clock(now.Sub(r.started)-r.paused)
+		return "REC " + clock(now.Sub(r.started)-r.paused)
 	case r.opening:
-		return "● REC starting"
+		return "REC starting"
 	}
 	return ""
 }

@@ -199,7 +199,7 @@ func TestRecordStopsAtExitNotResumedByRestart(t *testing.T) {
 	if p.recs.rec == nil {
 		t.Fatalf("prefix R did not record: notice %q", m.lv().notice)
 	}
-	if title := m.lv().title(0, p, 80); !strings.Contains(title, "● REC 00:0") {
+	if title := m.lv().title(0, p, 80); !strings.Contains(title, "REC 00:0") {
 		t.Errorf("the title of a recorded pane lacks its mark: %q", title)
 	}
 	path := p.recs.path

@@ -295,5 +295,5 @@ func (v *view) viewRecMark() string {
 	if r == nil {
 		return ""
 	}
-	return "● REC VIEW " + clock(v.m.now().Sub(r.started))
+	return "REC VIEW " + clock(v.m.now().Sub(r.started))
 }
