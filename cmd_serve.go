@@ -119,12 +119,7 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	stopSignals()
 	stopServing()
 	wg.Wait()
-	if sv.notifier != nil {
-		sv.notifier.Close() // each within notify_timeout
-	}
-	if err := daemon.RemoveLock(socket); err != nil {
-		logger.Print(err)
-	}
+	sv.release(socket, logger)
 	logger.Printf("quit (status %d)", code)
 	return code, runErr
 }
@@ -138,6 +133,17 @@ type serverParts struct {
 	attacher rotatingAttacher
 	warned   *warnings
 	notifier *notify.Runner // nil unless ui.notify has "command"
+}
+
+// release waits for the notify commands still running (each within
+// notify_timeout) and removes the start lock, once nothing is served.
+func (sv serverParts) release(socket string, logger *log.Logger) {
+	if sv.notifier != nil {
+		sv.notifier.Close()
+	}
+	if err := daemon.RemoveLock(socket); err != nil {
+		logger.Print(err)
+	}
 }
 
 // newServer wires the config's panes (or one per cmd), the Manager, the
