@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/providers/replay"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -58,7 +59,10 @@ func printConfig(w io.Writer, c *config.Config) {
 	}
 	for _, s := range c.Sandboxes {
 		command := "the provider's shell"
-		if len(s.Command) > 0 {
+		switch file, _ := s.Options["file"].(string); {
+		case s.Provider == replay.Descriptor.Name:
+			command = "none: it plays " + shellQuote([]string{file}) // a replay pane runs nothing
+		case len(s.Command) > 0:
 			command = shellQuote(s.Command)
 		}
 		termsafe.Fprintf(w, "\nsandbox %s\n", s.Name)

@@ -126,3 +126,16 @@ func hermetic(t *testing.T) string {
 	t.Chdir(dir)
 	return dir
 }
+
+// A replay sandbox runs no command: check says which cast it plays.
+func TestCheckReplaySandbox(t *testing.T) {
+	hermetic(t)
+	doc := "[[sandbox]]\nname = \"review\"\nprovider = \"replay\"\nreplay = { file = \"/casts/agent run.cast\" }\n"
+	if err := os.WriteFile("mine.toml", []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCheckForTest(t, "-c", "mine.toml")
+	if code != exitOK || !strings.Contains(stdout, "  command:   none: it plays '/casts/agent run.cast'\n") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
