@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -193,12 +194,16 @@ func printReply(w io.Writer, op control.Op, rep control.Reply) {
 
 func printSessions(w io.Writer, sessions []control.SessionInfo) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tID\tNAME\tPROVIDER\tSTATE\tSINCE\tREASON\tPHASE\tEXIT\tSTARTED\tLAST OUTPUT\tBYTES\tPID\tCPU\tRSS")
+	fmt.Fprintln(tw, "#\tID\tNAME\tPROVIDER\tSTATE\tSINCE\tREASON\tPHASE\tEXIT\tSTARTED\tLAST OUTPUT\tBYTES\tPID\tCPU\tRSS\tRECORDING")
 	for _, si := range sessions {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", si.Number, cell(si.ID), cell(si.Name), cell(si.Provider),
+		rec := ""
+		if si.Recording != nil {
+			rec = filepath.Base(*si.Recording)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", si.Number, cell(si.ID), cell(si.Name), cell(si.Provider),
 			cell(si.State), optTime(si.Since), cell(si.Reason), cell(si.Phase), optInt(si.ExitCode),
 			optTime(&si.Started), // a pane that failed to start never started
-			optTime(si.LastOutput), si.BytesOut, optInt(si.PID), optPercent(si.CPUPercent), optBytes(si.RSSBytes))
+			optTime(si.LastOutput), si.BytesOut, optInt(si.PID), optPercent(si.CPUPercent), optBytes(si.RSSBytes), cell(rec))
 	}
 	_ = tw.Flush() // Best effort: nowhere else to report.
 }
