@@ -42,7 +42,7 @@ var ctlCommands = map[string]ctlCommand{
 	"keys":      {"keys S KEY...  (key names as the help writes them: enter, ctrl+c, up)", parseKeys},
 	"screen":    {"screen [--ansi] [--scrollback] S", parseScreen},
 	"wait":      {"wait --state STATE [--timeout D] S", parseWait},
-	"status":    {"status [S] STATE [--reason TEXT] [--ttl D]  (S defaults to $SANDMUX_PANE: the pane it runs in)", parseStatus},
+	"status":    {"status [S] STATE|clear [--reason TEXT] [--ttl D]  (S defaults to $SANDMUX_PANE: the pane it runs in)", parseStatus},
 	"events":    {"events", noArgs(control.OpEvents)},
 	"quit":      {"quit [--kill]", parseQuit},
 	"record":    {"record start|stop|pause|resume|marker S [LABEL] [-o FILE] [--idle-limit D], or record start|stop --view [--client C] [-o FILE]", parseRecord},

@@ -71,7 +71,14 @@ func TestStatesCtlStatusFromInsidePane(t *testing.T) {
 	}
 	// The report is gone after its ttl: the pane, quiet, is idle.
 	s.ok("wait", "1", "--state", "idle", "--timeout", "30s")
-	s.fails(2, `"closing" cannot be reported: use one of waiting, working, idle, done`, "status", "1", "closing")
+	s.fails(2, `"closing" cannot be reported: use one of waiting, working, idle, done, or clear to drop the last report`, "status", "1", "closing")
+	// A report without a ttl holds until the next; clear drops it.
+	s.ok("status", "1", "working", "--reason", "a hook")
+	if si := s.session(1); si.State != "working" || si.Reason != "a hook" {
+		t.Fatalf("after ctl status working: %+v", si)
+	}
+	s.ok("status", "1", "clear")
+	s.ok("wait", "1", "--state", "idle", "--timeout", "30s")
 }
 
 // The notify command runs once for each entry into waiting while no

@@ -175,7 +175,7 @@ func (h *ctlHandler) status(_ context.Context, req control.Request) (control.Rep
 	}
 	cur, err := h.core.Report(si.ID, st, req.Reason, time.Duration(req.TTL))
 	if err != nil {
-		return control.Reply{}, fmt.Errorf("report %s for %s: %w", st, describe(si), err)
+		return control.Reply{}, fmt.Errorf("report %s for %s: %w", req.State, describe(si), err)
 	}
 	return control.Reply{Session: &cur}, nil
 }

@@ -41,14 +41,21 @@ func Parse(s string) (State, error) {
 	return "", fmt.Errorf("%q is no state: use one of %s", s, names(States))
 }
 
-// ParseReport returns the state a report names.
+// ClearReport is what a report says to drop the last one: the other
+// signals count again.
+const ClearReport = "clear"
+
+// ParseReport returns the state a report names; "" for ClearReport.
 func ParseReport(s string) (State, error) {
+	if s == ClearReport {
+		return "", nil
+	}
 	for _, st := range Reportable {
 		if string(st) == s {
 			return st, nil
 		}
 	}
-	return "", fmt.Errorf("%q cannot be reported: use one of %s", s, names(Reportable))
+	return "", fmt.Errorf("%q cannot be reported: use one of %s, or %s to drop the last report", s, names(Reportable), ClearReport)
 }
 
 func names(states []State) string {

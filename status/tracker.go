@@ -140,6 +140,10 @@ func (t *Tracker) Input() {
 // whether it changed (state or reason).
 func (t *Tracker) Update(now time.Time) (Status, bool) {
 	st, reason, src := t.weigh(now)
+	// An answer counts for this Update only: if the state stays (a rule
+	// still matches), a later change is debounced as any other.
+	answered := t.answered
+	t.answered = false
 	if st == t.shown.State {
 		t.pending = Status{}
 		if reason == t.shown.Reason && src == t.shown.Source {
@@ -150,8 +154,6 @@ func (t *Tracker) Update(now time.Time) (Status, bool) {
 	}
 	// Reports, the process's life and the first state after a life state
 	// (the start) are shown at once; the rest wait out the debounce.
-	answered := t.answered
-	t.answered = false
 	if src != FromReport && src != Life && !t.shownLife && !answered && t.cfg.Debounce > 0 {
 		if t.pending.State != st {
 			t.pending = Status{State: st, Since: now}
@@ -234,7 +236,8 @@ func (t *Tracker) Next(now time.Time) time.Time {
 	}
 	due(t.rules.nextHold(now))
 	if t.working {
-		due(t.lastActive.Add(t.cfg.IdleAfter))
+		// Idle needs both: out of the window and quiet for IdleAfter.
+		due(t.lastActive.Add(max(t.cfg.IdleAfter, t.cfg.ActivityWindow)))
 	}
 	return next
 }

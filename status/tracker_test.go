@@ -213,3 +213,38 @@ func TestReasonsAreBounded(t *testing.T) {
 		t.Fatalf("reason of %d bytes", len(st.Reason))
 	}
 }
+
+// A window longer than IdleAfter still ends in idle, on the timer alone.
+func TestIdleAfterALongWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := NewTracker(Config{ActivityWindow: 30 * time.Second, IdleAfter: 5 * time.Second}, time.Now())
+		tr.Life("", "")
+		tr.Update(time.Now())
+		start := time.Now()
+		tr.Active(start, "output")
+		seen := follow(tr, start.Add(time.Minute))
+		if len(seen) != 2 || seen[1].State != Idle || seen[1].Since.Sub(start) > 31*time.Second {
+			t.Fatalf("seen %v, want working then idle once the window passed (%v)", seen, start.Add(30*time.Second))
+		}
+	})
+}
+
+// An answer that leaves the state as it was (a rule still matches) does
+// not spare a later change its debounce.
+func TestStaleAnswerIsForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := running(t, time.Now())
+		tr.SetRules([]*Rule{mustCompile(t, RuleSpec{Match: `\?$`, State: "waiting"})})
+		tr.Update(time.Now())
+		tr.Screen([]string{"continue?"}, time.Now())
+		follow(tr, time.Now().Add(time.Second))
+		tr.Input() // the rule still matches: still waiting
+		if st, _ := tr.Update(time.Now()); st.State != Waiting {
+			t.Fatalf("state %v, want still waiting", st)
+		}
+		tr.Screen([]string{"thinking"}, time.Now())
+		if st, changed := tr.Update(time.Now()); changed {
+			t.Fatalf("a later change skipped the debounce: %v", st)
+		}
+	})
+}

@@ -246,7 +246,8 @@ func (p *pane) answered() {
 }
 
 // Report sets a report's claim on the pane's state (ctl status): what an
-// agent's hooks say it does. Call it from DoMsg.
+// agent's hooks say it does; st "" drops the last report. Call it from
+// DoMsg.
 func (m *Model) Report(id string, st status.State, reason string, ttl time.Duration) (PaneInfo, error) {
 	i, p, err := m.find(id)
 	if err != nil {
@@ -256,7 +257,11 @@ func (m *Model) Report(id string, st status.State, reason string, ttl time.Durat
 		return PaneInfo{}, fmt.Errorf("pane %d is %s: only a running pane's state can be reported", i+1, p.status())
 	}
 	now := m.now()
-	p.st.track.Report(st, reason, ttl, now)
+	if st == "" {
+		p.st.track.ClearReport()
+	} else {
+		p.st.track.Report(st, reason, ttl, now)
+	}
 	m.syncPane(i, p, now) // the reply shows the state reported
 	return *m.paneInfo(i), nil
 }

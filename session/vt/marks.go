@@ -39,6 +39,14 @@ func (f *filter) mark(m Mark) {
 	f.marks = append(f.marks, m)
 }
 
+// conEmuCommand reports whether the field after "9;" is a number alone:
+// ConEmu's OSC 9 commands. A notification's text is not ("9;3 tests
+// failed" notifies).
+func conEmuCommand(sub []byte) bool {
+	_, ok := atoi(sub)
+	return ok
+}
+
 // progress handles OSC 9;4;st;pct, ConEmu's progress report.
 func (f *filter) progress(rest []byte) {
 	st, rest, _ := bytes.Cut(rest, []byte{';'})

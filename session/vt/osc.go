@@ -36,10 +36,14 @@ func (f *filter) osc(data []byte) {
 	case 52:
 		f.clipboard(rest)
 	case 9:
-		// iTerm2's notification; "9;4;…" is ConEmu's progress report.
-		if p, ok := bytes.CutPrefix(rest, []byte("4;")); ok {
-			f.progress(p)
-		} else {
+		// iTerm2's notification, unless it is one of ConEmu's commands
+		// ("9;N" or "9;N;…": 4 is its progress report; 9 the working
+		// directory, which shells send at every prompt; the others set
+		// tab titles, sleep or run macros): those are no notification.
+		switch sub, args, _ := bytes.Cut(rest, []byte{';'}); {
+		case string(sub) == "4":
+			f.progress(args)
+		case !conEmuCommand(sub):
 			f.notify(string(rest))
 		}
 	case 133:

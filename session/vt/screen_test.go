@@ -62,6 +62,9 @@ func TestMarks(t *testing.T) {
 		"\x1b]9;4;1;50\a":                   {{Kind: MarkProgress, State: 1, N: 50}},
 		"\x1b]9;4;0;\a":                     {{Kind: MarkProgress}},
 		"\x1b]9;4;9;50\a":                   nil, // no such progress state
+		"\x1b]9;9;C:\\Users\\me\a":          nil, // ConEmu's working directory, at every prompt
+		"\x1b]9;12\a":                       nil, // ConEmu's prompt start
+		"\x1b]9;3 tests failed\a":           {{Kind: MarkNotify, Text: "3 tests failed"}},
 		"\x1b]777;notify;T;body\x1b\\":      {{Kind: MarkNotify, Text: "T: body"}},
 		"\x1b]777;other\a":                  nil,
 		"\x1b]133;A\a$ \x1b]133;B\a":        {{Kind: MarkPrompt}, {Kind: MarkPrompt}},
