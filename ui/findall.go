@@ -22,7 +22,7 @@ import (
 // pane (its page follows) and opens its scrollback at the match, with the
 // pane's scrollback search set to the query so n and N go on from there.
 //
-//	key ─► findInput: query edited, gen++ ─► tea.Tick(findDebounce) ─► findTickMsg{gen}
+//	key ─► findInput: query edited, gen++ ─► after(findDebounce) ─► findTickMsg{gen}
 //	findTickMsg (gen current) ─► vt.Compile ─► searchPanes in a Cmd ─► findResultsMsg{gen}
 //	findResultsMsg (gen current) ─► results shown; enter ─► openFound
 
@@ -129,7 +129,7 @@ func (v *view) editFind(q string) tea.Cmd {
 	f.query = q
 	f.gen++
 	id, gen := v.id, f.gen
-	return tea.Tick(findDebounce, func(time.Time) tea.Msg { return findTickMsg{view: id, gen: gen} })
+	return v.m.after(findDebounce, findTickMsg{view: id, gen: gen})
 }
 
 // findEnter opens the selected result when the results are the query's,

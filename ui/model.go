@@ -121,6 +121,7 @@ type Model struct {
 	frameArmed     bool
 	lastFrame      time.Time
 	stateArmed     time.Time     // when the state timer fires; zero when none waits
+	stateCancel    chan struct{} // closed when a timer for an earlier deadline replaces it
 	usageArmed     bool          // a usage sample is due (usage.go)
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
@@ -259,7 +260,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case resizedMsg, resizePTYMsg:
 		return m.handleResize(msg)
 	case stateMsg:
-		m.stateArmed = time.Time{} // syncStates, after this Update, looks
+		if msg.at.Equal(m.stateArmed) { // not a timer that gave way
+			m.stateArmed, m.stateCancel = time.Time{}, nil
+		}
+		// syncStates, after this Update, looks.
 	case usageTickMsg:
 		return m.sampleUsage()
 	case usageMsg:

@@ -22,8 +22,8 @@ import (
 // ruleEvery bounds how often a pane's screen rules read its screen.
 const ruleEvery = 250 * time.Millisecond
 
-// stateMsg is the state timer's tick.
-type stateMsg struct{}
+// stateMsg is the state timer's tick, for the deadline it was armed for.
+type stateMsg struct{ at time.Time }
 
 // paneState is what the model keeps of a pane's state.
 type paneState struct {
@@ -160,8 +160,14 @@ func (m *Model) syncStates() tea.Cmd {
 	if next.IsZero() || !m.stateArmed.IsZero() && !next.Before(m.stateArmed) {
 		return nil
 	}
-	m.stateArmed = next
-	return m.after(next.Sub(now), stateMsg{})
+	// One state timer at a time: the later one gives way, so timers
+	// cannot pile up while earlier deadlines keep coming.
+	if m.stateCancel != nil {
+		close(m.stateCancel)
+	}
+	cancel := make(chan struct{})
+	m.stateArmed, m.stateCancel = next, cancel
+	return m.afterUnless(next.Sub(now), stateMsg{at: next}, cancel)
 }
 
 // syncPane brings pane i's state up to date at now.
@@ -268,7 +274,10 @@ func (m *Model) Report(id string, st status.State, reason string, ttl time.Durat
 
 // after returns a command that delivers msg after d, or nothing once the
 // model is done: not tea.Tick, whose timer would outlive the program.
-func (m *Model) after(d time.Duration, msg tea.Msg) tea.Cmd {
+func (m *Model) after(d time.Duration, msg tea.Msg) tea.Cmd { return m.afterUnless(d, msg, nil) }
+
+// afterUnless is after, ended early (with nothing) once cancel closes.
+func (m *Model) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{}) tea.Cmd {
 	stop := m.stop
 	return func() tea.Msg {
 		t := time.NewTimer(d)
@@ -277,7 +286,8 @@ func (m *Model) after(d time.Duration, msg tea.Msg) tea.Cmd {
 		case <-t.C:
 			return msg
 		case <-stop:
-			return nil
+		case <-cancel:
 		}
+		return nil
 	}
 }

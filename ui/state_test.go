@@ -114,3 +114,37 @@ func TestPaneFailingOnItsOwnAsks(t *testing.T) {
 		t.Errorf("a pane done on its own: %v, mark %v, told %d", st, m.lv().pv(m.panes[1]).attention, len(told))
 	}
 }
+
+// One state timer at a time: a timer for a later deadline gives way to
+// one for an earlier, and ends at once, so none pile up.
+func TestStateTimerGivesWay(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	now := fixedNow()
+	m.now = func() time.Time { return now }
+	for range 3 { // the start's output goes quiet: nothing is due
+		now = now.Add(time.Minute)
+		m.Update(stateMsg{at: m.stateArmed})
+	}
+	if !m.stateArmed.IsZero() {
+		t.Fatalf("test setup: a timer is armed for %v", m.stateArmed)
+	}
+	m.panes[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
+	m.syncPane(0, m.panes[0], now)
+	late := m.syncStates()
+	if late == nil || !m.stateArmed.Equal(now.Add(10*time.Minute)) {
+		t.Fatalf("no timer for the report's ttl (armed %v)", m.stateArmed)
+	}
+	m.panes[1].st.track.Notify("soon") // a debounce: an earlier deadline
+	early := m.syncStates()
+	if early == nil || !m.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
+		t.Fatalf("the debounce's deadline did not replace the ttl's (armed %v)", m.stateArmed)
+	}
+	if msg := late(); msg != nil { // returns at once, not in ten minutes
+		t.Errorf("the timer that gave way delivered %v", msg)
+	}
+	m.Update(stateMsg{at: now.Add(10 * time.Minute)}) // a stale tick clears nothing
+	if !m.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
+		t.Errorf("a stale tick disarmed the timer (armed %v)", m.stateArmed)
+	}
+}
