@@ -138,11 +138,13 @@ func (r *Recorder) Resize(at time.Time, cols, rows int) {
 	r.push(recEvent{t: r.castTime(at), kind: "r", data: size(cols, rows)})
 }
 
-// WantKeyframe asks for one after a drop (vt.Tap).
+// WantKeyframe asks for one after a drop (vt.Tap), once the writer has
+// caught up halfway: asked while it is still behind, the screen would
+// build a keyframe after every slice only for Keyframe to drop it.
 func (r *Recorder) WantKeyframe() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.needKF && !r.failed && !r.paused
+	return r.needKF && !r.failed && !r.paused && r.pending <= r.opts.MaxPending/2
 }
 
 func (r *Recorder) skip() bool { return r.failed || r.needKF || r.paused || !r.started }

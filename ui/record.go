@@ -151,8 +151,12 @@ func (m *Model) startRecording(p *pane, path string, idle time.Duration, done fu
 	}
 	p.recs.opening = true
 	key, gen, dir, name, now := p.key, p.gen, m.cfg.Record.Dir, p.spec.Name, m.now()
+	stop := m.stop
 	return func() tea.Msg {
 		f, path, err := createCast(dir, path, name, now)
+		if dropIfDone(stop, f, path) {
+			return nil
+		}
 		return recOpenedMsg{key: key, gen: gen, f: f, path: path, idle: idle, done: done, tell: tell, err: err}
 	}, nil
 }
@@ -317,29 +321,6 @@ func (m *Model) stopAllRecordings() func() {
 // quitFlushBound bounds how long the quit waits for the recordings: a
 // Recorder holds at most a few MiB for its writer.
 const quitFlushBound = 30 * time.Second
-
-// recMark is the pane's recording mark for its title, "" when none.
-func (p *pane) recMark(now time.Time) string {
-	r := &p.recs
-	switch {
-	case r.rec != nil && !r.pausedAt.IsZero():
-		return "❚❚ REC " + clock(r.pausedAt.Sub(r.started)-r.paused) + " paused"
-	case r.rec != nil:
-		return "REC " + clock(now.Sub(r.started)-r.paused)
-	case r.opening:
-		return "REC starting"
-	}
-	return ""
-}
-
-// clock writes d as mm:ss, or h:mm:ss past an hour.
-func clock(d time.Duration) string {
-	s := int(max(d, 0) / time.Second)
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("%02d:%02d", s/60, s%60)
-}
 
 // maxNameInFile bounds the pane's name in a file name.
 const maxNameInFile = 64

@@ -76,6 +76,9 @@ func (v *view) toggleViewRecording() tea.Cmd {
 // saveLast writes the last d (0: all the ring keeps) of pane p's ring
 // to path (or a name in the dir) in a command.
 func (m *Model) saveLast(p *pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
+	if m.quitting {
+		return nil, errors.New("the server is quitting: nothing new is saved")
+	}
 	ring := p.recs.ring
 	if ring == nil {
 		if m.cfg.Record.Retain <= 0 {
@@ -87,7 +90,9 @@ func (m *Model) saveLast(p *pane, d time.Duration, path string, done func(string
 		d = m.cfg.Record.Retain
 	}
 	dir, name, now := m.cfg.Record.Dir, p.spec.Name+"-last", m.now()
+	m.rec.stops.Add(1) // the quit waits for the file, as for a recording's
 	return func() tea.Msg {
+		defer m.rec.stops.Done()
 		err := writeLast(ring, d, dir, &path, name, now)
 		if done != nil {
 			done(path, err)
@@ -245,7 +250,10 @@ func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, e
 	if err != nil {
 		return nil, err
 	}
-	if m.rec.views[id] == nil {
+	switch r, taken := m.rec.views[id]; {
+	case taken && r == nil:
+		return nil, fmt.Errorf("client %d's view recording is still starting: stop it once it started", id)
+	case r == nil:
 		return nil, fmt.Errorf("client %d's view is not recorded: sandmux ctl record start --view records it", id)
 	}
 	return m.stopViewRecording(id, "", done, noView), nil

@@ -274,3 +274,33 @@ func TestQuitStopsRecordings(t *testing.T) {
 		t.Errorf("RecordErr = %v", err)
 	}
 }
+
+// A second view recording asked for while the first file still opens is
+// refused, and a stop meanwhile drops the recording and its empty file.
+func TestViewRecordingStartsOnce(t *testing.T) {
+	dir := t.TempDir()
+	m, tm, _ := signalsModel(t, func(c *Config) { c.Record.Dir = dir })
+	defer tm.Close()
+	id := m.lv().id
+	open, err := m.startViewRecording(id, "", nil, noView)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.startViewRecording(id, "", nil, noView); err == nil || !strings.Contains(err.Error(), "starting already") {
+		t.Fatalf("a second start while the first opens: %v", err)
+	}
+	if _, err := m.RecordViewStop(id, nil); err == nil || !strings.Contains(err.Error(), "still starting") {
+		t.Errorf("ctl stop while it opens: %v", err)
+	}
+	m.stopViewRecording(id, "the client left", nil, noView) // a detach meanwhile
+	msg := open().(viewOpenedMsg)
+	if cleanup := m.viewOpened(msg); cleanup != nil {
+		cleanup()
+	}
+	if r, ok := m.rec.views[id]; ok {
+		t.Errorf("a recording stopped while opening went on: %+v", r)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -74,10 +75,16 @@ func (r *viewRecording) drawn(at time.Time, cols, rows int, full bool, b []byte)
 	switch {
 	case r.stopped:
 		return true
-	case !r.begun || r.dropped > 0:
-		if !full {
-			return false
-		}
+	case !r.begun && !full:
+		return false
+	case r.dropped > 0 && !full && r.pending > 0:
+		// Still behind: drop this one too, and ask for a whole frame only
+		// once the writer caught up, not on every drawing meanwhile (each
+		// would repaint the user's terminal whole).
+		r.dropped += len(b)
+		return true
+	case r.dropped > 0 && !full:
+		return false
 	}
 	if r.pending+len(b) > viewMaxPending {
 		// Behind: this drawing goes, and the next is asked for whole
@@ -218,16 +225,23 @@ func (m *Model) startViewRecording(id int, path string, done func(string, error)
 		return nil, errors.New("the server is quitting: nothing new is recorded")
 	case v == nil || v.term == nil:
 		return nil, fmt.Errorf("no client %d is attached: sandmux ctl ls counts them", id)
-	case m.rec.views[id] != nil:
-		return nil, fmt.Errorf("client %d's view is recorded already, to %s: stop that first", id, m.rec.views[id].path)
+	}
+	if r, taken := m.rec.views[id]; taken {
+		if r == nil {
+			return nil, fmt.Errorf("client %d's view recording is starting already", id)
+		}
+		return nil, fmt.Errorf("client %d's view is recorded already, to %s: stop that first", id, r.path)
 	}
 	if m.rec.views == nil {
 		m.rec.views = map[int]*viewRecording{}
 	}
 	m.rec.views[id] = nil // opening: taken, so a second start is refused
-	dir, now := m.cfg.Record.Dir, m.now()
+	dir, now, stop := m.cfg.Record.Dir, m.now(), m.stop
 	return func() tea.Msg {
 		f, path, err := createCast(dir, path, fmt.Sprintf("view-%d", id), now)
+		if dropIfDone(stop, f, path) {
+			return nil
+		}
 		return viewOpenedMsg{id: id, term: v.term, f: f, path: path, done: done, tell: tell, err: err}
 	}, nil
 }
@@ -247,19 +261,25 @@ func (viewOpenedMsg) recMsg() {}
 func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 	v := m.viewByID(msg.id)
 	err := msg.err
-	if err == nil && (v == nil || v.term != msg.term || m.quitting) {
+	r, opening := m.rec.views[msg.id]
+	switch {
+	case err != nil:
+	case v == nil || v.term != msg.term || m.quitting:
 		err = fmt.Errorf("client %d left before its recording started", msg.id)
+	case !opening || r != nil:
+		err = fmt.Errorf("client %d's view recording was stopped before it started", msg.id)
 	}
 	if err != nil {
-		if r, ok := m.rec.views[msg.id]; ok && r == nil {
+		if opening && r == nil {
 			delete(m.rec.views, msg.id)
 		}
 		if msg.done != nil {
 			msg.done(msg.path, err)
 		}
 		m.tell(msg.tell, "not recorded: "+err.Error())
-		if f := msg.f; f != nil {
-			return func() tea.Msg { _ = f.Close(); return nil }
+		if f, path := msg.f, msg.path; f != nil {
+			// Nothing was written: the empty file goes too.
+			return func() tea.Msg { _ = f.Close(); _ = os.Remove(path); return nil }
 		}
 		return nil
 	}
@@ -275,7 +295,11 @@ func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 
 // stopViewRecording stops client id's view recording in a command.
 func (m *Model) stopViewRecording(id int, why string, done func(string, error), tell int) tea.Cmd {
-	r := m.rec.views[id]
+	r, taken := m.rec.views[id]
+	if taken && r == nil {
+		delete(m.rec.views, id) // still opening: viewOpened drops the file
+		return nil
+	}
 	if r == nil {
 		return nil
 	}

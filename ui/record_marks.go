@@ -1,0 +1,49 @@
+package ui
+
+// The small parts of recording: its marks in titles, and a file opened
+// too late.
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// recMark is the pane's recording mark for its title, "" when none.
+func (p *pane) recMark(now time.Time) string {
+	r := &p.recs
+	switch {
+	case r.rec != nil && !r.pausedAt.IsZero():
+		return "❚❚ REC " + clock(r.pausedAt.Sub(r.started)-r.paused) + " paused"
+	case r.rec != nil:
+		return "REC " + clock(now.Sub(r.started)-r.paused)
+	case r.opening:
+		return "REC starting"
+	}
+	return ""
+}
+
+// clock writes d as mm:ss, or h:mm:ss past an hour.
+func clock(d time.Duration) string {
+	s := int(max(d, 0) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// dropIfDone closes and removes a cast file opened after the model was
+// done: no one is left to take its message.
+func dropIfDone(stop <-chan struct{}, f io.Closer, path string) bool {
+	select {
+	case <-stop:
+		if f != nil {
+			_ = f.Close()
+			_ = os.Remove(path)
+		}
+		return true
+	default:
+		return false
+	}
+}
