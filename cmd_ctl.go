@@ -41,7 +41,7 @@ var ctlCommands = map[string]ctlCommand{
 	"send":      {"send [--paste] S TEXT  (escapes: \\n \\r \\t \\e \\\\ \\xHH)", parseSend},
 	"keys":      {"keys S KEY...  (key names as the help writes them: enter, ctrl+c, up)", parseKeys},
 	"screen":    {"screen [--ansi] [--scrollback] S", parseScreen},
-	"wait":      {"wait --state STATE [--timeout D] S", parseWait},
+	"wait":      {"wait --state STATE|--phase PHASE [--timeout D] S", parseWait},
 	"status":    {"status [S] STATE|clear [--reason TEXT] [--ttl D]  (S defaults to $SANDMUX_PANE: the pane it runs in)", parseStatus},
 	"events":    {"events", noArgs(control.OpEvents)},
 	"quit":      {"quit [--kill]", parseQuit},

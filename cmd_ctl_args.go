@@ -124,24 +124,32 @@ func parseScreen(fs *flag.FlagSet, args []string) (control.Request, error) {
 	return req, err
 }
 
-// waitStates are the states ctl wait can wait for: the server's own list,
-// so that a state it reports is never refused here.
-var waitStates = strings.Join(server.WaitStates, ", ")
+// waitStates and waitPhases are what ctl wait can wait for: the server's
+// own lists, so that a state it reports is never refused here.
+var (
+	waitStates = strings.Join(server.WaitStates, ", ")
+	waitPhases = strings.Join(server.WaitPhases, ", ")
+)
 
 func parseWait(fs *flag.FlagSet, args []string) (control.Request, error) {
 	state := fs.String("state", "", "the `STATE` to wait for: one of "+waitStates)
+	phase := fs.String("phase", "", "or the `PHASE`, whatever the state: one of "+waitPhases)
 	timeout := fs.Duration("timeout", 0, "give up after `D` and exit 1 (0: wait for good)")
 	req, err := oneSession(control.OpWait)(fs, args)
 	if err != nil {
 		return req, err
 	}
-	if !slices.Contains(server.WaitStates, *state) {
+	switch {
+	case (*state == "") == (*phase == ""):
+		return control.Request{}, errors.New("give --state or --phase (one of them)")
+	case *state != "" && !slices.Contains(server.WaitStates, *state):
 		return control.Request{}, errors.New("--state is one of " + waitStates)
-	}
-	if *timeout < 0 {
+	case *phase != "" && !slices.Contains(server.WaitPhases, *phase):
+		return control.Request{}, errors.New("--phase is one of " + waitPhases)
+	case *timeout < 0:
 		return control.Request{}, errors.New("--timeout cannot be negative")
 	}
-	req.State, req.Timeout = *state, control.Duration(*timeout)
+	req.State, req.Phase, req.Timeout = *state, *phase, control.Duration(*timeout)
 	return req, nil
 }
 

@@ -147,3 +147,16 @@ func waitLines(t *testing.T, file string, n int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// wait --state goes by the state, --phase by the phase: a command that
+// failed in a shell makes the pane failed, while the shell runs on.
+func TestStatesWaitStateOrPhase(t *testing.T) {
+	s := startCtlServer(t, sandboxUnused, `printf '\033]133;C\007oops\n\033]133;D;1\007'; exec sleep 1000`)
+	s.ok("wait", "1", "--state", "failed", "--timeout", "30s")
+	s.ok("wait", "1", "--phase", "running", "--timeout", "30s")
+	s.fails(1, "was not failed within 200ms: it is failed, phase running", "wait", "1", "--phase", "failed", "--timeout", "200ms")
+	s.fails(2, "give --state or --phase (one of them)", "wait", "1", "--state", "failed", "--phase", "running")
+	if si := s.session(1); si.State != "failed" || si.Reason != "the command exited 1" || si.Phase != "running" {
+		t.Errorf("session %+v", si)
+	}
+}

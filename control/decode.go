@@ -35,7 +35,7 @@ var ops = map[Op]spec{
 	OpSend:     {needs: []string{"session", "data"}, allows: []string{"paste"}},
 	OpKeys:     {needs: []string{"session", "keys"}},
 	OpScreen:   {needs: []string{"session"}, allows: []string{"ansi", "scrollback"}},
-	OpWait:     {needs: []string{"session", "state"}, allows: []string{"timeout"}},
+	OpWait:     {needs: []string{"session"}, allows: []string{"state", "phase", "timeout"}},
 	OpStatus:   {needs: []string{"session", "state"}, allows: []string{"reason", "ttl"}},
 	OpEvents:   {},
 	OpQuit:     {allows: []string{"kill"}},

@@ -51,6 +51,7 @@ type Request struct {
 	ANSI       bool     `json:"ansi,omitempty"`
 	Scrollback bool     `json:"scrollback,omitempty"`
 	State      string   `json:"state,omitempty"`
+	Phase      string   `json:"phase,omitempty"` // wait: the phase (running, exited, ...) rather than the state
 	Reason     string   `json:"reason,omitempty"`
 	TTL        Duration `json:"ttl,omitempty"`
 	Timeout    Duration `json:"timeout,omitempty"`

@@ -80,7 +80,7 @@ func (f *fakeCore) Calls() []string {
 func (f *fakeCore) add(name, provider string) control.SessionInfo {
 	f.mu.Lock()
 	f.nextID++
-	si := control.SessionInfo{ID: fmt.Sprintf("new%d", f.nextID), Name: name, Provider: provider, State: "starting", Started: time.Now()}
+	si := control.SessionInfo{ID: fmt.Sprintf("new%d", f.nextID), Name: name, Provider: provider, State: "starting", Phase: "starting", Started: time.Now()}
 	f.sessions = append(f.sessions, si)
 	f.renumber()
 	si = f.sessions[len(f.sessions)-1]
@@ -111,7 +111,7 @@ func (f *fakeCore) setState(id, state string) {
 	var ev *control.SessionInfo
 	for i := range f.sessions {
 		if f.sessions[i].ID == id {
-			f.sessions[i].State = state
+			f.sessions[i].State, f.sessions[i].Phase = state, state // the fake's states are phases
 			si := f.sessions[i]
 			ev = &si
 		}
@@ -234,9 +234,9 @@ type harness struct {
 // number to show that numbers win.
 func testSessions() []control.SessionInfo {
 	return []control.SessionInfo{
-		{ID: "a1", Name: "web", Provider: "local", State: "running"},
-		{ID: "b2", Name: "web", Provider: "docker", State: "running"},
-		{ID: "c3", Name: "1", Provider: "local", State: "exited"},
+		{ID: "a1", Name: "web", Provider: "local", State: "running", Phase: "running"},
+		{ID: "b2", Name: "web", Provider: "docker", State: "running", Phase: "running"},
+		{ID: "c3", Name: "1", Provider: "local", State: "exited", Phase: "exited"},
 	}
 }
 

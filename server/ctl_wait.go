@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,22 +13,44 @@ import (
 	"github.com/sandmux/sandmux/ui"
 )
 
-// WaitStates are the states `ctl wait` may wait for: every
-// control.SessionInfo.State (working, waiting, ...) and Phase (running,
-// exited, killed, ...) the core reports.
-var WaitStates = waitStates()
+// WaitStates are the names `ctl wait --state` takes: every state
+// (working, waiting, ...), matched against the state, and the names that
+// are only phases (running, exited, killed, closed), matched against the
+// phase. WaitPhases are those `--phase` takes, matched against the phase
+// alone: a shell whose command failed is in state failed but phase
+// running; a pane whose start failed is both.
+var WaitStates, WaitPhases = waitNames()
 
-func waitStates() []string {
-	var list []string
+func waitNames() (states, phases []string) {
 	for _, s := range status.States {
-		list = append(list, string(s))
+		states = append(states, string(s))
 	}
 	for _, p := range ui.Phases {
-		if !slices.Contains(list, p) {
-			list = append(list, p)
+		if !slices.Contains(states, p) {
+			states = append(states, p)
 		}
 	}
-	return list
+	return states, slices.Clone(ui.Phases) // closed among them
+}
+
+// waitTarget is what a wait waits for: a name, and whether it is a phase.
+func waitTarget(req control.Request) (name string, phase bool, err error) {
+	switch {
+	case req.State != "" && req.Phase != "":
+		return "", false, errors.New("wait for a state or a phase, not both")
+	case req.Phase != "":
+		if !slices.Contains(WaitPhases, req.Phase) {
+			return "", false, fmt.Errorf("cannot wait for phase %s: use one of %s", quote(req.Phase), strings.Join(WaitPhases, ", "))
+		}
+		return req.Phase, true, nil
+	case slices.Contains(status.States, status.State(req.State)):
+		return req.State, false, nil
+	case slices.Contains(WaitStates, req.State):
+		return req.State, true, nil
+	case req.State == "":
+		return "", false, errors.New("wait needs a state (waiting, done, ...) or a phase (running, exited, ...)")
+	}
+	return "", false, fmt.Errorf("cannot wait for state %s: use one of %s", quote(req.State), strings.Join(WaitStates, ", "))
 }
 
 // stateClosed is the state of a session that is gone from the list: a
@@ -41,8 +64,9 @@ const stateClosed = "closed"
 // that something changed, and the core's list is the truth. The session
 // is followed by id, since pane numbers shift when a pane closes.
 func (h *ctlHandler) wait(ctx context.Context, req control.Request) (control.Reply, error) {
-	if !slices.Contains(WaitStates, req.State) {
-		return control.Reply{}, fmt.Errorf("cannot wait for state %s: use one of %s", quote(req.State), strings.Join(WaitStates, ", "))
+	want, phase, err := waitTarget(req)
+	if err != nil {
+		return control.Reply{}, err
 	}
 	sub := h.hub.Subscribe()
 	defer func() { sub.Close() }() // sub is replaced when the hub drops it
@@ -59,12 +83,12 @@ func (h *ctlHandler) wait(ctx context.Context, req control.Request) (control.Rep
 	for {
 		cur := h.byID(si.ID)
 		switch {
-		case cur == nil && req.State == stateClosed:
+		case cur == nil && want == stateClosed:
 			si.State = stateClosed
 			return control.Reply{Session: &si}, nil
 		case cur == nil:
-			return control.Reply{}, fmt.Errorf("%s closed before it was %s: nothing is left to wait for; sandmux ctl ls lists the sessions", describe(si), req.State)
-		case cur.State == req.State || cur.Phase == req.State:
+			return control.Reply{}, fmt.Errorf("%s closed before it was %s: nothing is left to wait for; sandmux ctl ls lists the sessions", describe(si), want)
+		case phase && cur.Phase == want, !phase && cur.State == want:
 			return control.Reply{Session: cur}, nil
 		}
 		si = *cur
@@ -77,11 +101,20 @@ func (h *ctlHandler) wait(ctx context.Context, req control.Request) (control.Rep
 			sub = h.hub.Subscribe()
 		case <-timeout:
 			return control.Reply{}, fmt.Errorf("%s was not %s within %s: it is %s; wait longer with --timeout, or look at it with sandmux ctl screen %d",
-				describe(si), req.State, time.Duration(req.Timeout), si.State, si.Number)
+				describe(si), want, time.Duration(req.Timeout), stateAndPhase(si), si.Number)
 		case <-ctx.Done():
-			return control.Reply{}, fmt.Errorf("wait for %s to be %s: %w (the client went away or the server is stopping)", describe(si), req.State, context.Cause(ctx))
+			return control.Reply{}, fmt.Errorf("wait for %s to be %s: %w (the client went away or the server is stopping)", describe(si), want, context.Cause(ctx))
 		}
 	}
+}
+
+// stateAndPhase says where a session is: its state, and its phase when
+// it says more ("failed, phase running").
+func stateAndPhase(si control.SessionInfo) string {
+	if si.Phase == "" || si.Phase == si.State {
+		return si.State
+	}
+	return si.State + ", phase " + si.Phase
 }
 
 // drain discards the events already queued, so a burst costs one look.
