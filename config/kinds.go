@@ -94,17 +94,8 @@ func durationKind[T any](field func(*T) *time.Duration, lo, hi time.Duration) ki
 }
 
 // ShortDuration formats d without the zero units time.Duration.String
-// appends ("10m", not "10m0s").
-func ShortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
-}
+// appends ("10m", not "10m0s"), as the UI does.
+func ShortDuration(d time.Duration) string { return ui.ShortDuration(d) }
 
 // maxSide bounds a terminal side: big enough for any real screen, small
 // enough that a screen buffer stays a few megabytes.

@@ -31,24 +31,16 @@ type RecorderOptions struct {
 	Header asciicast.Header
 }
 
-type recEvent struct {
-	t    time.Duration
-	kind string
-	data string
-}
-
 // Recorder writes one screen to an asciicast v2 as it goes: a keyframe
 // at time 0, then 'o' output, 'r' resizes and 'm' markers. The screen's
-// tap only queues (bounded); the Recorder's goroutine writes, and Stop
+// tap only queues (bounded); the Queue's goroutine writes, and Stop
 // waits for it.
 type Recorder struct {
 	screen *vt.Screen
 	opts   RecorderOptions
-	out    io.Writer
 
+	q        *Queue
 	mu       sync.Mutex
-	queue    []recEvent
-	pending  int
 	cols     int
 	rows     int
 	started  bool
@@ -59,14 +51,10 @@ type Recorder struct {
 	resuming bool
 	needKF   bool // output was dropped: wait for a keyframe
 	dropped  int
-	failed   bool
 	stopped  bool
 	untap    func()
 
-	wake chan struct{}
-	done chan struct{}
-	wg   sync.WaitGroup
-	err  error // the writer's, set by the goroutine
+	err  error // how it ended, once stopped
 	stop sync.Once
 }
 
@@ -75,8 +63,7 @@ func Start(s *vt.Screen, w io.Writer, opts RecorderOptions) *Recorder {
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = DefaultMaxPending
 	}
-	r := &Recorder{screen: s, opts: opts, out: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	r.wg.Go(r.run)
+	r := &Recorder{screen: s, opts: opts, q: NewQueue(w)}
 	untap := s.Tap(r)
 	r.mu.Lock()
 	r.untap = untap
@@ -89,12 +76,15 @@ func Start(s *vt.Screen, w io.Writer, opts RecorderOptions) *Recorder {
 func (r *Recorder) Keyframe(at time.Time, cols, rows int, kf []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.failed || r.pending+len(kf) > r.opts.MaxPending && !r.stopped {
+	if r.q.Failed() || r.q.Pending()+len(kf) > r.opts.MaxPending && !r.stopped {
 		return // still behind: a later keyframe (Stop takes one anyway)
 	}
 	if !r.started {
 		r.started, r.startAt, r.prevAt, r.cols, r.rows = true, at, at, cols, rows
-		r.push(recEvent{kind: "o", data: string(kf)})
+		h := r.opts.Header
+		h.Width, h.Height, h.Timestamp = cols, rows, at.Unix()
+		r.q.Begin(h)
+		r.q.Push(0, "o", string(kf))
 		return
 	}
 	if r.resuming {
@@ -102,14 +92,14 @@ func (r *Recorder) Keyframe(at time.Time, cols, rows int, kf []byte) {
 	}
 	t := r.castTime(at)
 	if r.needKF {
-		r.push(recEvent{t: t, kind: "m", data: fmt.Sprintf("sandmux: %d bytes of output dropped", r.dropped)})
+		r.q.Push(t, "m", fmt.Sprintf("sandmux: %d bytes of output dropped", r.dropped))
 		r.needKF = false
 	}
 	if cols != r.cols || rows != r.rows {
 		r.cols, r.rows = cols, rows
-		r.push(recEvent{t: t, kind: "r", data: size(cols, rows)})
+		r.q.Push(t, "r", size(cols, rows))
 	}
-	r.push(recEvent{t: t, kind: "o", data: string(kf)})
+	r.q.Push(t, "o", string(kf))
 }
 
 // Output queues text (vt.Tap).
@@ -119,12 +109,12 @@ func (r *Recorder) Output(at time.Time, text string) {
 	if r.skip() {
 		return
 	}
-	if r.pending+len(text) > r.opts.MaxPending {
+	if r.q.Pending()+len(text) > r.opts.MaxPending {
 		r.dropped += len(text)
 		r.needKF = true
 		return
 	}
-	r.push(recEvent{t: r.castTime(at), kind: "o", data: text})
+	r.q.Push(r.castTime(at), "o", text)
 }
 
 // Resize queues a size change (vt.Tap).
@@ -135,7 +125,7 @@ func (r *Recorder) Resize(at time.Time, cols, rows int) {
 		return
 	}
 	r.cols, r.rows = cols, rows
-	r.push(recEvent{t: r.castTime(at), kind: "r", data: size(cols, rows)})
+	r.q.Push(r.castTime(at), "r", size(cols, rows))
 }
 
 // WantKeyframe asks for one after a drop (vt.Tap), once the writer has
@@ -144,23 +134,23 @@ func (r *Recorder) Resize(at time.Time, cols, rows int) {
 func (r *Recorder) WantKeyframe() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.needKF && !r.failed && !r.paused && r.pending <= r.opts.MaxPending/2
+	return r.needKF && !r.q.Failed() && !r.paused && r.q.Pending() <= r.opts.MaxPending/2
 }
 
-func (r *Recorder) skip() bool { return r.failed || r.needKF || r.paused || !r.started }
+func (r *Recorder) skip() bool { return r.q.Failed() || r.needKF || r.paused || !r.started }
 
 // Marker adds an 'm' event with label at the current time.
 func (r *Recorder) Marker(label string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.failed || !r.started || r.stopped {
+	if r.q.Failed() || !r.started || r.stopped {
 		return
 	}
 	t := r.prevT
 	if !r.paused {
 		t = r.castTime(time.Now())
 	}
-	r.push(recEvent{t: t, kind: "m", data: label})
+	r.q.Push(t, "m", label)
 }
 
 // Pause stops recording; the time until Resume is cut out of the cast.
@@ -216,7 +206,7 @@ func (r *Recorder) Stop() error {
 		r.stopped = true
 		untap := r.untap
 		r.untap = nil
-		resync := r.needKF && !r.failed && !r.paused
+		resync := r.needKF && !r.q.Failed() && !r.paused
 		r.mu.Unlock()
 		if untap != nil {
 			untap()
@@ -226,8 +216,7 @@ func (r *Recorder) Stop() error {
 			// the cast ends on the screen as it is.
 			r.screen.Tap(r)()
 		}
-		close(r.done)
-		r.wg.Wait()
+		r.err = r.q.Close()
 		if r.dropped > 0 {
 			r.err = errors.Join(r.err, fmt.Errorf("%w: %d bytes; give the recording a faster disk or raise its buffer", ErrDropped, r.dropped))
 		}
@@ -245,83 +234,6 @@ func (r *Recorder) castTime(at time.Time) time.Duration {
 	r.prevAt = at
 	r.prevT += d
 	return r.prevT
-}
-
-// push queues e and wakes the writer; the caller holds the lock.
-func (r *Recorder) push(e recEvent) {
-	r.queue = append(r.queue, e)
-	r.pending += len(e.data) + 32
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
-// run writes what is queued until Stop, then the rest.
-func (r *Recorder) run() {
-	var cw *asciicast.Writer
-	var batch []recEvent
-	for {
-		var stopping bool
-		select {
-		case <-r.wake:
-		case <-r.done:
-			stopping = true
-		}
-		r.mu.Lock()
-		clear(batch) // what was written: let it go
-		batch, r.queue = r.queue, batch[:0]
-		r.pending = 0
-		h := r.opts.Header
-		h.Width, h.Height, h.Timestamp = r.cols, r.rows, r.startAt.Unix()
-		r.mu.Unlock()
-		if err := r.write(&cw, h, batch); err != nil {
-			r.fail(err)
-		}
-		if stopping {
-			r.finish(cw)
-			return
-		}
-	}
-}
-
-// write writes a batch, starting the cast on the first.
-func (r *Recorder) write(cw **asciicast.Writer, h asciicast.Header, batch []recEvent) error {
-	if len(batch) == 0 || r.err != nil {
-		return nil
-	}
-	if *cw == nil {
-		w, err := asciicast.NewWriter(r.out, h, time.Time{})
-		if err != nil {
-			return err
-		}
-		*cw = w
-	}
-	for _, e := range batch {
-		(*cw).WriteEvent(e.t, e.kind, e.data)
-	}
-	return (*cw).Flush()
-}
-
-func (r *Recorder) fail(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.err = fmt.Errorf("record: %w; check the disk the cast is written to", err)
-	r.failed, r.queue = true, nil
-}
-
-// finish flushes and closes the writer.
-func (r *Recorder) finish(cw *asciicast.Writer) {
-	if cw != nil {
-		if err := cw.Flush(); err != nil && r.err == nil {
-			r.fail(err)
-		}
-	}
-	if c, ok := r.out.(io.Closer); ok {
-		if err := c.Close(); err != nil {
-			r.err = errors.Join(r.err, fmt.Errorf("record: close: %w", err))
-		}
-	}
 }
 
 func size(cols, rows int) string { return strconv.Itoa(cols) + "x" + strconv.Itoa(rows) }

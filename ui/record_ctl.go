@@ -103,7 +103,7 @@ func (m *Model) saveLast(p *pane, d time.Duration, path string, done func(string
 		if err != nil {
 			return recNoticeMsg{view: tell, text: "not saved: " + err.Error()}
 		}
-		return recNoticeMsg{view: tell, text: fmt.Sprintf("saved the last %s to %s", shortDuration(d), path)}
+		return recNoticeMsg{view: tell, text: fmt.Sprintf("saved the last %s to %s", ShortDuration(d), path)}
 	}, nil
 }
 
@@ -259,8 +259,9 @@ func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, e
 	return m.stopViewRecording(id, "", done, noView), nil
 }
 
-// shortDuration writes d without zero units ("5m", not "5m0s").
-func shortDuration(d time.Duration) string {
+// ShortDuration writes d without the zero units time.Duration.String
+// appends ("5m", not "5m0s"): how sandmux writes durations to people.
+func ShortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = s[:len(s)-2]

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/record"
 )
 
 // Recording a client's view: what sandmux writes to that client's
@@ -26,40 +27,27 @@ import (
 // viewMaxPending bounds what a view recording holds for its writer.
 const viewMaxPending = 8 << 20
 
-type viewEvent struct {
-	t    time.Duration
-	kind string
-	data string
-}
-
 // viewRecording writes one Terminal's drawings to a cast.
 type viewRecording struct {
 	term    *Terminal
-	out     io.WriteCloser
 	path    string
 	started time.Time // wall time it was asked for, for the status line
 
+	q          *record.Queue
 	mu         sync.Mutex
-	queue      []viewEvent
-	pending    int
 	begun      bool // the first whole frame came
 	start      time.Time
 	cols, rows int // the size now
-	h0c, h0r   int // the size at the start, for the header
 	dropped    int
 	stopped    bool
 
-	wake chan struct{}
-	done chan struct{}
-	wg   sync.WaitGroup
 	err  error
 	once sync.Once
 }
 
 // recordView starts recording what t draws to out.
 func recordView(t *Terminal, out io.WriteCloser, path string, now time.Time) *viewRecording {
-	r := &viewRecording{term: t, out: out, path: path, started: now, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	r.wg.Go(r.run)
+	r := &viewRecording{term: t, path: path, started: now, q: record.NewQueue(out)}
 	t.mu.Lock()
 	t.rec, t.repaint = r, true
 	t.mu.Unlock()
@@ -77,7 +65,7 @@ func (r *viewRecording) drawn(at time.Time, cols, rows int, full bool, b []byte)
 		return true
 	case !r.begun && !full:
 		return false
-	case r.dropped > 0 && !full && r.pending > 0:
+	case r.dropped > 0 && !full && r.q.Pending() > 0:
 		// Still behind: drop this one too, and ask for a whole frame only
 		// once the writer caught up, not on every drawing meanwhile (each
 		// would repaint the user's terminal whole).
@@ -86,71 +74,27 @@ func (r *viewRecording) drawn(at time.Time, cols, rows int, full bool, b []byte)
 	case r.dropped > 0 && !full:
 		return false
 	}
-	if r.pending+len(b) > viewMaxPending {
+	if r.q.Pending()+len(b) > viewMaxPending {
 		// Behind: this drawing goes, and the next is asked for whole
 		// (not this one again: a writer still behind would refuse it).
 		r.dropped += len(b)
 		return true
 	}
 	if !r.begun {
-		r.begun, r.start, r.cols, r.rows, r.h0c, r.h0r = true, at, cols, rows, cols, rows
+		r.begun, r.start, r.cols, r.rows = true, at, cols, rows
+		r.q.Begin(asciicast.Header{Width: cols, Height: rows, Timestamp: at.Unix(), Title: "sandmux", Env: map[string]string{"TERM": "xterm-256color"}})
 	}
 	t := at.Sub(r.start)
 	if r.dropped > 0 {
-		r.push(viewEvent{t, "m", fmt.Sprintf("sandmux: %d bytes of drawing dropped", r.dropped)})
+		r.q.Push(t, "m", fmt.Sprintf("sandmux: %d bytes of drawing dropped", r.dropped))
 		r.dropped = 0
 	}
 	if cols != r.cols || rows != r.rows {
 		r.cols, r.rows = cols, rows
-		r.push(viewEvent{t, "r", strconv.Itoa(cols) + "x" + strconv.Itoa(rows)})
+		r.q.Push(t, "r", strconv.Itoa(cols)+"x"+strconv.Itoa(rows))
 	}
-	r.push(viewEvent{t, "o", string(b)})
+	r.q.Push(t, "o", string(b))
 	return true
-}
-
-func (r *viewRecording) push(e viewEvent) {
-	r.queue = append(r.queue, e)
-	r.pending += len(e.data) + 32
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
-// run writes what is queued until Stop, then the rest.
-func (r *viewRecording) run() {
-	var cw *asciicast.Writer
-	var batch []viewEvent
-	for {
-		var stopping bool
-		select {
-		case <-r.wake:
-		case <-r.done:
-			stopping = true
-		}
-		r.mu.Lock()
-		clear(batch)
-		batch, r.queue = r.queue, batch[:0]
-		r.pending = 0
-		h := asciicast.Header{Width: r.h0c, Height: r.h0r, Timestamp: r.start.Unix(), Title: "sandmux", Env: map[string]string{"TERM": "xterm-256color"}}
-		r.mu.Unlock()
-		if len(batch) > 0 && r.err == nil {
-			if cw == nil {
-				cw, r.err = asciicast.NewWriter(r.out, h, time.Time{})
-			}
-			for _, e := range batch {
-				if cw != nil {
-					cw.WriteEvent(e.t, e.kind, e.data)
-				}
-			}
-			if cw != nil && r.err == nil {
-				r.err = cw.Flush()
-			}
-		}
-		if stopping {
-			return
-		}
-	}
 }
 
 // Stop ends the recording: the Terminal lets it go, what is queued is
@@ -166,14 +110,8 @@ func (r *viewRecording) Stop() error {
 		r.stopped = true
 		begun := r.begun
 		r.mu.Unlock()
-		close(r.done)
-		r.wg.Wait()
-		if err := r.out.Close(); err != nil {
-			r.err = errors.Join(r.err, err)
-		}
-		if r.err != nil {
-			r.err = fmt.Errorf("%w; check the disk the cast is written to", r.err)
-		} else if !begun {
+		r.err = r.q.Close() // says what to check
+		if r.err == nil && !begun {
 			r.err = errors.New("nothing was drawn while it recorded: the cast is empty")
 		}
 	})
