@@ -57,7 +57,9 @@ const rssEvery = 10 * time.Second
 func (u *usageState) cachedRSS(now time.Time) (int64, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.rss, !u.rssAt.IsZero() && now.Sub(u.rssAt) < rssEvery
+	// Nothing resident is not kept: a pane just started (its processes
+	// still coming into the cgroup) shows its memory at the next read.
+	return u.rss, u.rss > 0 && now.Sub(u.rssAt) < rssEvery
 }
 
 func (u *usageState) keepRSS(rss int64, now time.Time) int64 {
