@@ -66,6 +66,15 @@ func lookupBinding(key string) *binding {
 // table after the prefix, and otherwise to the focused pane (or every
 // picked pane while broadcasting).
 func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if plain := msg; msg.Mod&tea.ModAlt != 0 {
+		// Escape and the prefix in one read (typed fast, or batched by
+		// SSH) decode as alt+prefix: take them as the two keys they were,
+		// so that esc closing a list and the prefix after it both act.
+		if plain.Mod &^= tea.ModAlt; plain.String() == v.m.cfg.Prefix {
+			esc := v.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape})
+			return tea.Batch(esc, v.handleKey(plain))
+		}
+	}
 	key := msg.String()
 	v.notice = ""
 	if v.m.quitting {

@@ -1,6 +1,10 @@
 package ui
 
-import "testing"
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
 
 // Keys are read as a config writes them and returned as Bubble Tea
 // spells them, idempotently; anything else is refused.
@@ -21,5 +25,25 @@ func TestNormalizeKey(t *testing.T) {
 		if got, err := NormalizeKey(in); err == nil {
 			t.Errorf("NormalizeKey(%q) = %q, want an error", in, got)
 		}
+	}
+}
+
+// Escape then the prefix, read at once, arrive as alt+prefix: they act as
+// the two keys, closing the list and starting a command.
+func TestEscapeThenPrefixInOneRead(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	press(m, "ctrl+b")
+	press(m, "w")
+	if m.lv().modal != modalList {
+		t.Fatal("test setup: prefix w did not open the list")
+	}
+	m.Update(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl | tea.ModAlt})
+	if m.lv().modal != modalNone || !m.lv().prefixPending {
+		t.Fatalf("alt+ctrl+b: modal %v, prefix pending %v; want the list closed and the prefix pending", m.lv().modal, m.lv().prefixPending)
+	}
+	press(m, "right")
+	if m.lv().focus != 1 {
+		t.Errorf("the command after it did not run: focus %d", m.lv().focus)
 	}
 }
