@@ -38,15 +38,7 @@ func record(t *testing.T, cast string, args ...string) int {
 // castText reads a recording and returns its output text, concatenated.
 func castText(t *testing.T, path string) (asciicast.Header, string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, events, err := asciicast.Read(f)
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
+	h, events := castHeader(t, path)
 	var b strings.Builder
 	last := -1.0
 	for _, e := range events {
