@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
 )
@@ -34,6 +36,28 @@ type paneState struct {
 	ruleAt time.Time // when the rules last read the screen
 	// ruleDue: the screen changed since the rules read it.
 	ruleDue bool
+	// lifeKey is what the life was last worked out from: syncStates runs
+	// after every Update, and only a change of it needs the words again.
+	lifeKey lifeKey
+}
+
+// lifeKey is what a pane's life (and its words) depends on.
+type lifeKey struct {
+	phase        phase
+	cancelling   bool
+	alert        *alert
+	err          error
+	state        session.State
+	stage        string
+	exit         providers.ExitStatus
+	exitKnown    bool
+	killed       bool
+	disconnected bool
+}
+
+func (p *pane) lifeKey() lifeKey {
+	i := &p.info
+	return lifeKey{p.phase, p.cancelling, p.alert, p.err, i.State, i.Stage, i.Exit, i.ExitKnown, i.Killed, i.Disconnected}
 }
 
 // newTracker gives pane p a fresh tracker for its next start, with the
@@ -174,7 +198,10 @@ func (m *Model) syncStates() tea.Cmd {
 func (m *Model) syncPane(i int, p *pane, now time.Time) {
 	t := p.st.track
 	m.readRules(p, now)
-	t.Life(p.life())
+	if k := p.lifeKey(); k != p.st.lifeKey || p.st.lifeKey == (lifeKey{}) {
+		p.st.lifeKey = k
+		t.Life(p.life())
+	}
 	was := t.Status()
 	if st, changed := t.Update(now); changed {
 		m.stateChanged(i, p, was, st)
