@@ -34,6 +34,8 @@ func runLs(ctx context.Context, args []string, s stdio) int {
 		switch {
 		case sv.Stale:
 			fmt.Fprintf(tw, "%s\t-\t-\t%s (stale: no server answers)\n", termsafe.String(sv.Name), termsafe.String(sv.Socket))
+		case sv.Refused:
+			fmt.Fprintf(tw, "%s\t-\t-\t%s (skipped, another user's: %s)\n", termsafe.String(sv.Name), termsafe.String(sv.Socket), termsafe.String(sv.Err.Error()))
 		case sv.Err != nil:
 			fmt.Fprintf(tw, "%s\t?\t?\t%s (%s)\n", termsafe.String(sv.Name), termsafe.String(sv.Socket), termsafe.String(sv.Err.Error()))
 		default:

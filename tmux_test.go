@@ -68,7 +68,9 @@ func startTermIn(t *testing.T, dir string, w, h int, cmd string) *tmuxTerm {
 func (tt *tmuxTerm) kill() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() }
 
 // serverSocket is the default server's socket under isolatedEnv(dir).
-func serverSocket(dir string) string { return filepath.Join(dir, "run", "sandmux", "default.sock") }
+func serverSocket(dir string) string {
+	return filepath.Join(dir, "run", fmt.Sprintf("sandmux-%d", os.Getuid()), "default.sock")
+}
 
 // stopServer ends the server a test's sandmux started in the background,
 // killing what it runs, and waits until it is gone: a server outlives its

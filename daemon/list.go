@@ -28,7 +28,11 @@ type Server struct {
 	// not removed: `ls` only looks, and a remove racing with a server
 	// starting under that name could remove the new server's socket. The
 	// next server of that name replaces it (endpoint.Listen).
-	Stale    bool
+	Stale bool
+	// Refused means the socket, or its directory, is another user's: it
+	// was not asked anything (endpoint.Dial refused it, A4), and Err says
+	// whose it is.
+	Refused  bool
 	Sessions int
 	Clients  int
 	// Err is why a live server's counts are unknown (its probe failed).
@@ -59,7 +63,7 @@ func (s *Server) probe(ctx context.Context, probe Prober) {
 	up, err := answers(s.Socket)
 	switch {
 	case err != nil:
-		s.Err = err
+		s.Err, s.Refused = err, errors.Is(err, endpoint.ErrNotYours)
 		return
 	case !up:
 		s.Stale = true

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -49,21 +48,37 @@ func signalGroup(pid int, kill bool) {
 // every client naming that socket finds the same lock. Starting never
 // removes it (a late-comer could lock a new file while another holds the
 // old one); the server removes it once it stopped (RemoveLock), so lock
-// files do not pile up. Go opens it close-on-exec, so the
-// server started under it does not inherit (and hold) the lock.
+// files do not pile up. It is opened close-on-exec, so the server started
+// under it does not inherit (and hold) the lock; only in a directory
+// endpoint.PrepareDir accepts; never through a symbolic link (which could
+// make sandmux create a file where someone else chose); and it must then
+// be this user's own file (A4).
 func openLock(socket string) (*os.File, error) {
-	if filepath.Dir(socket) == endpoint.Dir() {
-		// endpoint.Listen checks this directory's owner and mode when
-		// the server starts; it only has to exist for the lock.
-		if err := os.MkdirAll(endpoint.Dir(), 0o700); err != nil {
-			return nil, fmt.Errorf("create the socket directory: %w", err)
-		}
+	if err := endpoint.PrepareDir(socket); err != nil {
+		return nil, fmt.Errorf("take the server start lock: %w", err)
 	}
-	f, err := os.OpenFile(socket+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openNoFollow(socket+".lock", unix.O_CREAT)
 	if err != nil {
-		return nil, fmt.Errorf("open the server start lock: %w", err)
+		return nil, err
+	}
+	if err := endpoint.CheckOwnFile(f); err != nil {
+		_ = f.Close() // Best effort: never locked.
+		return nil, fmt.Errorf("take the server start lock: %w", err)
 	}
 	return f, nil
+}
+
+// openNoFollow opens path read-write, close-on-exec and never through a
+// symbolic link, with extra flags (O_CREAT makes it 0600).
+func openNoFollow(path string, flags int) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC|flags, 0o600)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("open the server start lock %s: it is a symbolic link, which sandmux never follows: remove it and try again: %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open the server start lock: %w", &os.PathError{Op: "open", Path: path, Err: err})
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // tryLock takes the lock without waiting, reporting whether it did; the
@@ -141,12 +156,12 @@ func redirectStdio(f *os.File) error {
 // a new one; both start a server, and the one refused by Listen exits
 // early, which Start takes as the other answering (see Start).
 func RemoveLock(socket string) error {
-	f, err := os.OpenFile(socket+".lock", os.O_RDWR, 0)
+	f, err := openNoFollow(socket+".lock", 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("open the server start lock: %w", err)
+		return err
 	}
 	defer f.Close()
 	if ok, err := tryLock(f); !ok || err != nil {

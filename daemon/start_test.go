@@ -282,3 +282,30 @@ func TestRemoveLock(t *testing.T) {
 		t.Fatalf("a free lock was left: %v", err)
 	}
 }
+
+// Contract A4: the start lock is never opened through a symbolic link,
+// so a link planted there cannot make sandmux create or truncate a file
+// elsewhere; nor is a lock file someone else made taken.
+func TestContract_A4_StartLockRefusesLinks(t *testing.T) {
+	env(t)
+	o := opts(t, "linked", "serve")
+	if err := endpoint.PrepareDir(o.Socket); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "chosen")
+	if err := os.Symlink(target, o.Socket+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(t.Context(), o); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Start with a linked lock: %v, want a refusal naming the link", err)
+	}
+	if err := RemoveLock(o.Socket); err == nil {
+		t.Errorf("RemoveLock of a linked lock: no error")
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the link was followed: %s exists (%v)", target, err)
+	}
+	if _, err := os.Lstat(o.Socket + ".lock"); err != nil {
+		t.Errorf("the planted link was removed: %v", err)
+	}
+}

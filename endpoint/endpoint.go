@@ -48,14 +48,22 @@ func CheckName(name string) error {
 	return nil
 }
 
-// Dir is the directory of the named servers' sockets:
-// $XDG_RUNTIME_DIR/sandmux, else /tmp/sandmux-UID.
+// Dir is the directory of the named servers' sockets, named for this
+// user wherever it is, so that it is never another user's too (A4):
+// sandmux-UID in $XDG_RUNTIME_DIR (when that is an absolute path), else
+// in the temporary directory ($TMPDIR, else /tmp). With XDG_RUNTIME_DIR
+// set to /tmp, say, it is still this user's own; a directory of that name
+// that another user made first is refused (CheckDir), not used.
 func Dir() string {
+	base := os.TempDir()
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "sandmux")
+		base = d
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("sandmux-%d", os.Getuid()))
+	return filepath.Join(base, fmt.Sprintf("sandmux-%d", os.Getuid()))
 }
+
+// inDir reports whether socket is a named server's, in Dir.
+func inDir(socket string) bool { return filepath.Dir(socket) == Dir() }
 
 // Servers lists the names of the sockets in Dir, whether or not a server
 // still answers at each (Dial tells).

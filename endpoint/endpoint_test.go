@@ -22,11 +22,12 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func TestPath(t *testing.T) {
+func TestContract_A4_PathPerUser(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7")
+	own := fmt.Sprintf("/run/user/7/sandmux-%d/", os.Getuid())
 	cases := []struct{ name, explicit, want string }{
-		{"", "", "/run/user/7/sandmux/default.sock"},
-		{"work", "", "/run/user/7/sandmux/work.sock"},
+		{"", "", own + "default.sock"},
+		{"work", "", own + "work.sock"},
 		{"work", "/x/y.sock", "/x/y.sock"},
 	}
 	for _, c := range cases {
@@ -38,6 +39,12 @@ func TestPath(t *testing.T) {
 		if _, err := Path(bad, ""); err == nil {
 			t.Errorf("Path(%q) accepted", bad)
 		}
+	}
+	// A runtime directory shared by every user still gets one of this
+	// user's (A4).
+	t.Setenv("XDG_RUNTIME_DIR", "/tmp")
+	if got, _ := Path("", ""); got != fmt.Sprintf("/tmp/sandmux-%d/default.sock", os.Getuid()) {
+		t.Errorf("with XDG_RUNTIME_DIR=/tmp: %q", got)
 	}
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	if got, _ := Path("", ""); got != filepath.Join(os.TempDir(), fmt.Sprintf("sandmux-%d", os.Getuid()), "default.sock") {

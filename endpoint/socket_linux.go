@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -18,14 +17,13 @@ const dialTimeout = 5 * time.Second
 // Listen replaces a stale socket that no server answers at and listens
 // with mode 0600; a socket a server still answers at is refused (one
 // server per name). A socket in Dir, the named servers' directory, makes
-// that directory private first (0700, created if missing, refused if
-// another user owns it or others may enter it); an explicit -S path's
-// directory is the user's choice, and the peer check still guards it.
+// that directory private first (PrepareDir: 0700, created if missing,
+// refused if another user owns it or others may enter it); an explicit -S
+// path's directory is the user's choice, and the peer check still guards
+// it.
 func Listen(path string) (*net.UnixListener, error) {
-	if filepath.Dir(path) == Dir() {
-		if err := privateDir(Dir()); err != nil {
-			return nil, err
-		}
+	if err := PrepareDir(path); err != nil {
+		return nil, err
 	}
 	if err := removeStale(path); err != nil {
 		return nil, err
@@ -40,28 +38,6 @@ func Listen(path string) (*net.UnixListener, error) {
 	}
 	l.SetUnlinkOnClose(true)
 	return l, nil
-}
-
-// privateDir creates dir 0700 if missing and checks that it is a directory
-// of this user's that nobody else may enter.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create the socket directory: %w", err)
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("check the socket directory: %w", err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.IsDir():
-		return fmt.Errorf("socket directory %s is not a directory (remove it)", dir)
-	case !ok || int(st.Uid) != os.Getuid():
-		return fmt.Errorf("socket directory %s belongs to another user: use -S with a path of yours", dir)
-	case fi.Mode().Perm()&0o077 != 0:
-		return fmt.Errorf("socket directory %s is open to others (mode %v): chmod 700 it", dir, fi.Mode().Perm())
-	}
-	return nil
 }
 
 // removeStale removes a socket file that no server answers at, and refuses
@@ -91,18 +67,30 @@ func removeStale(path string) error {
 	return nil
 }
 
-// Dial connects to the server at path. ErrNoServer (wrapped) means none
-// answers there.
+// Dial connects to the server at path, once it is sure that server is
+// this user's (or root's): a socket in the named servers' directory is
+// dialed only when that directory passes CheckDir, and a server whose
+// process is another user's is refused before anything is sent to it
+// (A4). ErrNoServer (wrapped) means none answers there; ErrNotYours
+// (wrapped) that one of another user's does.
 func Dial(path string) (*net.UnixConn, error) {
+	if err := checkServerDir(path); err != nil {
+		return nil, err
+	}
 	d := net.Dialer{Timeout: dialTimeout}
-	c, err := d.Dial("unix", path)
+	nc, err := d.Dial("unix", path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
 			return nil, fmt.Errorf("%w at %s", ErrNoServer, path)
 		}
 		return nil, fmt.Errorf("connect to %s: %w", path, err)
 	}
-	return c.(*net.UnixConn), nil
+	c := nc.(*net.UnixConn)
+	if err := checkServer(c, path); err != nil {
+		_ = c.Close() // Best effort: nothing was sent on it.
+		return nil, err
+	}
+	return c, nil
 }
 
 // PeerUID is the user id of the process at the other end of conn, as the
