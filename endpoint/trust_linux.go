@@ -51,7 +51,7 @@ func CheckDir(dir string) error {
 // the rest.
 func PrepareDir(socket string) error {
 	if inDir(socket) {
-		if err := os.Mkdir(Dir(), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		if err := os.MkdirAll(Dir(), 0o700); err != nil {
 			return fmt.Errorf("create the socket directory: %w", err)
 		}
 		return CheckDir(Dir())
