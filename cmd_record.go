@@ -19,7 +19,7 @@ import (
 	"github.com/sandmux/sandmux/termsafe"
 )
 
-const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--stop-grace D] [--kill-grace D] [--] CMD [ARGS...]"
+const recordUsage = "sandmux record -o FILE.cast [--force] [--size COLSxROWS] [--stop-grace D] [--kill-grace D] [--] CMD [ARGS...]"
 
 // runRecord runs CMD in a local PTY through a session, headless, and writes
 // its settled output as an asciicast v2 file. It exits with CMD's code
@@ -29,7 +29,8 @@ const recordUsage = "sandmux record -o FILE.cast [--size COLSxROWS] [--stop-grac
 func runRecord(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
-	out := fs.String("o", "", "write the recording to `FILE`")
+	out := fs.String("o", "", "write the recording to `FILE`, a new one (made 0600)")
+	force := fs.Bool("force", false, "replace FILE when it exists (a link there is replaced, never followed)")
 	sizeFlag := fs.String("size", "", "terminal size `COLSxROWS` (default: this terminal's, else 80x24)")
 	stopGrace := fs.Duration("stop-grace", session.DefaultStopGrace, "on a signal, wait `D` after SIGHUP before SIGTERM")
 	killGrace := fs.Duration("kill-grace", session.DefaultKillGrace, "then wait `D` after SIGTERM before SIGKILL")
@@ -51,7 +52,7 @@ func runRecord(ctx context.Context, args []string, s stdio) int {
 
 	ctx, caught, stop := signalContext(ctx)
 	defer stop()
-	rec, err := newRecording(*out, size, argv)
+	rec, err := newRecording(*out, *force, size, argv)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux record:", err)
 		return exitFailure
@@ -108,10 +109,10 @@ type recording struct {
 	cast *asciicast.Writer
 }
 
-func newRecording(path string, size providers.Size, argv []string) (*recording, error) {
-	f, err := os.Create(path)
+func newRecording(path string, force bool, size providers.Size, argv []string) (*recording, error) {
+	f, err := createPrivate(path, force)
 	if err != nil {
-		return nil, fmt.Errorf("create recording: %w (check that the directory exists and is writable)", err)
+		return nil, err
 	}
 	start := time.Now()
 	h := asciicast.Header{
@@ -125,6 +126,28 @@ func newRecording(path string, size providers.Size, argv []string) (*recording, 
 		return nil, err
 	}
 	return &recording{f: f, cast: w}, nil
+}
+
+// createPrivate makes a new file at path, 0600 (a umask only takes bits
+// away), so that a recording, which holds whatever the command showed, is
+// the user's alone (A6). O_EXCL never follows a
+// link planted at path nor truncates a file there; force first removes
+// what is at path (a link itself, not what it points to), and a file put
+// back there meanwhile makes the create fail rather than be followed.
+func createPrivate(path string, force bool) (*os.File, error) {
+	if force {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("replace the recording %s: %w", path, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("create recording: %s already exists: choose another -o, or add --force to replace it", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create recording: %w (check that the directory exists and is writable)", err)
+	}
+	return f, nil
 }
 
 // finish flushes and closes the file. Called only after the session's

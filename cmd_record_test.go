@@ -223,3 +223,58 @@ func waitForPgid(t *testing.T, cast string) int {
 	t.Fatal("the recorded command never started its background child")
 	return 0
 }
+
+// Contract A6: record -o makes a new file, 0600; an existing file, or a
+// link planted at the path, is refused and left as it was, unless
+// --force, which replaces the link itself and never writes through it.
+func TestContract_A6_RecordCreatesPrivateFile(t *testing.T) {
+	dir := t.TempDir()
+	record := func(path string, extra ...string) (string, int) {
+		args := append(append([]string{"record", "-o", path}, extra...), "--size", "20x3", "--", "true")
+		_, errOut, code := runBin(t, "", args...)
+		return errOut, code
+	}
+	fresh := filepath.Join(dir, "new.cast")
+	if errOut, code := record(fresh); code != 0 {
+		t.Fatalf("record to a new file: exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Lstat(fresh); err != nil || fi.Mode() != 0o600 {
+		t.Errorf("the new recording: %v, %v; want a file of mode 0600", fi.Mode(), err)
+	}
+
+	existing := filepath.Join(dir, "old.cast")
+	target := filepath.Join(dir, "target")
+	link := filepath.Join(dir, "link.cast")
+	for path, body := range map[string]string{existing: "keep me", target: "the link's target"} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	unchanged := func(path, body string) {
+		t.Helper()
+		if b, err := os.ReadFile(path); err != nil || string(b) != body {
+			t.Errorf("%s now holds %q, %v; want %q untouched", path, b, err, body)
+		}
+	}
+	for _, path := range []string{existing, link} {
+		errOut, code := record(path)
+		if code == 0 || !strings.Contains(errOut, "already exists") || !strings.Contains(errOut, "--force") {
+			t.Errorf("record to existing %s: exit %d: %s; want a refusal pointing at --force", path, code, errOut)
+		}
+	}
+	unchanged(existing, "keep me")
+	unchanged(target, "the link's target")
+
+	for _, path := range []string{existing, link} {
+		if errOut, code := record(path, "--force"); code != 0 {
+			t.Errorf("record --force to %s: exit %d: %s", path, code, errOut)
+		}
+		if fi, err := os.Lstat(path); err != nil || fi.Mode() != 0o600 {
+			t.Errorf("record --force to %s: %v, %v; want a file of mode 0600", path, fi.Mode(), err)
+		}
+	}
+	unchanged(target, "the link's target")
+}
