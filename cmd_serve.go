@@ -85,7 +85,17 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	if err != nil {
 		return exitFailure, err
 	}
-	sv := newServer(ctx, cfg, store, socket, f.cmds, size, logger)
+	// Listening, this is the only live server of socket: what its dead
+	// predecessors left can be cleared before any pane starts.
+	instance, claim := claimSocket(ctx, cfg, socket, logger)
+	if claim != nil {
+		defer func() {
+			if err := claim.Release(); err != nil {
+				logger.Print(err)
+			}
+		}()
+	}
+	sv := newServer(ctx, cfg, store, socket, instance, f.cmds, size, logger)
 	ssh, err := sshServer(cfg, logger)
 	if err != nil {
 		_ = l.Close() // Best effort: nothing was served yet.
@@ -147,10 +157,11 @@ func (sv serverParts) release(socket string, logger *log.Logger) {
 }
 
 // newServer wires the config's panes (or one per cmd), the Manager, the
-// model, the server and its control handler.
-func newServer(ctx context.Context, cfg *config.Config, store, socket string, cmds []string, size providers.Size, logger *log.Logger) serverParts {
+// model, the server and its control handler; instance marks what the
+// providers make that could outlive the server (contract A5).
+func newServer(ctx context.Context, cfg *config.Config, store, socket, instance string, cmds []string, size providers.Size, logger *log.Logger) serverParts {
 	warned := &warnings{}
-	table := providerTable(cfg, warned.add)
+	table := providerTableFor(cfg, warned.add, instance)
 	env := paneEnv(socket)
 	specs := withEnv(sandboxPanes(cfg, table, store), env)
 	if len(cmds) > 0 {

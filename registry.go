@@ -18,8 +18,14 @@ var providerRegistry = providers.Registry{local.Descriptor, ssh.Descriptor, dock
 // providerTable is every provider sandmux can open panes with. Warnings
 // (an SSH host key not being checked) go to warn.
 func providerTable(cfg *config.Config, warn func(string)) providers.Table {
+	return providerTableFor(cfg, warn, "")
+}
+
+// providerTableFor is providerTable for the server instance, which marks
+// what the providers make that could outlive it.
+func providerTableFor(cfg *config.Config, warn func(string), instance string) providers.Table {
 	return providerRegistry.Table(providers.Deps{
-		Shell: cfg.Providers.Local.Shell, Warn: warn,
+		Shell: cfg.Providers.Local.Shell, Warn: warn, Server: instance,
 		// exec runs its CLI on a local PTY; the shell is never used there,
 		// since exec always gives a command.
 		OpenLocal: local.New("").Open,

@@ -69,6 +69,11 @@ type Deps struct {
 	// OpenLocal opens a PTY on this machine, for providers that run a
 	// local CLI (exec).
 	OpenLocal func(ctx context.Context, spec Spec) (PTY, error)
+	// Server is unique to the server the providers run in: a provider
+	// marks with it what can outlive the server (docker: a label on the
+	// containers it creates), so that the next server can clear what a
+	// server that died left (package reap). "" marks nothing.
+	Server string
 }
 
 // Registry is the list of providers sandmux knows, in the order the config

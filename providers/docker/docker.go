@@ -33,14 +33,25 @@ import (
 
 // Provider opens PTYs in Docker containers. Its zero value is ready to use;
 // every setting comes from the spec's options (see ParseOptions).
-type Provider struct{}
+type Provider struct {
+	server string // labels the containers it creates (ServerLabel); "" for none
+}
 
 // New returns a docker provider.
 func New() *Provider { return &Provider{} }
 
+// ForServer returns a docker provider that labels the containers it
+// creates with server (ServerLabel), so that the next server can remove
+// them if this one dies without its teardown (Reap).
+func ForServer(server string) *Provider { return &Provider{server: server} }
+
 // Label marks the containers sandmux creates: `docker ps -af label=sandmux=1`
 // lists them, for example after a crash.
 const Label = "sandmux"
+
+// ServerLabel holds the instance of the server that created a container
+// (reap.Record.Instance).
+const ServerLabel = Label + ".server"
 
 // idleCommand keeps a created container running between execs; busybox and
 // coreutils both have sleep, and 2^31-1 seconds is what both accept.
@@ -78,7 +89,7 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open docker pty for %q: %w", spec.Name, context.Cause(ctx))
 	}
-	s := &starter{spec: spec, opts: opts}
+	s := &starter{spec: spec, opts: opts, server: p.server}
 	h, err := s.start(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open docker pty for %q: %w", spec.Name, err)
@@ -89,8 +100,9 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 // starter records what Open has created so far, so that a failure at any
 // step releases exactly that.
 type starter struct {
-	spec providers.Spec
-	opts Options
+	spec   providers.Spec
+	opts   Options
+	server string // for ServerLabel
 
 	e           *engine
 	name        string // of the container to create, set before creating it
@@ -205,6 +217,9 @@ func (s *starter) containerConfig() (*container.Config, *container.HostConfig) {
 		Entrypoint: idleCommand,
 		WorkingDir: s.opts.Workdir,
 		Labels:     map[string]string{Label: "1", Label + ".name": s.spec.Name},
+	}
+	if s.server != "" {
+		cfg.Labels[ServerLabel] = s.server
 	}
 	initProc := true // docker's init reaps the orphans of finished execs
 	hostCfg := &container.HostConfig{Init: &initProc}

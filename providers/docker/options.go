@@ -211,7 +211,7 @@ func describe(v any) string {
 // written through the engine's archive API.
 var Descriptor = providers.Descriptor{
 	Name:         "docker",
-	New:          func(providers.Deps) providers.Provider { return New() },
+	New:          func(d providers.Deps) providers.Provider { return ForServer(d.Server) },
 	OptionKeys:   OptionKeys,
 	CheckOptions: providers.CheckWith(ParseOptions),
 	Workspace:    providers.WorkspaceStream,
