@@ -94,7 +94,10 @@ func TestContract_A5_OnlyDeadServersOfTheSocketAreReaped(t *testing.T) {
 		t.Fatalf("after the kill: %d dead, want the helper (pid %d)", len(dead), live.Process.Pid)
 	}
 	var seen []Record
-	failing := func(_ context.Context, r Record) ([]string, error) { seen = append(seen, r); return nil, errors.New("engine away") }
+	failing := func(_ context.Context, r Record) ([]string, error) {
+		seen = append(seen, r)
+		return nil, errors.New("engine away")
+	}
 	lines, err := Reap(t.Context(), dead, failing)
 	if err == nil || len(lines) != 1 || !strings.Contains(lines[0], "nothing was left running") || len(seen) != 1 {
 		t.Errorf("Reap with a failing reaper: %q, %v, saw %d", lines, err, len(seen))
