@@ -62,6 +62,10 @@ func ReapCgroups(parent string, pid int) (cgroups, procs int, err error) {
 		if !e.IsDir() || !ownedBy(e.Name(), pid, &owner, &seq) {
 			continue
 		}
+		if running(pid) { // looked at again before each kill: a new process may have taken pid
+			errs = append(errs, fmt.Errorf("pid %d runs again (another process took it): its pane cgroups in %s are left", pid, parent))
+			break
+		}
 		n, err := reapCgroup(filepath.Join(parent, e.Name()))
 		procs += n
 		if err != nil {
