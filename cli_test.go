@@ -108,9 +108,11 @@ func TestScreenStartErrorNamesCommandOnly(t *testing.T) {
 }
 
 // --timeout ends a command that would run for good, prints the screen it
-// left, and exits 124.
+// left, and exits 124. The timeout leaves the command time to print
+// even on a slow, loaded machine: the race-built binary and the shell
+// must start within it for "started" to be on the screen.
 func TestScreenTimeout(t *testing.T) {
-	out, _, code := runBin(t, "", "screen", "--size", "20x3", "--timeout", "300ms", "--", "sh", "-c", "echo started; exec sleep 1000")
+	out, _, code := runBin(t, "", "screen", "--size", "20x3", "--timeout", "5s", "--", "sh", "-c", "echo started; exec sleep 1000")
 	if code != exitTimeout || !strings.Contains(out, "started") {
 		t.Errorf("screen --timeout = %q (exit %d), want the screen and exit %d", out, code, exitTimeout)
 	}

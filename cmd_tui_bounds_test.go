@@ -74,10 +74,18 @@ ssh = { host = "root@127.0.0.1:%d", identity_files = [%q], known_hosts = [%q] }
 		blank = time.Since(blankSince)
 	}
 	t.Logf("quit took %v, %v of it without the quitting modal", quit.Round(time.Millisecond), blank.Round(time.Millisecond))
-	if max := 2*time.Second + 2*time.Second + 5*time.Second + 4*time.Second; quit > max {
+	// The graces and the SIGKILL wait are timers, the same on any machine;
+	// the margin is for the work around them, which a loaded machine 3x
+	// slower may stretch: a teardown stuck on the stopped sshd (the bug)
+	// takes its keepalive timeout on top, far past it.
+	if max := 2*time.Second + 2*time.Second + 5*time.Second + 10*time.Second; quit > max {
 		t.Errorf("quit took %v, want at most %v", quit, max)
 	}
-	if blank > time.Second {
+	// A modal gone before the teardown ended leaves the screen blank for
+	// at least the stage still waited (the shortest is a 2s grace); what
+	// follows a modal gone after it (the client's exit, the wrapper, the
+	// poll) is work, which a slow machine may take a second or more for.
+	if blank >= 2*time.Second {
 		t.Errorf("sandmux sat %v without the quitting modal before it exited", blank)
 	}
 	if s := tt.screen(); !strings.Contains(s, "remote:") {
