@@ -204,20 +204,21 @@ func (s *ctlServer) pollFds(ok func(int) bool, what string) {
 	}
 }
 
-// An events reader that falls behind is dropped once it is a queue
-// behind, and told so in a last line, while the server goes on answering
-// everyone else. The reader is slow, not stalled: it reads one line for
-// every restart cycle of a pane (each makes about three events), so it
-// falls behind by construction, however fast the machine, and the
-// server's writes to it never wait long enough (10 s) to cut it off
-// before the notice, however slow the machine.
+// An events reader that never reads is cut off once it falls a queue
+// behind, while the server goes on answering everyone else. How it is
+// cut off depends on the machine, not on sandmux: where the flood
+// overruns the queue before the server's write to the stalled reader has
+// waited 10 s, the hub drops it and its last line says so; on a slower
+// machine that write times out first and the connection just ends. Both
+// cut it off without waiting for it; the notice itself is pinned by
+// control's TestStalledEventsReaderDropped, where the pace is the test's.
 func TestCtlServerStalledEventsReader(t *testing.T) {
 	s := startCtlServer(t, "", "cat")
-	slow := s.raw()
-	slow.send(`{"v":1,"op":"events"}`)
-	// Enough cycles to overrun the queue (1024) and the socket's buffer
-	// many times over: reaching this bound without a drop fails the test.
-	const workers, maxCycles = 4, 2000
+	stalled := s.raw()
+	stalled.send(`{"v":1,"op":"events"}`)
+	// Three events a cycle: 1800 in all, past what the socket's buffer
+	// holds (about 170) and the subscriber's queue (1024) together.
+	const workers, cycles = 4, 150
 	var ids []string
 	for range workers {
 		rep, err := s.call(control.Request{Op: control.OpRun, Argv: []string{"true"}})
@@ -242,62 +243,47 @@ func TestCtlServerStalledEventsReader(t *testing.T) {
 			lsCalls++
 		}
 	})
-	dropped := make(chan struct{})
-	cycled := make(chan struct{})
+	began := time.Now()
 	var flood sync.WaitGroup
 	for _, id := range ids {
 		flood.Go(func() {
-			for range maxCycles {
+			for range cycles {
 				if !cycle(t, s, id) {
-					return
-				}
-				select {
-				case cycled <- struct{}{}:
-				case <-dropped:
 					return
 				}
 			}
 		})
 	}
-	allDone := make(chan struct{})
-	go func() { // owned here: it ends once the workers have, joined below
-		flood.Wait()
-		close(allDone)
-	}()
+	flood.Wait()
+	close(stop)
+	ls.Wait()
+	t.Logf("%d restarts in %s; %d ctl ls meanwhile", workers*cycles, time.Since(began), lsCalls)
 
-	events, cycles, last := 0, 0, control.Reply{}
-	for read := true; read; {
-		select {
-		case <-cycled:
-			cycles++
-		case <-allDone:
-			read = false
-			continue
-		}
-		_ = slow.conn.SetReadDeadline(time.Now().Add(60 * time.Second)) // Best effort: bounds a failure only.
-		line, err := slow.r.Line()
+	var events int
+	var last control.Reply
+	for {
+		_ = stalled.conn.SetReadDeadline(time.Now().Add(60 * time.Second)) // Best effort: bounds a failure only.
+		line, err := stalled.r.Line()
 		if err != nil {
-			t.Errorf("the slow reader after %d events: %v, want the dropped notice first", events, err)
 			break
 		}
 		last = control.Reply{}
 		if err := json.Unmarshal(line, &last); err != nil {
-			t.Fatalf("the slow reader got %q: %v", line, err)
+			t.Fatalf("the stalled reader got %q: %v", line, err)
 		}
-		switch {
-		case last.Event != nil:
+		if last.Event != nil {
 			events++
-		case !last.OK:
-			read = false
 		}
 	}
-	close(dropped)
-	<-allDone
-	close(stop)
-	ls.Wait()
-	t.Logf("the slow reader got %d events in %d cycles, then %q; %d ctl ls meanwhile", events, cycles, last.Error, lsCalls)
-	if last.OK || !strings.Contains(last.Error, "dropped") {
-		t.Errorf("after %d events in %d cycles the slow reader's last line is %+v, want the dropped notice", events, cycles, last)
+	switch {
+	case events >= 3*workers*cycles:
+		t.Errorf("the stalled reader got all %d events: it was never cut off", events)
+	case !last.OK && strings.Contains(last.Error, "dropped"):
+		t.Logf("the stalled reader got %d events, then %q", events, last.Error)
+	case last.Event != nil:
+		t.Logf("the stalled reader got %d events, then its connection ended (the write to it timed out first)", events)
+	default:
+		t.Errorf("after %d events the stalled reader's last line is %+v, want an event or the dropped notice", events, last)
 	}
 	s.ok("ls")
 }
