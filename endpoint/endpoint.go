@@ -1,9 +1,11 @@
 // Package endpoint owns where a sandmux server is found and who may reach
 // it: the socket path for a server name (-L) or an explicit one (-S), the
 // private directory it lives in, listening (replacing a stale socket left
-// by a server that died), dialing, and refusing a peer of another user
-// (SO_PEERCRED). It does not own what is said over the socket: that is
-// package control.
+// by a server that died), dialing, and trust both ways: a server refuses
+// a client of another user, and a client refuses, before it sends
+// anything, a socket directory or a server of another user's (SO_PEERCRED,
+// contracts A1 and A4). It does not own what is said over the socket:
+// that is package control.
 package endpoint
 
 import (
