@@ -295,8 +295,8 @@ type StartMsg struct{ Width, Height int }
 type DoMsg struct{ Fn func(*Model) tea.Cmd }
 
 func (m *Model) handleStart(msg StartMsg) tea.Cmd {
-	if msg.Width > 0 && msg.Height > 1 {
-		m.layoutW, m.layoutH = msg.Width, msg.Height
+	if w, h := fitSize(msg.Width, msg.Height); w > 0 && h > 1 {
+		m.layoutW, m.layoutH = w, h
 	}
 	if m.started {
 		return nil
