@@ -212,7 +212,7 @@ func settle(ctx context.Context, model *ui.Model, mgr *session.Manager, warned *
 }
 
 // quitOnSignals turns SIGTERM and SIGINT into a confirmed quit (the next
-// one escalates to killing everything). SIGHUP is caught and dropped: a
+// one escalates to killing everything and cutting every client off). SIGHUP is caught and dropped: a
 // server has no terminal of its own to lose. (Not ignored: an ignored
 // signal stays ignored in every pane's processes, which must die of the
 // hangup their PTY's close sends.)
@@ -222,11 +222,19 @@ func quitOnSignals(srv *server.Server) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		quits := 0
 		for {
 			select {
 			case sig := <-ch:
-				if sig != syscall.SIGHUP {
-					srv.Send(ui.QuitMsg{})
+				if sig == syscall.SIGHUP {
+					continue
+				}
+				quits++
+				srv.Send(ui.QuitMsg{Kill: quits > 1})
+				if quits > 1 {
+					// Everything at once: the panes are killed, and no
+					// client is waited for, whatever it reads (A12).
+					srv.Cut()
 				}
 			case <-done:
 				return
