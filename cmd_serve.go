@@ -73,6 +73,9 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	if err != nil {
 		return exitUsage, err
 	}
+	// A server started in the background logs to its state file, which
+	// every write keeps bounded (A17).
+	logger.SetOutput(daemon.RotatingLog(logger.Writer(), daemon.LogName(socket)))
 	cfg, err := config.Load(f.cfgPath, providerRegistry)
 	if err != nil {
 		return exitFailure, err
@@ -102,7 +105,7 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	if ssh != nil {
 		logger.Printf("serving SSH on %s", ssh.Addr())
 		wg.Go(func() {
-			if err := ssh.Serve(serveCtx, sv.attacher); err != nil {
+			if err := ssh.Serve(serveCtx, sv.srv); err != nil {
 				logger.Print(err)
 			}
 		})
@@ -130,7 +133,6 @@ type serverParts struct {
 	model    *ui.Model
 	srv      *server.Server
 	ctl      *control.Server
-	attacher rotatingAttacher
 	warned   *warnings
 	notifier *notify.Runner // nil unless ui.notify has "command"
 }
@@ -173,11 +175,10 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket string, cm
 		},
 		Sandbox: sandboxSpec(cfg, table, store, env),
 	})
-	attacher := rotatingAttacher{srv: srv, log: daemon.LogName(socket), logger: logger}
 	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
-		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
+		control.WithAttacher(attach.Handoff{Attacher: srv, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
-	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, attacher: attacher, warned: warned, notifier: notifier}
+	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, warned: warned, notifier: notifier}
 }
 
 // settle waits until no session is left and says how every client ends:
@@ -257,7 +258,7 @@ func uiConfig(cfg *config.Config, events func(ui.Event)) ui.Config {
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback,
 		Status: status.Config{ActivityWindow: cfg.UI.ActivityWindow, IdleAfter: cfg.UI.AttentionAfter},
 		Rules:  cfg.Rules, Notify: via,
-		Clipboard: cfg.UI.Clipboard == "write", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
+		Clipboard: cfg.UI.Clipboard != "off", ClipboardReadOnly: cfg.UI.Clipboard == "all", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
 		Events: events, Server: true, Parsers: parsers, Record: recordConfig(cfg.Record),
 	}
 }
@@ -305,21 +306,6 @@ func sandboxSpec(cfg *config.Config, table providers.Table, store string, env fu
 		}
 		return ui.PaneSpec{}, fmt.Errorf("no sandbox %q in %s: ctl start takes one of the config's [[sandbox]] names", termsafe.String(name), cfg.Source)
 	}
-}
-
-// rotatingAttacher keeps the server's log bounded, checking it at each
-// attach rather than on a timer (an idle server never wakes).
-type rotatingAttacher struct {
-	srv    *server.Server
-	log    string
-	logger *log.Logger
-}
-
-func (a rotatingAttacher) Attach(ctx context.Context, st attach.Stream) error {
-	if err := daemon.RotateLog(a.log); err != nil {
-		a.logger.Print(err)
-	}
-	return a.srv.Attach(ctx, st)
 }
 
 // sshServer listens for SSH clients when [server] ssh_listen asks for it.
