@@ -110,7 +110,7 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 			}
 		})
 	}
-	stopSignals := quitOnSignals(sv.srv)
+	stopSignals := quitOnSignals(sv.srv, logger.Print)
 	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
 	var code int
 	runErr := sv.srv.Run(func(runErr error) attach.Exit {
@@ -217,7 +217,7 @@ func settle(ctx context.Context, model *ui.Model, mgr *session.Manager, warned *
 // server has no terminal of its own to lose. (Not ignored: an ignored
 // signal stays ignored in every pane's processes, which must die of the
 // hangup their PTY's close sends.)
-func quitOnSignals(srv *server.Server) (stop func()) {
+func quitOnSignals(srv *server.Server, log func(v ...any)) (stop func()) {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -232,9 +232,12 @@ func quitOnSignals(srv *server.Server) (stop func()) {
 				}
 				quits++
 				srv.Send(ui.QuitMsg{Kill: quits > 1})
-				if quits > 1 {
+				if quits == 2 {
 					// Everything at once: the panes are killed, and no
 					// client is waited for, whatever it reads (A12).
+					log("second signal: killing every pane and cutting off every client")
+				}
+				if quits > 1 {
 					srv.Cut()
 				}
 			case <-done:
