@@ -273,6 +273,38 @@ func stalledSSH(t *testing.T, key, port string) {
 	})
 }
 
+// waitStalled waits until the server's writes to a client that reads
+// nothing wait: it has written most of the window OpenSSH gives a
+// session channel (about 1 MiB; its /proc/PID/io wchar since since, the
+// pane's output being read, not written), and then hardly anything for a
+// second. The second only decides when the test attacks; its verdict
+// never depends on it.
+func (s *served) waitStalled(since int64) {
+	s.t.Helper()
+	s.waitFor("the server to fill the stalled client's window", func() bool {
+		return s.wchar()-since >= 512<<10
+	})
+	s.waitFor("the server's writes to wait", func() bool {
+		w := s.wchar()
+		time.Sleep(time.Second)
+		return s.wchar()-w < 16<<10
+	})
+}
+
+// wchar is what the server has written so far, in bytes.
+func (s *served) wchar() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", s.cmd.Process.Pid))
+	if err != nil {
+		s.t.Fatalf("read the server's I/O counts: %v", err)
+	}
+	m := regexp.MustCompile(`wchar: (\d+)`).FindSubmatch(b)
+	if m == nil {
+		s.t.Fatalf("no wchar in /proc/%d/io", s.cmd.Process.Pid)
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n
+}
+
 // waitFor polls cond until it holds; the bound is a failure's, not a
 // timer the test relies on.
 func (s *served) waitFor(what string, cond func() bool) {
@@ -303,12 +335,14 @@ func (s *served) waitExit(t *testing.T, start time.Time, what string) time.Durat
 // Attack 3 of issue 20: a client that never reads is attached to a
 // flooding pane; ctl quit ends the server all the same.
 func TestContract_A11_StalledSSHClientDoesNotHoldTheQuit(t *testing.T) {
-	need(t, "ssh", "ssh-keygen")
+	need(t, "ssh", "ssh-keygen", "base64")
 	key, fp := sshKey(t, t.TempDir(), "rw")
-	srv, port := sshServe(t, attackBin(t), fmt.Sprintf("ssh_authorized_keys = %q", key+".pub"), `["sh", "-c", "exec yes flooding-the-pane"]`)
-	srv.waitScreen("1", "flooding-the-pane")
+	srv, port := sshServe(t, attackBin(t), fmt.Sprintf("ssh_authorized_keys = %q", key+".pub"), `["sh", "-c", "echo flooding-the-pane; exec base64 /dev/urandom"]`)
+	srv.waitFor("the pane to flood", func() bool { return strings.Contains(srv.ctl("ls"), "running") })
+	written := srv.wchar()
 	stalledSSH(t, key, port)
 	srv.waitLog("the attach", regexp.MustCompile(`ssh: attached ssh \S+ `+regexp.QuoteMeta(fp)))
+	srv.waitStalled(written)
 	start := time.Now()
 	srv.ctl("quit")
 	srv.waitExit(t, start, "ctl quit with a stalled SSH client on a flooding pane")
@@ -318,13 +352,15 @@ func TestContract_A11_StalledSSHClientDoesNotHoldTheQuit(t *testing.T) {
 // and the clients are doing: the panes are killed and every client is
 // cut off.
 func TestContract_A12_SecondSIGTERMEndsAtOnce(t *testing.T) {
-	need(t, "ssh", "ssh-keygen")
+	need(t, "ssh", "ssh-keygen", "base64")
 	key, fp := sshKey(t, t.TempDir(), "rw")
 	srv, port := sshServe(t, attackBin(t), fmt.Sprintf("ssh_authorized_keys = %q", key+".pub"),
-		`["sh", "-c", "trap '' TERM HUP; yes flooding-the-pane"]`)
-	srv.waitScreen("1", "flooding-the-pane")
+		`["sh", "-c", "trap '' TERM HUP; echo flooding-the-pane; base64 /dev/urandom"]`)
+	srv.waitFor("the pane to flood", func() bool { return strings.Contains(srv.ctl("ls"), "running") })
+	written := srv.wchar()
 	stalledSSH(t, key, port)
 	srv.waitLog("the attach", regexp.MustCompile(`ssh: attached ssh \S+ `+regexp.QuoteMeta(fp)))
+	srv.waitStalled(written)
 	start := time.Now()
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -371,10 +407,10 @@ func TestContract_A13_ReadOnlyEndlessPasteBounded(t *testing.T) {
 		t.Fatalf("ssh had not sent %d MB after 10 minutes", size>>20)
 	}
 	t.Logf("ssh sent ESC[200~ and %d MB in %v", size>>20, time.Since(start).Round(time.Second))
+	watch.check(t, srv, base, fmt.Sprintf("ESC[200~ and %d MB from a read-only key", size>>20))
 	srv.waitLog("the attach", regexp.MustCompile(`ssh: attached ssh \S+ `+regexp.QuoteMeta(roFP)+` .*\(read-only`))
 	srv.waitLog("the end of the attachment", regexp.MustCompile(`client \d+ detached: its terminal went away`))
 	if ls := srv.ctl("ls"); !strings.Contains(ls, "running") {
 		t.Errorf("ctl ls after the paste:\n%s", ls)
 	}
-	watch.check(t, srv, base, fmt.Sprintf("ESC[200~ and %d MB from a read-only key", size>>20))
 }
