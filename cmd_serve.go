@@ -73,6 +73,9 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	if err != nil {
 		return exitUsage, err
 	}
+	// A server started in the background logs to its state file, which
+	// every write keeps bounded (A17).
+	logger.SetOutput(daemon.RotatingLog(logger.Writer(), daemon.LogName(socket)))
 	cfg, err := config.Load(f.cfgPath, providerRegistry)
 	if err != nil {
 		return exitFailure, err
@@ -112,12 +115,12 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	if ssh != nil {
 		logger.Printf("serving SSH on %s", ssh.Addr())
 		wg.Go(func() {
-			if err := ssh.Serve(serveCtx, sv.attacher); err != nil {
+			if err := ssh.Serve(serveCtx, sv.srv); err != nil {
 				logger.Print(err)
 			}
 		})
 	}
-	stopSignals := quitOnSignals(sv.srv)
+	stopSignals := quitOnSignals(sv.srv, logger.Print)
 	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
 	var code int
 	runErr := sv.srv.Run(func(runErr error) attach.Exit {
@@ -140,7 +143,6 @@ type serverParts struct {
 	model    *ui.Model
 	srv      *server.Server
 	ctl      *control.Server
-	attacher rotatingAttacher
 	warned   *warnings
 	notifier *notify.Runner // nil unless ui.notify has "command"
 }
@@ -184,11 +186,10 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		},
 		Sandbox: sandboxSpec(cfg, table, store, env),
 	})
-	attacher := rotatingAttacher{srv: srv, log: daemon.LogName(socket), logger: logger}
 	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
-		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
+		control.WithAttacher(attach.Handoff{Attacher: srv, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
-	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, attacher: attacher, warned: warned, notifier: notifier}
+	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, warned: warned, notifier: notifier}
 }
 
 // settle waits until no session is left and says how every client ends:
@@ -223,21 +224,32 @@ func settle(ctx context.Context, model *ui.Model, mgr *session.Manager, warned *
 }
 
 // quitOnSignals turns SIGTERM and SIGINT into a confirmed quit (the next
-// one escalates to killing everything). SIGHUP is caught and dropped: a
+// one escalates to killing everything and cutting every client off). SIGHUP is caught and dropped: a
 // server has no terminal of its own to lose. (Not ignored: an ignored
 // signal stays ignored in every pane's processes, which must die of the
 // hangup their PTY's close sends.)
-func quitOnSignals(srv *server.Server) (stop func()) {
+func quitOnSignals(srv *server.Server, log func(v ...any)) (stop func()) {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		quits := 0
 		for {
 			select {
 			case sig := <-ch:
-				if sig != syscall.SIGHUP {
-					srv.Send(ui.QuitMsg{})
+				if sig == syscall.SIGHUP {
+					continue
+				}
+				quits++
+				srv.Send(ui.QuitMsg{Kill: quits > 1})
+				if quits == 2 {
+					// Everything at once: the panes are killed, and no
+					// client is waited for, whatever it reads (A12).
+					log("second signal: killing every pane and cutting off every client")
+				}
+				if quits > 1 {
+					srv.Cut()
 				}
 			case <-done:
 				return
@@ -260,7 +272,7 @@ func uiConfig(cfg *config.Config, events func(ui.Event)) ui.Config {
 		Prefix: cfg.UI.Prefix, FPS: cfg.UI.FPS, Scrollback: cfg.UI.Scrollback,
 		Status: status.Config{ActivityWindow: cfg.UI.ActivityWindow, IdleAfter: cfg.UI.AttentionAfter},
 		Rules:  cfg.Rules, Notify: via,
-		Clipboard: cfg.UI.Clipboard == "write", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
+		Clipboard: cfg.UI.Clipboard != "off", ClipboardReadOnly: cfg.UI.Clipboard == "all", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
 		Events: events, Server: true, Parsers: parsers, Record: recordConfig(cfg.Record),
 	}
 }
@@ -308,21 +320,6 @@ func sandboxSpec(cfg *config.Config, table providers.Table, store string, env fu
 		}
 		return ui.PaneSpec{}, fmt.Errorf("no sandbox %q in %s: ctl start takes one of the config's [[sandbox]] names", termsafe.String(name), cfg.Source)
 	}
-}
-
-// rotatingAttacher keeps the server's log bounded, checking it at each
-// attach rather than on a timer (an idle server never wakes).
-type rotatingAttacher struct {
-	srv    *server.Server
-	log    string
-	logger *log.Logger
-}
-
-func (a rotatingAttacher) Attach(ctx context.Context, st attach.Stream) error {
-	if err := daemon.RotateLog(a.log); err != nil {
-		a.logger.Print(err)
-	}
-	return a.srv.Attach(ctx, st)
 }
 
 // sshServer listens for SSH clients when [server] ssh_listen asks for it.

@@ -36,8 +36,11 @@ const (
 	// or a frame of a large terminal in one write, small enough that a
 	// peer cannot make the other side allocate much.
 	MaxPayload = 1 << 20
-	// maxDim bounds a terminal's width and height in cells.
-	maxDim = 10000
+	// maxDim bounds a terminal's width and height in cells as the wire
+	// carries them (a resize's uint16). A larger size than termsize
+	// allows is taken and drawn at termsize's bound (A10): a client is
+	// not refused for having a large terminal.
+	maxDim = 1<<16 - 1
 )
 
 // errFrame means the peer sent something that is not a frame this side

@@ -254,6 +254,13 @@ func (s *Conn) Finished() bool {
 	return s.finished
 }
 
+// Cut closes the connection at once, without waiting for anything: a
+// write waiting for the client fails, and Read returns io.EOF. Close
+// still has to be called.
+func (s *Conn) Cut() {
+	_ = s.conn.Close() // Best effort: the client is cut off either way.
+}
+
 // Close closes the connection without a word to the client (which says
 // the server went away) and waits for the reader. It is idempotent.
 func (s *Conn) Close() {

@@ -77,7 +77,8 @@ type UIConfig struct {
 	NotifyCommand []string
 	NotifyTimeout time.Duration
 	// Clipboard is "write" (a pane's clipboard writes, OSC 52, reach the
-	// user's terminal) or "off". Reads are never answered.
+	// terminals of clients that may type), "all" (read-only clients'
+	// too) or "off". Reads are never answered.
 	Clipboard string
 	// Bell and Notifications say whose bells and notifications reach the
 	// user's terminal: "any" pane's, "other" panes' than the focused one,
@@ -293,7 +294,7 @@ var uiOptions = []option[UIConfig]{
 		help: "How long notify_command may run before it is killed.",
 		kind: durationKind(func(u *UIConfig) *time.Duration { return &u.NotifyTimeout }, 100*time.Millisecond, 10*time.Minute)},
 	{table: "ui", key: "clipboard", def: "write",
-		help: `"write" passes a pane's clipboard writes (OSC 52) on to your terminal, as tmux's set-clipboard does, and "off" drops them (a pane never reads your clipboard).`,
+		help: `"write" passes a pane's clipboard writes (OSC 52) on to your terminal, as tmux's set-clipboard does, but not to read-only clients, who only watch; "all" passes them to read-only clients too; "off" drops them (a pane never reads your clipboard).`,
 		kind: stringKind(func(u *UIConfig) *string { return &u.Clipboard }, clipboardMode)},
 	{table: "ui", key: "bell", def: "any",
 		help: `Whose bells reach your terminal: "any" pane's, "other" panes' than the focused one, or "none".`,
@@ -313,8 +314,8 @@ func passMode(v string) (string, error) {
 
 // clipboardMode accepts the ui.clipboard values.
 func clipboardMode(v string) (string, error) {
-	if v != "write" && v != "off" {
-		return "", errors.New(`is not a clipboard mode (write "write" or "off")`)
+	if v != "write" && v != "all" && v != "off" {
+		return "", errors.New(`is not a clipboard mode (write "write", "all" or "off")`)
 	}
 	return v, nil
 }

@@ -104,3 +104,30 @@ func RotateLog(name string) error {
 	defer f.Close() // Best effort: stdout and stderr hold their own copies.
 	return redirectStdio(f)
 }
+
+// RotatingLog is w, the writer of a server's log, rotated by RotateLog
+// after every write: a log grows past MaxLog by at most one line, however
+// long the server runs without an attach, whoever makes it write (a
+// stranger's refused SSH keys included). In the foreground, where stderr
+// is not the log, it only writes. A rotation that fails is said once, in
+// the log.
+func RotatingLog(w io.Writer, name string) io.Writer {
+	return &rotatingLog{w: w, name: name}
+}
+
+type rotatingLog struct {
+	w      io.Writer
+	name   string
+	failed bool
+}
+
+// Write writes p, then rotates; the caller (a log.Logger) serialises
+// writes.
+func (r *rotatingLog) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if rerr := RotateLog(r.name); rerr != nil && !r.failed {
+		r.failed = true
+		_, _ = fmt.Fprintln(r.w, rerr) // Best effort: said where the log goes.
+	}
+	return n, err
+}

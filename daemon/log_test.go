@@ -151,3 +151,34 @@ func TestRotateLog(t *testing.T) {
 		t.Errorf("RotateLog in the foreground moved the log: %v", err)
 	}
 }
+
+// A server's log is rotated by its own writes once past MaxLog, with no
+// attach or start to do it (A17).
+func TestContract_A17_LogRotatedAtAnyWrite(t *testing.T) {
+	env(t)
+	log, err := LogPath("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := openLog(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "rotate-writes", "w")
+	cmd.Stdout, cmd.Stderr = f, f
+	err = cmd.Run()
+	_ = f.Close()
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	fi, err := os.Stat(log)
+	if err != nil || fi.Size() > MaxLog {
+		t.Fatalf("the log after writing past MaxLog: %v, %v; want it rotated", fi, err)
+	}
+	if b, err := os.ReadFile(log); err != nil || !bytes.HasSuffix(b, []byte("after rotation\n")) {
+		t.Errorf("the new log does not end with the last line written: %v", err)
+	}
+	if fi, err := os.Stat(log + ".1"); err != nil || fi.Size() <= MaxLog {
+		t.Errorf("rotated log: %v, %v", fi, err)
+	}
+}

@@ -49,6 +49,7 @@ func TestMain(m *testing.M) {
 //	wait CTL          never listen; tell the test over CTL it is up and
 //	                  wait (SIGTERM ends it)
 //	rotate NAME       grow its log past MaxLog, RotateLog, write more
+//	rotate-writes NAME  write past MaxLog through RotatingLog
 func helper(args []string) int {
 	fmt.Fprintf(os.Stderr, "helper %s up\n", args[0])
 	switch args[0] {
@@ -78,6 +79,16 @@ func helper(args []string) int {
 		}
 		fmt.Fprintln(os.Stderr, "after rotation")
 		fmt.Println("stdout too")
+		return 0
+	case "rotate-writes":
+		// A logger that writes past MaxLog, its log rotated by the writes
+		// themselves.
+		w := RotatingLog(os.Stderr, args[1])
+		line := append(bytes.Repeat([]byte("x"), 1<<10), '\n')
+		for range MaxLog/len(line) + 2 {
+			_, _ = w.Write(line)
+		}
+		_, _ = w.Write([]byte("after rotation\n"))
 		return 0
 	case "lose":
 		c, err := net.Dial("unix", args[2])

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/termsafe"
+	"github.com/sandmux/sandmux/termsize"
 	"github.com/sandmux/sandmux/ui"
 )
 
@@ -22,6 +23,8 @@ type client struct {
 	st   attach.Stream
 	term *ui.Terminal
 	prog *tea.Program
+	// input is what prog reads: the stream's input, bounded (A13).
+	input *inputGuard
 	// gone is closed when the terminal went away (its input ended);
 	// detach when the client asked to leave (prefix d).
 	gone, detach chan struct{}
@@ -29,6 +32,9 @@ type client struct {
 	// resize relay stops then (a stream need not close its Resizes).
 	over       chan struct{}
 	detachOnce sync.Once
+	// clamped: a size over termsize's bounds was logged already. Read
+	// and written by Attach, then only by relayResizes.
+	clamped bool
 }
 
 // Attach runs a client's view over st until the client detaches, its
@@ -42,6 +48,7 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 		return err
 	}
 	s.log(termsafe.String(fmt.Sprintf("client %d attached: %s, %dx%d%s", c.id, hello.Who, hello.Size.Width, hello.Size.Height, readOnlyWord(hello.ReadOnly))))
+	hello.Size = c.fit(s, hello.Size)
 	var loops sync.WaitGroup
 	loops.Go(func() {
 		if _, err := c.prog.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
@@ -65,6 +72,7 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 	termErr := c.term.Close() // the last frame, then the modes undone
 	finErr := st.Finish(exit)
 	loops.Wait()
+	c.input.Close(st)
 	s.release(c)
 	if why == "" {
 		why = "the server quit"
@@ -90,27 +98,37 @@ func (s *Server) waitClient(ctx context.Context, c *client) (attach.Exit, string
 	}
 }
 
-// admit registers a client, unless the server is quitting.
+// admit registers a client, unless the server is quitting. The client's
+// terminal is set up (its modes written) outside the server's mutex: a
+// client that takes nothing holds up its own attach only, for at most its
+// stream's write bound, never another attach, a detach or ctl ls.
 func (s *Server) admit(st attach.Stream) (*client, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.final != nil {
+		s.mu.Unlock()
 		return nil, errors.New("the server is quitting: start a new one with sandmux")
 	}
 	s.nextID++
 	c := &client{id: s.nextID, st: st, gone: make(chan struct{}), detach: make(chan struct{}), over: make(chan struct{})}
+	// Counted and listed before the mutex is let go, so that Run, once it
+	// set final, waits for this client too, and can cut it off.
+	s.attached.Add(1)
+	s.clients[c.id] = c
+	s.mu.Unlock()
+
 	hello := st.Hello()
 	term, err := ui.OpenTerminal(nil, colorsFor(hello, st))
 	if err != nil {
+		s.release(c)
 		return nil, fmt.Errorf("set up the client's terminal: %w", err)
 	}
 	c.term = term
-	in := &watchedReader{r: st, gone: c.gone}
+	w, h, _ := termsize.Clamp(hello.Size.Width, hello.Size.Height)
+	c.input = newInputGuard(st, hello.ReadOnly)
+	in := &watchedReader{r: c.input, gone: c.gone}
 	c.prog = tea.NewProgram(forwarder{id: c.id, core: s.core}, tea.WithInput(in), tea.WithOutput(io.Discard),
 		tea.WithoutRenderer(), tea.WithoutSignalHandler(), tea.WithFPS(1),
-		tea.WithWindowSize(hello.Size.Width, hello.Size.Height), tea.WithEnvironment([]string{"TERM=" + hello.Term}))
-	s.clients[c.id] = c
-	s.attached.Add(1)
+		tea.WithWindowSize(w, h), tea.WithEnvironment([]string{"TERM=" + hello.Term}))
 	return c, nil
 }
 
@@ -129,11 +147,24 @@ func (s *Server) relayResizes(c *client) {
 			if !ok {
 				return
 			}
+			sz = c.fit(s, sz)
 			s.core.Send(ui.ClientMsg{ID: c.id, Msg: tea.WindowSizeMsg{Width: sz.Width, Height: sz.Height}})
 		case <-c.over:
 			return
 		}
 	}
+}
+
+// fit brings a size the client's transport reported within termsize's
+// bounds, whichever transport it came by (A10), and logs the first size
+// it had to cut: a client resizing over and over logs once.
+func (c *client) fit(s *Server, sz attach.Size) attach.Size {
+	w, h, clamped := termsize.Clamp(sz.Width, sz.Height)
+	if clamped && !c.clamped {
+		c.clamped = true
+		s.log(fmt.Sprintf("client %d: %s", c.id, termsize.Over(sz.Width, sz.Height)))
+	}
+	return attach.Size{Width: w, Height: h}
 }
 
 func readOnlyWord(ro bool) string {

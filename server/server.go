@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -24,6 +25,15 @@ type Options struct {
 	// Filter, when set, sees every message before the model does (tests
 	// use it to make the model panic).
 	Filter func(tea.Model, tea.Msg) tea.Msg
+	// QuitGrace, when set, replaces quitGrace (tests).
+	QuitGrace time.Duration
+}
+
+func (o Options) quitGrace() time.Duration {
+	if o.QuitGrace > 0 {
+		return o.QuitGrace
+	}
+	return quitGrace
 }
 
 // Server runs a ui.Model for any number of attached clients.
@@ -94,8 +104,54 @@ func (s *Server) Run(finish func(runErr error) attach.Exit) error {
 	close(s.ended)
 	s.mu.Unlock()
 	s.wg.Wait()
-	s.attached.Wait()
+	s.waitClients()
 	return err
+}
+
+// quitGrace is how long the clients have, once the quit settled, to take
+// their last frame and summary. A client that has not finished by then
+// (it reads nothing, and its transport's write bound has not run out
+// yet) is cut off, so a quit ends within this bound whatever a client
+// does (A11).
+const quitGrace = 5 * time.Second
+
+// waitClients waits until every client finished, cutting off those left
+// after quitGrace.
+func (s *Server) waitClients() {
+	done := make(chan struct{})
+	go func() { s.attached.Wait(); close(done) }() // Joined below: done closes.
+	t := time.NewTimer(s.opts.quitGrace())
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	if n := s.Cut(); n > 0 {
+		s.log(fmt.Sprintf("cut off %d client(s) that did not take the quit's summary within %v", n, s.opts.quitGrace()))
+	}
+	<-done
+}
+
+// Cutter is a Stream that can be cut off at once: its connection closed,
+// so that a write waiting for the client fails and its input ends. The
+// local wire's Conn and SSH's streams are.
+type Cutter interface{ Cut() }
+
+// Cut cuts off every attached client whose stream is a Cutter, without
+// waiting, and says how many: for a quit that must end now (a second
+// SIGTERM) or a client that holds up the quit.
+func (s *Server) Cut() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.clients {
+		if cu, ok := c.st.(Cutter); ok {
+			cu.Cut()
+			n++
+		}
+	}
+	return n
 }
 
 // Done is closed once the model's program returned.

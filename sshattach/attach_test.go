@@ -2,8 +2,11 @@ package sshattach
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -136,18 +139,147 @@ func served(t *testing.T, s *Server) net.Conn {
 	return conn
 }
 
+// MaxConns bounds the connections a key authenticated: one more is
+// refused, and the log says why.
 func TestMaxConns(t *testing.T) {
 	f := startFixture(t, func(c *Config) { c.MaxConns = 1 })
-	served(t, f.srv)
-	second, err := net.Dial("tcp", f.srv.Addr().String())
-	if err != nil {
+	f.dial(t, f.rw, "-tt")
+	f.hello(t)
+	second := f.dial(t, f.rw, "-tt")
+	if code := second.exitCode(t); code != 255 {
+		t.Errorf("a connection beyond MaxConns: ssh exited %d, want 255 (refused)", code)
+	}
+	f.log.waitFor(t, "refused ssh", "already serving 1 connections")
+}
+
+// The attack of issue 20: strangers that open connections and never
+// finish their handshake do not keep out a user with a key; the oldest
+// handshake is closed to make room.
+func TestContract_A14_HandshakesDoNotKeepUsersOut(t *testing.T) {
+	f := startFixture(t, func(c *Config) { c.MaxConns, c.MaxHandshakes = 2, 2 })
+	var stalled []net.Conn
+	for range 3 {
+		stalled = append(stalled, served(t, f.srv))
+	}
+	c := f.dial(t, f.rw, "-tt")
+	f.hello(t)
+	c.typeText(t, "x")
+	c.waitOutput(t, "X")
+	// The first stalled connection was closed to make room.
+	if err := stalled[0].SetReadDeadline(time.Now().Add(waitBound)); err != nil {
 		t.Fatal(err)
 	}
-	defer second.Close()
-	if _, err := second.Read(make([]byte, 64)); err == nil {
-		t.Errorf("a connection beyond MaxConns was served")
+	if _, err := io.ReadAll(stalled[0]); err != nil {
+		t.Errorf("the oldest stalled handshake was not closed: %v", err)
 	}
-	f.log.waitFor(t, "refused ssh connection", "already serving 1")
+	f.log.waitFor(t, "closed the handshake of", "2 handshakes in progress")
+}
+
+// A stranger's refused keys are logged at a bounded rate: the lines past
+// the burst are counted, not written.
+func TestContract_A14_RefusalsLoggedAtABoundedRate(t *testing.T) {
+	var l logLimiter
+	now := time.Now()
+	passed := 0
+	for range 1000 {
+		if ok, _ := l.allow(now); ok {
+			passed++
+		}
+	}
+	if passed != logBurst {
+		t.Errorf("%d of 1000 lines at once passed, want the burst of %d", passed, logBurst)
+	}
+	ok, held := l.allow(now.Add(logEvery))
+	if !ok || held != 1000-logBurst {
+		t.Errorf("after logEvery: allowed %v, held back %d; want true, %d", ok, held, 1000-logBurst)
+	}
+	f := startFixture(t, nil)
+	for range 3 {
+		c := f.dial(t, f.stranger, "-tt")
+		if code := c.exitCode(t); code != 255 {
+			t.Fatalf("a stranger's key: ssh exited %d, want 255", code)
+		}
+	}
+	f.log.waitFor(t, "refused ssh", "key is in neither")
+}
+
+// The env requests a session makes before its shell are bounded: past
+// maxEnv, ssh is told no, and the session still attaches.
+func TestContract_A14_EnvRequestsBounded(t *testing.T) {
+	f := startFixture(t, nil)
+	flags := []string{"-tt"}
+	for i := range maxEnv + 20 {
+		flags = append(flags, "-o", fmt.Sprintf("SetEnv=SANDMUX_TEST_%d=%s", i, strings.Repeat("v", 100)))
+	}
+	c := f.dial(t, f.rw, flags...)
+	f.hello(t)
+	c.typeText(t, "x")
+	c.waitOutput(t, "X")
+	// The session handler saw at most maxEnv of them: filterRequests
+	// refused the rest. (filterRequests itself is checked below.)
+	reqs, out := make(chan *gossh.Request), make(chan *gossh.Request)
+	go filterRequests(reqs, out) // Ends once reqs closes and out drained.
+	go func() {
+		defer close(reqs)
+		for range maxEnv + 5 {
+			reqs <- &gossh.Request{Type: "env", Payload: []byte("x")}
+		}
+		reqs <- &gossh.Request{Type: "env", Payload: make([]byte, maxEnvBytes+1)}
+		reqs <- &gossh.Request{Type: "shell"}
+	}()
+	var types []string
+	for r := range out {
+		types = append(types, r.Type)
+	}
+	if len(types) != maxEnv+1 || types[maxEnv] != "shell" {
+		t.Errorf("%d requests passed (last %q), want %d env and the shell", len(types), types[len(types)-1], maxEnv)
+	}
+}
+
+// Key files someone else could write are refused, as sshd's StrictModes
+// refuses them.
+func TestContract_A15_KeyFilesOthersCanWriteRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "authorized_keys")
+	writeFile(t, path, "")
+	if _, err := readKeys(path); err != nil {
+		t.Fatalf("a private keys file: %v", err)
+	}
+	for _, c := range []struct {
+		what       string
+		file, dirm os.FileMode
+		want       string
+	}{
+		{"group-writable file", 0o620, 0o700, "writable by others (mode 0620)"},
+		{"world-writable file", 0o606, 0o700, "writable by others (mode 0606)"},
+		{"world-writable directory", 0o600, 0o777, "the directory"},
+	} {
+		if err := os.Chmod(path, c.file); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, c.dirm); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readKeys(path)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "chmod go-w") {
+			t.Errorf("%s: %v, want a refusal saying %q and what to do", c.what, err, c.want)
+		}
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		// Owned by another user: nobody's files are not root's.
+		if err := os.Chmod(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(path, 65534, 65534); err != nil {
+			t.Skipf("chown to nobody: %v", err)
+		}
+		if _, err := readKeys(path); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+			t.Errorf("a keys file of another user: %v, want a refusal naming its owner", err)
+		}
+	}
 }
 
 func TestHandshakeTimeout(t *testing.T) {

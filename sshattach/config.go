@@ -29,15 +29,24 @@ type Config struct {
 	// discards the lines.
 	Log func(msg string)
 
-	// MaxConns bounds the connections served at once, handshakes included;
-	// one more is closed at once, and logged.
+	// MaxConns bounds the connections served at once once authenticated
+	// (and the session channels open); a key authenticating one more is
+	// refused, and logged.
 	MaxConns int
+	// MaxHandshakes bounds the connections not authenticated yet; one
+	// more closes the oldest of them, so that strangers who open
+	// connections and never finish cannot keep a user out.
+	MaxHandshakes int
 	// HandshakeTimeout bounds a connection's handshake and authentication.
 	HandshakeTimeout time.Duration
 	// KeepAlive is how often an attached client is asked to answer, so a
 	// peer that vanished without closing is noticed; IdleTimeout is how
 	// long without a byte from it before its connection is closed.
 	KeepAlive, IdleTimeout time.Duration
+	// WriteTimeout bounds one write to an attached client: one that takes
+	// no output for this long (stopped, or never reading) is cut off, as
+	// a local client is.
+	WriteTimeout time.Duration
 	// ShutdownGrace is how long Serve, once its context ended, lets
 	// clients read their last bytes and hang up before it closes their
 	// connections.
@@ -49,10 +58,12 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		MaxConns:         16,
+		MaxHandshakes:    64,
 		HandshakeTimeout: 10 * time.Second,
 		KeepAlive:        30 * time.Second,
 		IdleTimeout:      95 * time.Second,
 		ShutdownGrace:    2 * time.Second,
+		WriteTimeout:     10 * time.Second,
 	}
 }
 
@@ -61,6 +72,9 @@ func (c Config) withDefaults() Config {
 	d := DefaultConfig()
 	if c.MaxConns == 0 {
 		c.MaxConns = d.MaxConns
+	}
+	if c.MaxHandshakes == 0 {
+		c.MaxHandshakes = d.MaxHandshakes
 	}
 	if c.HandshakeTimeout == 0 {
 		c.HandshakeTimeout = d.HandshakeTimeout
@@ -73,6 +87,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ShutdownGrace == 0 {
 		c.ShutdownGrace = d.ShutdownGrace
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = d.WriteTimeout
 	}
 	if c.Log == nil {
 		c.Log = func(string) {}
@@ -89,7 +106,7 @@ func (c Config) Validate() error {
 	if c.AuthorizedKeys == "" && c.ReadOnlyKeys == "" {
 		return errors.New("ssh: no key may attach: set server.ssh_authorized_keys or server.ssh_read_only_keys")
 	}
-	if c.MaxConns < 0 || c.HandshakeTimeout < 0 || c.KeepAlive < 0 || c.IdleTimeout < 0 || c.ShutdownGrace < 0 {
+	if c.MaxConns < 0 || c.MaxHandshakes < 0 || c.HandshakeTimeout < 0 || c.KeepAlive < 0 || c.IdleTimeout < 0 || c.ShutdownGrace < 0 || c.WriteTimeout < 0 {
 		return errors.New("ssh: limits and timeouts must not be negative")
 	}
 	if c.IdleTimeout != 0 && c.KeepAlive != 0 && c.IdleTimeout <= c.KeepAlive {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"syscall"
 
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -89,6 +91,9 @@ func readKeys(path string) ([]gossh.PublicKey, error) {
 		return nil, fmt.Errorf("read ssh keys file: %w", err)
 	}
 	defer f.Close() //nolint:errcheck // Best effort: read-only, everything was read.
+	if err := checkOwner(path, f); err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxKeysFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("read ssh keys file %s: %w", path, err)
@@ -128,4 +133,42 @@ func parseKeys(name string, data []byte) ([]gossh.PublicKey, error) {
 		keys = append(keys, key)
 	}
 	return keys, nil
+}
+
+// checkOwner refuses a keys file that someone else could have written, as
+// sshd's StrictModes does (A15): the file, and the directory that holds
+// it, must belong to this user (or root) and be writable by no group and
+// no other user. Anyone who can write either can grant themselves access.
+func checkOwner(path string, f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read ssh keys file %s: %w", path, err)
+	}
+	if err := safeMode(fi); err != nil {
+		return fmt.Errorf("ssh keys file %s %w: chmod go-w it (and chown it to yourself)", path, err)
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("check the directory of ssh keys file %s: %w", path, err)
+	}
+	if err := safeMode(di); err != nil {
+		return fmt.Errorf("the directory %s of ssh keys file %s %w: chmod go-w it, or move the file", dir, path, err)
+	}
+	return nil
+}
+
+// safeMode says what is wrong with fi's owner or mode, if anything.
+func safeMode(fi os.FileInfo) error {
+	if m := fi.Mode().Perm(); m&0o022 != 0 {
+		return fmt.Errorf("is writable by others (mode %04o)", m)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if uid := int(st.Uid); uid != os.Getuid() && uid != 0 {
+		return fmt.Errorf("belongs to uid %d, not to uid %d", uid, os.Getuid())
+	}
+	return nil
 }

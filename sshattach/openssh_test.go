@@ -183,6 +183,13 @@ type fixture struct {
 
 func startFixture(t *testing.T, edit func(*Config)) *fixture {
 	t.Helper()
+	return startFixtureWith(t, edit, nil)
+}
+
+// startFixtureWith is startFixture serving a, not the echo attacher, when
+// a is set.
+func startFixtureWith(t *testing.T, edit func(*Config), a Attacher) *fixture {
+	t.Helper()
 	requireSSH(t)
 	dir := t.TempDir()
 	f := &fixture{log: newLogBook(), att: newEchoAttacher(), served: make(chan error, 1)}
@@ -208,7 +215,11 @@ func startFixture(t *testing.T, edit func(*Config)) *fixture {
 	f.srv = srv
 	ctx, cancel := context.WithCancel(t.Context())
 	f.cancel = cancel
-	go func() { f.served <- srv.Serve(ctx, f.att) }() // Joined by stop.
+	var serve Attacher = f.att
+	if a != nil {
+		serve = a
+	}
+	go func() { f.served <- srv.Serve(ctx, serve) }() // Joined by stop.
 	t.Cleanup(func() { f.stop(t) })
 	return f
 }

@@ -35,12 +35,16 @@ type Server struct {
 	attacher Attacher
 	serving  atomic.Bool // Serve runs once
 
-	mu       sync.Mutex
-	closing  bool                  // no goroutine may start once set
-	conns    map[net.Conn]struct{} // raw connections, handshakes included
-	sessions int                   // session channels open
-	ptys     map[ssh.Session]*terminal
-	wg       sync.WaitGroup // every goroutine sshattach starts or hosts
+	refusals logLimiter // lines strangers can cause
+
+	mu          sync.Mutex
+	closing     bool               // no goroutine may start once set
+	conns       map[net.Conn]*slot // raw connections, handshakes included
+	handshaking []*slot            // not authenticated yet, oldest first
+	served      int                // connections authenticated
+	sessions    int                // session channels open
+	ptys        map[ssh.Session]*terminal
+	wg          sync.WaitGroup // every goroutine sshattach starts or hosts
 }
 
 // New checks cfg, reads the key files, loads (or generates) the host key
@@ -75,7 +79,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:   cfg,
 		keys:  keys,
 		ln:    ln,
-		conns: map[net.Conn]struct{}{},
+		conns: map[net.Conn]*slot{},
 		ptys:  map[ssh.Session]*terminal{},
 	}
 	if s.ssh, err = s.newSSH(signer); err != nil {
@@ -111,7 +115,11 @@ func (s *Server) newSSH(signer gossh.Signer) (*ssh.Server, error) {
 				return &gossh.ServerConfig{MaxAuthTries: 6}
 			}
 			srv.ConnectionFailedCallback = func(c net.Conn, err error) {
-				s.cfg.Log(fmt.Sprintf("ssh connection from %s ended before attaching: %s", c.RemoteAddr(), termsafe.Message(err.Error())))
+				s.refusal(fmt.Sprintf("ssh connection from %s ended before attaching: %s", c.RemoteAddr(), termsafe.Message(err.Error())))
+			}
+			srv.ConnCallback = func(ctx ssh.Context, c net.Conn) net.Conn {
+				ctx.SetValue(connKey{}, c)
+				return c
 			}
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.trackSession}
 			srv.RequestHandlers = map[string]ssh.RequestHandler{}
@@ -149,10 +157,10 @@ func (s *Server) Serve(ctx context.Context, a Attacher) error {
 	return err
 }
 
-// acceptLoop serves each connection on a goroutine of its own, at most
-// MaxConns at once.
+// acceptLoop serves each connection on a goroutine of its own: at most
+// MaxHandshakes handshaking (a new one closes the oldest) and MaxConns
+// authenticated (authorize refuses a key past that).
 func (s *Server) acceptLoop(ctx context.Context) error {
-	slots := make(chan struct{}, s.cfg.MaxConns)
 	var delay time.Duration
 	for {
 		conn, err := s.ln.Accept()
@@ -174,20 +182,12 @@ func (s *Server) acceptLoop(ctx context.Context) error {
 			return fmt.Errorf("ssh: accept on %s: %w", s.ln.Addr(), err)
 		}
 		delay = 0
-		select {
-		case slots <- struct{}{}:
-		default:
-			s.cfg.Log(fmt.Sprintf("refused ssh connection from %s: already serving %d connections", conn.RemoteAddr(), s.cfg.MaxConns))
-			_ = conn.Close() // Best effort: refused before a byte was read.
-			continue
-		}
-		if !s.track(conn) {
+		if !s.admitConn(conn) {
 			_ = conn.Close() // Best effort: the server is shutting down.
 			return nil
 		}
 		s.wg.Go(func() {
-			defer func() { <-slots }()
-			defer s.untrack(conn)
+			defer s.releaseConn(conn)
 			s.ssh.HandleConn(conn)
 		})
 	}
@@ -198,22 +198,6 @@ func (s *Server) acceptLoop(ctx context.Context) error {
 func isTemporary(err error) bool {
 	t, ok := err.(interface{ Temporary() bool })
 	return ok && t.Temporary()
-}
-
-func (s *Server) track(conn net.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		return false
-	}
-	s.conns[conn] = struct{}{}
-	return true
-}
-
-func (s *Server) untrack(conn net.Conn) {
-	s.mu.Lock()
-	delete(s.conns, conn)
-	s.mu.Unlock()
 }
 
 // shutdown stops listening, waits up to ShutdownGrace for clients to hang

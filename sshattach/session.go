@@ -26,10 +26,13 @@ func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 	who := describe(ctx.User(), key, ctx.RemoteAddr())
 	switch {
 	case err != nil:
-		s.cfg.Log(fmt.Sprintf("refused %s: %s", who, termsafe.Message(err.Error())))
+		s.refusal(fmt.Sprintf("refused %s: %s", who, termsafe.Message(err.Error())))
 		return false
 	case acc == denied:
-		s.cfg.Log(fmt.Sprintf("refused %s: key is in neither the authorized nor the read-only keys", who))
+		s.refusal(fmt.Sprintf("refused %s: key is in neither the authorized nor the read-only keys", who))
+		return false
+	case !s.authenticated(ctx):
+		s.refusal(fmt.Sprintf("refused %s: already serving %d connections", who, s.cfg.MaxConns))
 		return false
 	}
 	perms := ctx.Permissions()
@@ -62,7 +65,7 @@ func (s *Server) trackSession(srv *ssh.Server, conn *gossh.ServerConn, ch gossh.
 		return
 	}
 	defer s.leaveSession()
-	ssh.DefaultSessionHandler(srv, conn, ch, ctx)
+	ssh.DefaultSessionHandler(srv, conn, boundedChannel{NewChannel: ch, s: s}, ctx)
 }
 
 func (s *Server) enterSession() bool {
@@ -165,8 +168,14 @@ func (s *Server) attachSession(sess ssh.Session) {
 	// The client going away ends the attach as its Read returning EOF does.
 	defer context.AfterFunc(sess.Context(), cancel)()
 
-	st := newStream(sess, hello(sess, term.pty, acc, who), term.sizes, term.finished)
-	if conn, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
+	conn, _ := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn)
+	cut := func() {
+		if conn != nil {
+			_ = conn.Close() // Best effort: a connection that fails to close is closed enough.
+		}
+	}
+	st := newStream(sess, hello(sess, term.pty, acc, who), term.sizes, term.finished, s.cfg.WriteTimeout, cut)
+	if conn != nil {
 		s.wg.Go(func() { keepAlive(ctx, conn, s.cfg.KeepAlive) })
 	}
 	h := st.Hello()

@@ -30,8 +30,11 @@ type Config struct {
 	// command). It is called from Update: it must not block.
 	OnNotify func(Notification)
 	// Clipboard passes a pane's clipboard writes (OSC 52) on to the
-	// user's terminal; a pane's read of the clipboard is never answered.
-	Clipboard bool
+	// terminals of the clients that may type; a pane's read of the
+	// clipboard is never answered. ClipboardReadOnly passes them to
+	// read-only clients too: by default a pane cannot set the clipboard
+	// of someone who only watches (A16).
+	Clipboard, ClipboardReadOnly bool
 	// Bell and Notifications say whose bells and notifications (OSC 9,
 	// OSC 777) reach the user's terminal: every pane's (PassAny), only
 	// those of panes other than the focused one (PassOther), or none
@@ -295,8 +298,8 @@ type StartMsg struct{ Width, Height int }
 type DoMsg struct{ Fn func(*Model) tea.Cmd }
 
 func (m *Model) handleStart(msg StartMsg) tea.Cmd {
-	if msg.Width > 0 && msg.Height > 1 {
-		m.layoutW, m.layoutH = msg.Width, msg.Height
+	if w, h := fitSize(msg.Width, msg.Height); w > 0 && h > 1 {
+		m.layoutW, m.layoutH = w, h
 	}
 	if m.started {
 		return nil

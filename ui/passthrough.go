@@ -30,10 +30,11 @@ func (m *Model) passThrough(i int, p *pane) {
 
 // passClipboard passes the pane's latest clipboard write (OSC 52) on to
 // the user's terminal, as tmux's set-clipboard does, when the config
-// allows it. The screen checked the selection and the base64 text, so
-// the sequence written is sandmux's own, never the child's bytes.
+// allows it: a read-only client's only when ui.clipboard is "all" (A16).
+// The screen checked the selection and the base64 text, so the sequence
+// written is sandmux's own, never the child's bytes.
 func (v *view) passClipboard(c vt.Clipboard) {
-	if v.m.cfg.Clipboard {
+	if v.m.cfg.Clipboard && (!v.readOnly || v.m.cfg.ClipboardReadOnly) {
 		v.term.Passthrough("\x1b]52;" + c.Selection + ";" + c.Data + "\x07")
 	}
 }

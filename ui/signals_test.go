@@ -107,3 +107,35 @@ func TestPaneNumbersFocus(t *testing.T) {
 		t.Errorf("prefix 5 with 2 panes moved focus to %d", m2.lv().focus+1)
 	}
 }
+
+// A pane's clipboard write reaches the clients that may type, not a
+// read-only one, unless ClipboardReadOnly (ui.clipboard = "all") says so.
+func TestContract_A16_ClipboardNotHandedToReadOnlyClients(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		b := newFakeBackend()
+		m := newTestModel(t, b, 1, 80, 24)
+		m.cfg.Clipboard, m.cfg.ClipboardReadOnly = true, all
+		outs := map[bool]*lockedBuffer{}
+		terms := map[bool]*Terminal{}
+		for id, ro := range map[int]bool{1: false, 2: true} {
+			outs[ro] = &lockedBuffer{}
+			tm, err := OpenTerminal(nil, outs[ro])
+			if err != nil {
+				t.Fatal(err)
+			}
+			terms[ro] = tm
+			m.Update(AttachMsg{ID: id, Term: tm, Width: 80, Height: 24, ReadOnly: ro})
+		}
+		m.panes[0].screen.Write("\x1b]52;c;aGk=\x07")
+		m.Update(frameMsg{})
+		for ro, tm := range terms {
+			if err := tm.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Contains(outs[ro].String(), "\x1b]52;c;aGk=\x07")
+			if want := !ro || all; got != want {
+				t.Errorf("ClipboardReadOnly %v: the read-only %v client got the clipboard write: %v, want %v", all, ro, got, want)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/termsize"
 )
 
 // view is one client's look at the shared panes: its terminal's size,
@@ -126,8 +127,8 @@ func (m *Model) attach(msg AttachMsg) tea.Cmd {
 	v := m.newView(msg.ID)
 	v.term, v.readOnly, v.detached = msg.Term, msg.ReadOnly, msg.Detached
 	m.emit(Event{Kind: EventAttached, Client: msg.ID})
-	if msg.Width > 0 && msg.Height > 1 {
-		v.width, v.height = msg.Width, msg.Height
+	if w, h := fitSize(msg.Width, msg.Height); w > 0 && h > 1 {
+		v.width, v.height = w, h
 	}
 	if !v.readOnly {
 		m.active = v // the newest client sizes the panes, until another types (A3)
@@ -221,6 +222,7 @@ func (v *view) focused() *pane {
 func (v *view) sizing() bool { return v.m.active == v || v.m.active == nil && !v.readOnly }
 
 func (v *view) setSize(w, h int) tea.Cmd {
+	w, h = fitSize(w, h)
 	if w <= 0 || h <= 1 {
 		return nil // no room for a pane and the status line: wait for a real size
 	}
@@ -230,6 +232,14 @@ func (v *view) setSize(w, h int) tea.Cmd {
 		return v.m.startAll()
 	}
 	return v.relayout()
+}
+
+// fitSize brings a terminal's size within termsize's bounds: whatever a
+// transport let through, no view is laid out, composed or drawn larger
+// (A10).
+func fitSize(w, h int) (int, int) {
+	w, h, _ = termsize.Clamp(w, h)
+	return w, h
 }
 
 // relayout lays the view out again. The sizing client resizes the

@@ -1,0 +1,494 @@
+package server
+
+// The guard between a client's input and the Bubble Tea decoder that
+// turns it into keys (A13). That decoder keeps what it cannot decode yet
+// until 50 ms pass with no input: an escape sequence never finished, a
+// byte that is not UTF-8, an ESC and one more byte (it waits to see
+// whether it is alt+key); and it keeps a bracketed paste whole until its
+// end marker. A client that sends ESC[200~, or one stray byte, and then
+// a stream with no pause made the server hold all of it, rescanning it
+// on every read. The guard passes on only what the decoder finishes at
+// once, so nothing is held there:
+//
+//   - text as whole UTF-8 characters; a byte that is not UTF-8 is
+//     dropped;
+//   - CSI and SS3 sequences whole, once finished and well formed (at
+//     most maxSeq bytes, 16 parameters of 9 digits), X10 mouse reports
+//     with their three bytes; anything else that starts with ESC is
+//     dropped;
+//   - OSC, DCS, APC, PM and SOS strings never (a client sends them only
+//     to answer queries, and the decoder of a client makes none),
+//     however long, without keeping them;
+//   - ESC and one byte (alt+key) as the same key in the CSI u form, and
+//     an ESC that nothing follows within escWait as the Escape key, so
+//     the decoder never waits on an ESC;
+//   - a bracketed paste in pieces of at most maxPaste bytes, each
+//     bracketed, so the decoder never holds more; a read-only client's
+//     paste arrives empty (its content is dropped here, before any
+//     decoding).
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	uv "github.com/charmbracelet/ultraviolet"
+)
+
+const (
+	// maxSeq bounds a CSI or SS3 sequence the guard keeps until it is
+	// finished: a key or mouse report takes a few dozen bytes.
+	maxSeq = 64
+	// maxPaste bounds the piece of a paste the decoder gathers: a paste
+	// reaches the pane in pieces of at most this many bytes.
+	maxPaste = 64 << 10
+	// escWait is how long an ESC waits for the byte that would make it
+	// alt+key or a sequence before it counts as the Escape key: the
+	// decoder's own wait.
+	escWait = uv.DefaultEscTimeout
+	// readSize is how much the guard reads at once.
+	readSize = 4 << 10
+)
+
+const (
+	esc          = 0x1b
+	pasteStart   = "\x1b[200~"
+	pasteEnd     = "\x1b[201~"
+	escapeKey    = "\x1b[27u"
+	pasteRestart = pasteEnd + pasteStart
+)
+
+// altKeys is ESC followed by each ASCII byte as the decoder reads it,
+// written in the CSI u form, which it decodes to the same key at once.
+var altKeys = func() (t [0x80]string) {
+	var d uv.EventDecoder
+	for b := range t {
+		_, ev := d.Decode([]byte{esc, byte(b)})
+		if k, ok := ev.(uv.KeyPressEvent); ok {
+			if k.ShiftedCode != 0 {
+				t[b] = fmt.Sprintf("\x1b[%d:%d;%du", k.Code, k.ShiftedCode, 1+int(k.Mod))
+			} else {
+				t[b] = fmt.Sprintf("\x1b[%d;%du", k.Code, 1+int(k.Mod))
+			}
+		}
+	}
+	return t
+}()
+
+// guardState is where the guard is in the input.
+type guardState int
+
+const (
+	inText   guardState = iota
+	inUTF8              // inside a multi-byte character
+	inEsc               // after an ESC
+	inCSI               // inside a CSI sequence
+	inSS3               // after ESC O
+	inX10               // the three bytes of an X10 mouse report
+	inString            // dropping an OSC, DCS, APC, PM or SOS string
+	inJunk              // dropping the rest of a CSI sequence that is too long
+)
+
+// inputGuard reads a client's input and hands the decoder only what it
+// can decode at once (see above). Read may be called from one goroutine
+// at a time; Close stops its reader.
+type inputGuard struct {
+	readOnly bool
+	chunks   chan []byte   // from the reader goroutine; closed at its end
+	done     chan struct{} // closed by Close
+	ended    chan struct{} // closed when the reader goroutine returned
+	err      error         // why the reader ended, once chunks closed
+	closed   sync.Once
+
+	out []byte // ready for Read
+	tokenizer
+}
+
+// tokenizer is the guard's parse of the input.
+type tokenizer struct {
+	st       guardState
+	seq      []byte // the sequence or character being gathered
+	need     int    // inUTF8: continuation bytes still to come; inX10: bytes
+	params   int    // inCSI: separators seen
+	digits   int    // inCSI: digits of the current parameter
+	first    int    // inCSI: the first parameter's value
+	marked   bool   // inCSI: a private marker (< = > ?) opened it
+	inter    bool   // inCSI: an intermediate byte came
+	osc      bool   // inString: an OSC, which BEL also ends
+	strEsc   bool   // inString: the last byte was ESC
+	intro    byte   // inString: the byte after ESC, while nothing followed it
+	paste    bool   // inside a bracketed paste
+	pasted   int    // bytes of the paste's current piece
+	readOnly bool
+	out      *[]byte
+}
+
+// newInputGuard starts reading r.
+func newInputGuard(r io.Reader, readOnly bool) *inputGuard {
+	g := &inputGuard{readOnly: readOnly, chunks: make(chan []byte), done: make(chan struct{}), ended: make(chan struct{})}
+	g.tokenizer.readOnly = readOnly
+	g.tokenizer.out = &g.out
+	go func() { defer close(g.ended); g.read(r) }() // Joined by Close.
+	return g
+}
+
+// read hands over what r returns until it fails or Close.
+func (g *inputGuard) read(r io.Reader) {
+	defer close(g.chunks)
+	for {
+		buf := make([]byte, readSize)
+		n, err := r.Read(buf)
+		if n > 0 {
+			select {
+			case g.chunks <- buf[:n]:
+			case <-g.done:
+				return
+			}
+		}
+		if err != nil {
+			g.err = err // read by Read once chunks closed
+			return
+		}
+	}
+}
+
+// Read returns input the decoder can decode at once; the reader's error
+// once it ended.
+func (g *inputGuard) Read(p []byte) (int, error) {
+	for len(g.out) == 0 {
+		var wait <-chan time.Time
+		var timer *time.Timer
+		if g.holding() {
+			timer = time.NewTimer(escWait)
+			wait = timer.C
+		}
+		select {
+		case c, ok := <-g.chunks:
+			if !ok {
+				g.expire()
+				if len(g.out) > 0 {
+					break
+				}
+				if g.err == nil {
+					g.err = io.EOF
+				}
+				return 0, g.err
+			}
+			for _, b := range c {
+				g.feed(b)
+			}
+		case <-wait:
+			g.expire()
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+	n := copy(p, g.out)
+	g.out = g.out[n:]
+	if len(g.out) == 0 {
+		g.out = nil // let a large piece go
+	}
+	return n, nil
+}
+
+// Close stops the reader and waits for it: the stream it reads has
+// finished, so its Read should return. One that has not after closeWait
+// (an SSH client that never closes its side) has its stream cut, when
+// it can be, and is waited for as long again. A stream owes the server
+// only Finish, though: if its Read still has not returned, Close returns
+// all the same, and the reader ends when that Read does, handing nothing
+// on (Bubble Tea leaves its own reader the same way).
+func (g *inputGuard) Close(st io.Reader) {
+	g.closed.Do(func() { close(g.done) })
+	for i := range 2 {
+		t := time.NewTimer(closeWait)
+		select {
+		case <-g.ended:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if cu, ok := st.(Cutter); ok && i == 0 {
+			cu.Cut()
+		}
+	}
+}
+
+// closeWait is how long Close waits for a finished stream's Read.
+const closeWait = time.Second
+
+// holding reports bytes kept that more input could still complete.
+func (t *tokenizer) holding() bool {
+	switch t.st {
+	case inUTF8, inEsc, inCSI, inSS3, inX10:
+		return true
+	case inString:
+		return t.intro != 0
+	}
+	return false
+}
+
+// expire ends what is held when no more input came: an ESC alone is the
+// Escape key, ESC and one byte alt+key (the decoder's reading of ESC [,
+// ESC ] and the like when nothing follows); a sequence or character cut
+// short is dropped.
+func (t *tokenizer) expire() {
+	st, seq, intro := t.st, t.seq, t.intro
+	if st == inString && intro == 0 {
+		return // a string being dropped: only its end ends it
+	}
+	t.reset()
+	t.intro = 0
+	switch {
+	case st == inString && !t.paste: // ESC ] typed, say: alt+]
+		t.emit(altKeys[intro])
+	case st == inEsc && !t.paste:
+		t.emit(escapeKey)
+	case st == inCSI && len(seq) == 2 && !t.paste: // ESC [ typed: alt+[
+		t.emit(altKeys['['])
+	case st == inSS3 && len(seq) == 2 && !t.paste: // ESC O: alt+shift+o
+		t.emit(altKeys['O'])
+	}
+}
+
+func (t *tokenizer) reset() {
+	t.st, t.seq = inText, t.seq[:0]
+	t.params, t.digits, t.first, t.marked, t.inter = 0, 0, 0, false, false
+}
+
+// feed takes one byte of input.
+func (t *tokenizer) feed(b byte) {
+	switch t.st {
+	case inText:
+		t.text(b)
+	case inUTF8:
+		t.utf8(b)
+	case inEsc:
+		t.afterEsc(b)
+	case inCSI:
+		t.csi(b)
+	case inSS3:
+		t.ss3(b)
+	case inX10:
+		t.seq = append(t.seq, b)
+		if t.need--; t.need == 0 {
+			t.finish(false)
+		}
+	case inString:
+		t.str(b)
+	case inJunk:
+		if b < 0x20 || b > 0x7e {
+			t.st = inText
+			t.feed(b)
+		} else if b >= 0x40 {
+			t.st = inText // its final byte
+		}
+	}
+}
+
+func (t *tokenizer) text(b byte) {
+	switch {
+	case b == esc:
+		t.st, t.seq = inEsc, append(t.seq[:0], b)
+	case b < utf8.RuneSelf:
+		t.emit(string(rune(b)))
+	case b >= 0xc2 && b <= 0xf4:
+		t.st, t.seq, t.need = inUTF8, append(t.seq[:0], b), 1
+		if b >= 0xe0 {
+			t.need++
+		}
+		if b >= 0xf0 {
+			t.need++
+		}
+	}
+	// Any other byte starts no character: dropped.
+}
+
+func (t *tokenizer) utf8(b byte) {
+	lo, hi := byte(0x80), byte(0xbf)
+	if len(t.seq) == 1 {
+		// The second byte's range depends on the first (no overlong
+		// forms, no surrogates, nothing past U+10FFFF).
+		switch t.seq[0] {
+		case 0xe0:
+			lo = 0xa0
+		case 0xed:
+			hi = 0x9f
+		case 0xf0:
+			lo = 0x90
+		case 0xf4:
+			hi = 0x8f
+		}
+	}
+	if b < lo || b > hi {
+		t.reset()
+		t.feed(b)
+		return
+	}
+	t.seq = append(t.seq, b)
+	if t.need--; t.need == 0 {
+		s := string(t.seq)
+		t.reset()
+		t.emit(s)
+	}
+}
+
+func (t *tokenizer) afterEsc(b byte) {
+	switch b {
+	case '[':
+		t.st, t.seq = inCSI, append(t.seq, b)
+	case 'O':
+		t.st, t.seq = inSS3, append(t.seq, b)
+	case ']', 'P', '_', '^', 'X':
+		t.reset()
+		t.st, t.osc, t.strEsc, t.intro = inString, b == ']', false, b
+	default:
+		t.reset()
+		if !t.paste {
+			// ESC ESC: the first is the Escape key. ESC and any other
+			// byte: alt+key, or for a byte past ASCII the Escape key
+			// and then the character.
+			if b < utf8.RuneSelf && b != esc {
+				t.emit(altKeys[b])
+				return
+			}
+			t.emit(escapeKey)
+		}
+		// In a paste an ESC that starts no sequence is dropped: the
+		// decoder would wait on it.
+		t.feed(b)
+	}
+}
+
+func (t *tokenizer) csi(b byte) {
+	if len(t.seq) >= maxSeq {
+		t.reset()
+		t.st = inJunk
+		t.feed(b)
+		return
+	}
+	switch {
+	case b >= 0x30 && b <= 0x3f && !t.inter:
+		t.seq = append(t.seq, b)
+		switch {
+		case len(t.seq) == 3 && b >= '<':
+			t.marked = true
+		case b >= '0' && b <= '9':
+			if t.digits++; t.digits > 9 {
+				t.junk()
+				return
+			}
+			if t.params == 0 {
+				t.first = 10*t.first + int(b-'0')
+			}
+		case b == ';' || b == ':':
+			if t.params++; t.params > 16 {
+				t.junk()
+				return
+			}
+			t.digits = 0
+		}
+	case b >= 0x20 && b <= 0x2f:
+		t.seq, t.inter = append(t.seq, b), true
+	case b >= 0x40 && b <= 0x7e:
+		t.seq = append(t.seq, b)
+		if b == 'M' && len(t.seq) == 3 {
+			t.st, t.need = inX10, 3 // an X10 mouse report: three bytes follow
+			return
+		}
+		t.finish(b == '~' && !t.marked && !t.inter)
+	default:
+		// Not part of a sequence (a control, ESC, a byte past ASCII): the
+		// sequence is dropped and the byte read afresh.
+		t.reset()
+		t.feed(b)
+	}
+}
+
+// junk drops a malformed CSI sequence and the rest of it.
+func (t *tokenizer) junk() {
+	t.reset()
+	t.st = inJunk
+}
+
+func (t *tokenizer) ss3(b byte) {
+	switch {
+	case b >= '0' && b <= '9' && len(t.seq) < 5:
+		t.seq = append(t.seq, b)
+	case b >= 0x40 && b <= 0x7e:
+		t.seq = append(t.seq, b)
+		t.finish(false)
+	default:
+		t.reset()
+		t.feed(b)
+	}
+}
+
+func (t *tokenizer) str(b byte) {
+	t.intro = 0
+	switch {
+	case t.strEsc:
+		t.st = inText
+		if b != '\\' {
+			t.feed(b) // ESC cancelled the string; b is read afresh
+		}
+	case b == esc:
+		t.strEsc = true
+	case b == 0x18 || b == 0x1a || t.osc && b == 0x07:
+		t.st = inText
+	}
+}
+
+// finish hands on the sequence gathered; tilde says it ended in ~ with
+// no marker, so it may be a paste's start or end.
+func (t *tokenizer) finish(tilde bool) {
+	s := string(t.seq)
+	first := t.first
+	t.reset()
+	switch {
+	case tilde && first == 200:
+		t.startPaste()
+	case tilde && first == 201:
+		t.endPaste()
+	default:
+		t.emit(s)
+	}
+}
+
+func (t *tokenizer) startPaste() {
+	if t.paste {
+		return // the decoder ignores a start inside a paste
+	}
+	t.paste, t.pasted = true, 0
+	*t.out = append(*t.out, pasteStart...)
+}
+
+func (t *tokenizer) endPaste() {
+	if !t.paste {
+		return // an end with no start is nothing
+	}
+	t.paste = false
+	*t.out = append(*t.out, pasteEnd...)
+}
+
+// emit hands on a character or a finished sequence: as it is outside a
+// paste; inside one, as part of the paste's current piece (a read-only
+// client's is dropped), starting a new piece when this one is full.
+func (t *tokenizer) emit(s string) {
+	if !t.paste {
+		*t.out = append(*t.out, s...)
+		return
+	}
+	if t.readOnly {
+		return
+	}
+	if t.pasted+len(s) > maxPaste {
+		*t.out = append(*t.out, pasteRestart...)
+		t.pasted = 0
+	}
+	*t.out = append(*t.out, s...)
+	t.pasted += len(s)
+}
