@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,11 +30,20 @@ type playedTerm struct {
 	done chan struct{}
 }
 
+// startPlayed runs sandmux with these panes on a played terminal; the
+// server it starts is stopped at the end.
 func startPlayed(t *testing.T, panes ...string) *playedTerm {
 	t.Helper()
-	p := &playedTerm{t: t, dir: t.TempDir(), done: make(chan struct{})}
-	t.Cleanup(func() { stopServer(t, p.dir) })
-	cmd := exec.Command(sandmuxBin, panes...)
+	dir := t.TempDir()
+	t.Cleanup(func() { stopServer(t, dir) })
+	return playCommand(t, dir, append([]string{sandmuxBin}, panes...))
+}
+
+// playCommand runs argv on a played terminal, in isolatedEnv(dir).
+func playCommand(t *testing.T, dir string, argv []string) *playedTerm {
+	t.Helper()
+	p := &playedTerm{t: t, dir: dir, done: make(chan struct{})}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = isolatedEnv(p.dir)
 	ptmx, err := pty.StartWithAttrs(cmd, &pty.Winsize{Cols: 120, Rows: 40}, &syscall.SysProcAttr{Setsid: true, Setctty: true})
 	if err != nil {
@@ -172,4 +183,32 @@ func TestTUIModifyOtherKeysTerminal(t *testing.T) {
 	p.waitScreenCount("1", "Alt+ENTER", 1)
 	ctlIn(t, p.dir, "keys", "1", "shift+enter")
 	p.waitScreenCount("1", "Shift+ENTER", 2)
+}
+
+// Over SSH attach, with the real OpenSSH client on a terminal that
+// speaks the kitty protocol: the keys reach the pane as they do locally.
+func TestSSHAttachKittyKeys(t *testing.T) {
+	need(t, "kitty", "ssh", "ssh-keygen")
+	dir := t.TempDir()
+	key, _ := sshKey(t, t.TempDir(), "rw")
+	cfg := filepath.Join(dir, "sandmux.toml")
+	writeConfig(t, cfg, fmt.Sprintf(`[server]
+ssh_listen = "127.0.0.1:0"
+ssh_authorized_keys = %q
+
+[[sandbox]]
+name = "keys"
+command = ["kitty", "+kitten", "show_key", "-m", "kitty"]
+`, key+".pub"))
+	srv := startServe(t, sandmuxBin, serverSocket(dir), isolatedEnv(dir), "-c", cfg)
+	port := srv.waitLog("its SSH address", regexp.MustCompile(`serving SSH on 127\.0\.0\.1:(\d+)$`))[1]
+	srv.waitScreen("1", "Press any keys")
+
+	p := playCommand(t, dir, strings.Fields(sshCommand(key, port, "")))
+	p.waitOutput("the kitty protocol's query", "\x1b[?u")
+	p.send("\x1b[?1u")
+	p.send("\x1b[13;2u") // Shift+Enter
+	p.waitScreenCount("1", "Shift+ENTER", 1)
+	p.send("\x1b[27;5;13~") // Ctrl+Enter under modifyOtherKeys
+	p.waitScreenCount("1", "Ctrl+ENTER", 1)
 }
