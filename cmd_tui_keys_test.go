@@ -94,6 +94,24 @@ func (p *playedTerm) waitOutput(what, want string) {
 	}
 }
 
+// waitOutputCount waits until sandmux wrote want count times.
+func (p *playedTerm) waitOutputCount(what, want string, count int) {
+	p.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		p.mu.Lock()
+		n := strings.Count(p.out.String(), want)
+		p.mu.Unlock()
+		if n >= count {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("sandmux never wrote %s (%q %d times)", what, want, count)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func (p *playedTerm) send(b string) {
 	p.t.Helper()
 	if _, err := p.ptmx.WriteString(b); err != nil {
@@ -122,19 +140,22 @@ func (p *playedTerm) waitScreenCount(n, want string, count int) string {
 const showKey = "kitty +kitten show_key -m kitty"
 
 // bgProbe is a program that, once a line is typed, asks its terminal for
-// the background colour (OSC 11) and prints the answer.
+// the background colour (OSC 11) and prints the answer; then it asks for
+// colour-scheme notifications (mode 2031) and prints the first it gets.
 const bgProbe = `import os, sys, termios, tty
 sys.stdin.readline()
-old = termios.tcgetattr(0)
 tty.setraw(0)
+def read_until(ends):
+    buf = b""
+    while not buf.endswith(ends):
+        buf += os.read(0, 1)
+    return buf
 os.write(1, b"\x1b]11;?\x1b\\")
-buf = b""
-while not (buf.endswith(b"\x1b\\") or buf.endswith(b"\x07")):
-    buf += os.read(0, 1)
-termios.tcsetattr(0, termios.TCSADRAIN, old)
-print("BG=" + buf[5:].rstrip(b"\x1b\\\x07").decode())
-sys.stdout.flush()
-sys.stdin.readline()
+bg = read_until(b"\x1b\\")[5:-2]
+os.write(1, b"\x1b[?2031h")
+os.write(1, b"BG=" + bg + b"\r\n")
+os.write(1, b"SCHEME=" + read_until(b"n")[7:-1] + b"\r\n")
+os.read(0, 1)
 `
 
 // A terminal that speaks the kitty keyboard protocol (it answers CSI ? u
@@ -165,6 +186,27 @@ func TestTUIKittyTerminalKeysAndColours(t *testing.T) {
 	// The keys above came after the colours: the theme is set.
 	ctlIn(t, p.dir, "send", "2", `go\r`)
 	p.waitScreenCount("2", "BG=rgb:fafa/f0f0/e6e6", 1)
+
+	// The terminal turns dark: sandmux asks for its colours again, and
+	// the program that asked for mode 2031 hears of it.
+	p.send("\x1b[?997;1n")
+	p.waitOutputCount("the colour queries again", "\x1b]11;?\x1b\\", 2)
+	p.send("\x1b]10;rgb:eeee/eeee/eeee\x1b\\\x1b]11;rgb:1010/1010/1010\x1b\\\x1b]12;rgb:eeee/eeee/eeee\x1b\\")
+	p.waitScreenCount("2", "SCHEME=1", 1)
+}
+
+// A legacy program (cat -v) behind a terminal that speaks the kitty
+// protocol and modifyOtherKeys gets the bytes a legacy terminal sends.
+func TestTUILegacyProgramKeys(t *testing.T) {
+	need(t, "cat")
+	p := startPlayed(t, "stty -icrnl; echo READY; exec cat -v")
+	p.waitOutput("the kitty protocol's query", "\x1b[?u")
+	p.send("\x1b[?1u")
+	p.waitOutput("the first frame", "ctrl+b ? help")
+	p.waitScreenCount("1", "READY", 1)
+	// Ctrl+a, Alt+x, Shift+Enter (kitty), Ctrl+a (modifyOtherKeys), F5, Esc (kitty).
+	p.send("\x1b[97;5u\x1b[120;3u\x1b[13;2u\x1b[27;5;97~\x1b[15~\x1b[27uz\n")
+	p.waitScreenCount("1", "^A^[x^M^A^[[15~^[z", 1)
 }
 
 // A terminal without the kitty protocol that sends modifyOtherKeys
