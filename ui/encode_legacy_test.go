@@ -64,11 +64,11 @@ func legacyTable() string {
 	return b.String()
 }
 
-// TestEncodeLegacyUnchanged: a child that asked for no keyboard
+// A child that asked for no keyboard
 // enhancement gets, for every key, the bytes sandmux sent before the
 // kitty protocol and modifyOtherKeys were encoded (the table was written
 // by that encoder).
-func TestEncodeLegacyUnchanged(t *testing.T) {
+func TestContract_E2_LegacyBytesUnchanged(t *testing.T) {
 	const path = "testdata/legacy_keys.txt"
 	got := legacyTable()
 	if *updateLegacy {

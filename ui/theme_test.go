@@ -28,10 +28,10 @@ func osc11(t *testing.T, m *Model) string {
 	}
 }
 
-// TestThemeFollowsTheClientThatTyped: a pane's colour queries are
+// A pane's colour queries are
 // answered with the colours of the client that typed last (the newest
 // that may type before anyone did); a read-only client's never count.
-func TestThemeFollowsTheClientThatTyped(t *testing.T) {
+func TestContract_A4_ThemeFollowsTheClientThatTyped(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b", Server: true}, b, []PaneSpec{{Name: "a", Provider: "local"}})
 	m.now = fixedNow
