@@ -64,10 +64,9 @@ func legacyTable() string {
 	return b.String()
 }
 
-// A child that asked for no keyboard
-// enhancement gets, for every key, the bytes sandmux sent before the
-// kitty protocol and modifyOtherKeys were encoded (the table was written
-// by that encoder).
+// A child that asked for no keyboard enhancement gets, for every key, the
+// bytes sandmux sent before the kitty protocol and modifyOtherKeys were
+// encoded (the table was written by that encoder).
 func TestContract_E2_LegacyBytesUnchanged(t *testing.T) {
 	const path = "testdata/legacy_keys.txt"
 	got := legacyTable()

@@ -28,9 +28,9 @@ func osc11(t *testing.T, m *Model) string {
 	}
 }
 
-// A pane's colour queries are
-// answered with the colours of the client that typed last (the newest
-// that may type before anyone did); a read-only client's never count.
+// A pane's colour queries are answered with the colours of the client
+// that typed last (the newest that may type before anyone did); a
+// read-only client's never count.
 func TestContract_A4_ThemeFollowsTheClientThatTyped(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b", Server: true}, b, []PaneSpec{{Name: "a", Provider: "local"}})
