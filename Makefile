@@ -39,6 +39,7 @@ FUZZ_TARGETS = \
 	FuzzParseByteSize:./config \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
+	FuzzEncodeKeyProtocols:./ui \
 	FuzzEncodeKeyNames:./ui \
 	FuzzFrames:./attach \
 	FuzzParseKeys:./sshattach \

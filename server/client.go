@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/termsafe"
@@ -186,8 +187,12 @@ func (f forwarder) Init() tea.Cmd { return nil }
 
 func (f forwarder) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
-	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg:
+	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg,
+		tea.ForegroundColorMsg, tea.BackgroundColorMsg, tea.CursorColorMsg:
 		f.core.Send(ui.ClientMsg{ID: f.id, Msg: msg})
+	case uv.DarkColorSchemeEvent, uv.LightColorSchemeEvent:
+		// Bubble Tea passes these on as they are.
+		f.core.Send(ui.ClientMsg{ID: f.id, Msg: ui.ColorSchemeMsg{}})
 	}
 	return f, nil
 }

@@ -46,9 +46,24 @@ var ctrlSymbols = map[rune]byte{
 	']': 0x1d, '5': 0x1d, '^': 0x1e, '6': 0x1e, '_': 0x1f, '7': 0x1f, '/': 0x1f, '?': 0x7f, '8': 0x7f,
 }
 
-// encodeKey returns the bytes a terminal sends for k to a child in modes m,
-// appended to dst. It returns dst unchanged for keys with no encoding.
+// encodeKey returns the bytes a terminal sends for a press of k to a
+// child in modes m, appended to dst: by the kitty keyboard protocol's
+// flags when the child asked for it (encode_kitty.go), by modifyOtherKeys
+// when it asked for that (encode_mok.go), else the legacy way. It returns
+// dst unchanged for keys with no encoding.
 func encodeKey(dst []byte, k tea.Key, m vt.Modes) []byte {
+	switch {
+	case m.KeyFlags != 0:
+		return encodeKitty(dst, k, keyPress, m.KeyFlags, m)
+	case m.ModifyOtherKeys != 0:
+		return encodeModifyOther(dst, k, m)
+	}
+	return encodeLegacy(dst, k, m)
+}
+
+// encodeLegacy is encodeKey for a child that asked for no keyboard
+// enhancement: the bytes xterm sends.
+func encodeLegacy(dst []byte, k tea.Key, m vt.Modes) []byte {
 	ctrl, alt, shift := k.Mod.Contains(tea.ModCtrl), k.Mod.Contains(tea.ModAlt), k.Mod.Contains(tea.ModShift)
 	code := k.Code
 	if alias, ok := keypadAliases[code]; ok {
@@ -60,7 +75,7 @@ func encodeKey(dst []byte, k tea.Key, m vt.Modes) []byte {
 	if alt {
 		// Meta sends ESC before what the key would send without it.
 		k.Mod &^= tea.ModAlt
-		inner := encodeKey(nil, k, m)
+		inner := encodeLegacy(nil, k, m)
 		if len(inner) == 0 {
 			return dst
 		}

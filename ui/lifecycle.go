@@ -39,6 +39,7 @@ func (m *Model) startPane(i int) tea.Cmd {
 	m.newTracker(p)
 	ended := m.endScreen(p, "the pane restarted") // the old screen's ring and recording go with it
 	cmd := p.start(m.ctx, m.backend, m.sizer().bodySize(i), m.cfg.Scrollback, m.wake)
+	p.screen.SetTheme(m.theme)
 	m.attachRing(p)
 	for _, v := range m.views {
 		if s := v.panes[p.key]; s != nil {

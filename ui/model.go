@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
 )
 
@@ -113,7 +114,8 @@ type Model struct {
 
 	// The clients' views.
 	views  []*view
-	active *view // the client that typed last: the PTYs follow its sizes
+	active *view    // the client that typed last: the PTYs follow its sizes
+	theme  vt.Theme // the colours the screens answer with: active's (theme.go)
 	// layoutW and layoutH size the panes while no client is attached.
 	layoutW, layoutH int
 
@@ -153,7 +155,7 @@ type Result struct {
 // everything the model starts; the model cancels its own once it quit.
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Model{ctx: ctx, cancel: cancel, cfg: cfg.withDefaults(), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
+	m := &Model{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg.withDefaults(), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		layoutW: 80, layoutH: 24, now: time.Now}
 	for _, s := range specs {
 		m.addPane(s)
@@ -231,7 +233,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return v.input(msg.Msg)
-	case tea.WindowSizeMsg, tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg:
+	case tea.WindowSizeMsg, tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg,
+		tea.ForegroundColorMsg, tea.BackgroundColorMsg, tea.CursorColorMsg, ColorSchemeMsg:
 		if m.cfg.Server {
 			return nil
 		}

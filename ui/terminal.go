@@ -56,9 +56,15 @@ const (
 		"\x1b[?1002h\x1b[?1006h" + // mouse: clicks, drags, wheel; SGR coordinates
 		"\x1b[?1004h" + // focus reports
 		"\x1b[?2004h" + // bracketed paste
+		// The richest key reports the terminal has, as Bubble Tea asks
+		// for them: modifyOtherKeys 2 and the kitty protocol's
+		// disambiguation (a terminal with both reports by the kitty
+		// protocol); the query says which it took.
+		"\x1b[>4;2m\x1b[>1u\x1b[?u" +
+		"\x1b[?2031h" + colorQueries + // colour-scheme changes, and the colours (theme.go)
 		"\x1b[?25l" + // no cursor until a frame places it
 		"\x1b[22;0t\x1b]2;sandmux\x07" // the title, saved first
-	leaveModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b]112\x07\x1b[?1049l\x1b[23;0t"
+	leaveModes = "\x1b[?2031l\x1b[<u\x1b[>4m\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b]112\x07\x1b[?1049l\x1b[23;0t"
 )
 
 // OpenTerminal puts in (when it is a terminal) into raw mode, sets up out

@@ -49,9 +49,10 @@ type view struct {
 	// status is the status line styled, for what statusKey says.
 	statusKey, status string
 
-	out         []byte    // a line being composed, reused
-	term        *Terminal // draws this client's frames; nil: Bubble Tea does
-	cursorColor string    // the cursor colour last set on the terminal ("": its own)
+	out         []byte      // a line being composed, reused
+	term        *Terminal   // draws this client's frames; nil: Bubble Tea does
+	cursorColor string      // the cursor colour last set on the terminal ("": its own)
+	colors      clientTheme // what the terminal told of its colours (theme.go)
 	// detached is called, from Update, when the client asks to leave.
 	detached func()
 }
@@ -97,7 +98,8 @@ type ClientMsg struct {
 }
 
 func (m *Model) newView(id int) *view {
-	v := &view{m: m, id: id, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{}}
+	v := &view{m: m, id: id, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{},
+		colors: clientTheme{theme: vt.DefaultTheme}}
 	m.views = append(m.views, v)
 	return v
 }
@@ -132,6 +134,7 @@ func (m *Model) attach(msg AttachMsg) tea.Cmd {
 	}
 	if !v.readOnly {
 		m.active = v // the newest client sizes the panes, until another types (A3)
+		m.syncTheme()
 	}
 	if !m.started {
 		m.layoutW, m.layoutH = v.width, v.height
@@ -152,6 +155,7 @@ func (m *Model) detach(id int) tea.Cmd {
 			// The newest client that may type sizes the panes now; a
 			// read-only one never does (A2).
 			m.active = nil
+			defer m.syncTheme()
 			for _, o := range slices.Backward(m.views) {
 				if !o.readOnly {
 					m.active = o
@@ -190,12 +194,14 @@ func (v *view) input(msg tea.Msg) tea.Cmd {
 	case tea.FocusMsg, tea.BlurMsg:
 		return v.handleFocusReport(msg)
 	default:
+		v.colorInput(msg)
 		return nil
 	}
 	// The client that typed last sizes the PTYs (tmux's window-size
 	// latest); a read-only one never does.
 	if v.m.active != v && !v.readOnly && v.m.viewByID(v.id) == v {
 		v.m.active = v
+		v.m.syncTheme()
 		cmd = tea.Batch(cmd, v.relayout())
 	}
 	return cmd

@@ -38,14 +38,19 @@ func (f *filter) csi(cmd ansi.Cmd, ps ansi.Params) {
 	switch {
 	case inter == 0 && prefix == 0:
 		f.csiPlain(final, ps)
+	case inter == 0 && final == 'u' && prefix != 0:
+		// The kitty keyboard protocol; vt10x would restore the cursor.
+		f.kittyKeys(prefix, ps)
 	case inter == 0 && prefix == '?':
 		f.csiPrivate(final, ps)
 	case inter == 0 && prefix == '>':
-		// DA2 and XTVERSION are answered. The rest (modifyOtherKeys
-		// CSI > 4;2 m, which vt10x takes as SGR reset, and the kitty
-		// keyboard push CSI > 1 u, which it takes as restore cursor)
-		// is dropped: sandmux encodes keys the legacy way.
+		// DA2 and XTVERSION are answered, modifyOtherKeys kept
+		// (vt10x takes CSI > 4;2 m as SGR reset); the rest is dropped.
 		switch final {
+		case 'm':
+			f.modifyKeys(ps)
+		case 'n':
+			f.disableModifyKeys(ps)
 		case 'c':
 			if param(ps, 0, 0) == 0 {
 				f.out.reply([]byte(replyDA2))
@@ -66,7 +71,7 @@ func (f *filter) csi(cmd ansi.Cmd, ps ansi.Params) {
 	case inter == '!' && final == 'p' && prefix == 0: // DECSTR
 		f.softReset()
 	}
-	// Everything else (kitty CSI < u and CSI = u, DA3, title stacks,
+	// Everything else (DA3, title stacks,
 	// window ops we do not answer) is dropped: vt10x either ignores it or
 	// misreads it.
 }
@@ -176,9 +181,13 @@ func (f *filter) csiPrivate(final byte, ps ansi.Params) {
 	case 'J', 'K':
 		// DECSED/DECSEL: vt10x has no protected cells, so erase all.
 		f.csiPlain(final, ps)
+	case 'm':
+		f.queryModifyKeys(ps)
+	case 'n':
+		if param(ps, 0, 0) == 996 {
+			f.schemeReport()
+		}
 	}
-	// CSI ? u (kitty keyboard query) is dropped: vt10x takes it as restore
-	// cursor, and staying silent tells the child the protocol is absent.
 }
 
 // setRegion handles DECSTBM. xterm ignores a region of fewer than two lines;

@@ -95,6 +95,7 @@ type filter struct {
 	links linkTable
 	clip  *Clipboard // the latest OSC 52 write, until taken
 	st    termState
+	theme Theme // the colours queries are answered with (theme.go)
 }
 
 // termState is everything the filter tracks about the terminal.
@@ -110,9 +111,10 @@ type termState struct {
 	// "" for the terminal's own.
 	cursorColor string
 
-	g     [2]byte // G0 and G1 designations: '0' is DEC line drawing
-	shift int     // 0 after SI, 1 after SO
-	gfx   bool    // whether vt10x currently draws line drawing
+	g     [2]byte      // G0 and G1 designations: '0' is DEC line drawing
+	shift int          // 0 after SI, 1 after SO
+	gfx   bool         // whether vt10x currently draws line drawing
+	kbd   [2]keyScreen // the keyboard protocols of the main and alternate screens (keyboard.go)
 	saved struct {
 		g     [2]byte
 		shift int
@@ -121,7 +123,7 @@ type termState struct {
 }
 
 func newFilter(out emitter, cols, rows int) *filter {
-	f := &filter{out: out, cols: cols, rows: rows}
+	f := &filter{out: out, cols: cols, rows: rows, theme: DefaultTheme}
 	f.p = ansi.NewParser()
 	f.p.SetDataSize(1) // strings never reach ansi.Parser
 	f.p.SetHandler(ansi.Handler{

@@ -142,6 +142,7 @@ func (s *Screen) keyframe(dst []byte) []byte {
 	row := s.rowBuf[:s.cols]
 	if st.modes.AltScreen {
 		s.keyframeMain(k, row)
+		k.b = keyframeKeyboard(k.b, &st.kbd[0])
 		s.keyframeSaved(k, "\x1b[?1049h") // enters, saving the cursor as 1049 did here
 	} else {
 		s.keyframeSaved(k, "\x1b7")
@@ -316,6 +317,10 @@ func (s *Screen) keyframeModes(k *kfWriter) {
 	if m.SyncOutput {
 		k.mode("?", 2026, true)
 	}
+	if m.ThemeUpdates {
+		k.mode("?", 2031, true)
+	}
+	k.b = keyframeKeyboard(k.b, s.f.keyScreen())
 }
 
 // keyframePartial appends the escape sequence or string the pre-parser

@@ -52,6 +52,11 @@ type Modes struct {
 	CursorBlink    bool // ?12
 	Mouse          MouseMode
 	MouseEncoding  MouseEncoding
+	// The keyboard protocols of the screen shown (keyboard.go): the
+	// kitty protocol's flags and modifyOtherKeys' level.
+	KeyFlags        KeyFlags
+	ModifyOtherKeys uint8
+	ThemeUpdates    bool // ?2031: colour-scheme change notifications
 }
 
 // Replies the wrapper gives in place of a terminal. DA1 claims a VT220 with
@@ -95,6 +100,8 @@ func (f *filter) privateMode(n int, set bool) {
 		m.FocusEvents = set
 	case 2004:
 		m.BracketedPaste = set
+	case 2031:
+		m.ThemeUpdates = set
 	case 2026:
 		if m.SyncOutput != set {
 			m.SyncOutput = set
@@ -142,6 +149,7 @@ func (f *filter) altScreen(n int, set bool) {
 		}
 	}
 	m.AltScreen = set
+	f.switchedScreen()
 	f.out.seq(opAlt, boolInt(set), f.modeSeq('?', n, set))
 }
 
@@ -213,6 +221,8 @@ func (f *filter) modeReport(private bool, n int) {
 			set = m.BracketedPaste
 		case 2026:
 			set = m.SyncOutput
+		case 2031:
+			set = m.ThemeUpdates
 		default:
 			known = false
 		}

@@ -9,14 +9,6 @@ import (
 // maxTitle bounds the title a child can set, in bytes.
 const maxTitle = 512
 
-// The colours reported to OSC 10/11/12 queries: a dark theme, the common
-// case; vt10x would report black on black (it formats its internal
-// default-colour markers as RGB).
-var (
-	defaultFG = [3]uint8{0xe5, 0xe5, 0xe5}
-	defaultBG = [3]uint8{0, 0, 0}
-)
-
 // osc handles a complete OSC string: titles, colour queries and
 // notifications, progress and shell marks (marks.go) and hyperlinks (link.go).
 // Clipboard writes are kept for the UI (clipboard.go). Everything else
@@ -70,11 +62,7 @@ func (f *filter) osc(data []byte) {
 			spec, rest, _ = bytes.Cut(rest, []byte{';'})
 			switch {
 			case string(spec) == "?":
-				c := defaultFG
-				if n == 11 {
-					c = defaultBG
-				}
-				f.colorReply(n, -1, c)
+				f.colorReply(n, -1, [...][3]uint8{f.theme.FG, f.theme.BG, f.theme.Cursor}[n-10])
 			case n == 12 && colorSpec(spec):
 				f.st.cursorColor = string(spec)
 			}

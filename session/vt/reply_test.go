@@ -40,7 +40,7 @@ func TestReplies(t *testing.T) {
 		{"OSC 10;? ST", "\x1b]10;?;?\x1b\\", "\x1b]10;rgb:e5e5/e5e5/e5e5\x1b\\\x1b]11;rgb:0000/0000/0000\x1b\\"},
 		{"OSC 4", "\x1b]4;1;?;196;?\x07", "\x1b]4;1;rgb:cdcd/0000/0000\x07\x1b]4;196;rgb:ffff/0000/0000\x07"},
 		{"size", "\x1b[18t", "\x1b[8;5;20t"},
-		{"kitty query unanswered", "\x1b[?u", ""},
+		{"kitty query", "\x1b[?u", "\x1b[?0u"},
 		{"split query", "\x1b[", ""},
 	}
 	for _, c := range cases {
