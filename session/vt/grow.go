@@ -8,11 +8,12 @@ import "unicode/utf8"
 // vt10x's screen down over the new (blank) rows and repaints the freed
 // top rows from the newest scrollback lines, which leave the scrollback.
 //
-// Content is not reflowed on a width change (tmux reflows wrapped lines):
-// vt10x keeps no continuation state beyond the auto-wrap mark of a row's
-// last cell, and the programs that own the screen redraw on SIGWINCH
-// anyway. A line pulled back is cut at the new width, and its auto-wrap
-// mark is not restored (vt10x can only set it by wrapping).
+// A width change of the main screen reflows it with the scrollback
+// (reflow.go): reflowPlan works out the new rows from vt10x's, and
+// paintFlow paints them once vt10x has the new size. Rows that wrapped
+// are painted on without a cursor move, so vt10x wraps them itself and
+// sets the auto-wrap mark of their last cell, the only continuation
+// state it keeps, which the next reflow and the scrollback read.
 
 // pullBack pulls up to grown lines back from the scrollback after the
 // main screen grew by grown rows.
@@ -61,11 +62,16 @@ func (s *Screen) paintLine(y int, l *sbLine) {
 	for end > 0 && blank(&row[end-1]) {
 		end--
 	}
-	s.pending = append(s.pending, "\x1b["...)
-	s.pending = appendInt(s.pending, y+1)
-	s.pending = append(s.pending, ";1H"...)
-	for x := 0; x < end; x++ {
-		c := &row[x]
+	s.cup(0, y)
+	s.paintCells(row[:end])
+}
+
+// paintCells prints cells at the cursor with vt10x pens and stand-ins,
+// as the child drew them, and returns how many columns they took.
+func (s *Screen) paintCells(cells []Cell) int {
+	w := 0
+	for x := range cells {
+		c := &cells[x]
 		if c.Flags&FlagPlaceholder != 0 {
 			continue // drawn with its wide character
 		}
@@ -86,8 +92,133 @@ func (s *Screen) paintLine(y int, l *sbLine) {
 			r = ' '
 		}
 		s.pending = utf8.AppendRune(s.pending, r)
+		w++
 		if c.Flags&FlagWide != 0 {
 			s.pending = utf8.AppendRune(s.pending, placeholder)
+			w++
 		}
 	}
+	return w
+}
+
+// reflowPlan rewraps the scrollback and the main screen at cols (the
+// height stays). It replaces the scrollback and returns the rows the
+// screen shows, with the cursor's place among them.
+func (s *Screen) reflowPlan(cols int) (rows []flowRow, cx, cy int) {
+	s.loadCursor()
+	x, y := s.cur.x, s.cur.y
+	if s.cur.wrap {
+		x = s.cols
+	}
+	out := &scrollback{max: s.sb.max}
+	r := newReflower(cols, s.rows, out)
+	var buf []Cell
+	for i := range s.sb.len() {
+		buf = r.passLine(s.sb.line(i), buf)
+	}
+	row := make([]Cell, s.cols)
+	for yy := range s.rows {
+		s.readRowInto(yy, row)
+		wrapped := s.term.Cell(s.cols-1, yy).Mode&vtWrap != 0
+		end := s.cols
+		if !wrapped {
+			for end > 0 && blank(&row[end-1]) {
+				end--
+			}
+		}
+		cursor := -1
+		if yy == y {
+			cursor, end = x, max(end, min(x, s.cols))
+		}
+		r.feed(row[:end], wrapped, cursor)
+	}
+	r.finish()
+	s.sb = *out
+	rows = r.rows()
+	if first := r.n - len(rows); r.curAt >= first {
+		cx, cy = r.curX, r.curAt-first
+	}
+	return rows, cx, cy
+}
+
+// paintFlow paints rows (from reflowPlan) on the screen, just resized
+// and blank, and puts the cursor at (cx, cy); cx may be the width, a
+// pending wrap after the row's last character.
+func (s *Screen) paintFlow(rows []flowRow, cx, cy int) {
+	p := s.pending
+	if !s.f.st.autowrap {
+		p = append(p, "\x1b[?7h"...) // rows that wrapped are painted wrapping
+	}
+	if s.f.st.gfx {
+		p = append(p, "\x1b(B"...) // paint letters as letters
+	}
+	s.pending = append(p, "\x1b[H\x1b[2J"...)
+	cont := false // the row before wrapped: go on without moving
+	for y := range rows {
+		if l := rows[y].sb; l != nil {
+			rows[y].cells = make([]Cell, l.width())
+			l.cellsRaw(rows[y].cells)
+		}
+		cells := rows[y].cells
+		wraps := rows[y].wrapped && y < len(rows)-1
+		if !wraps {
+			for len(cells) > 0 && plainBlank(&cells[len(cells)-1]) {
+				cells = cells[:len(cells)-1]
+			}
+		}
+		if !cont && len(cells) > 0 {
+			s.cup(0, y)
+		}
+		w := s.paintCells(cells)
+		if wraps {
+			s.toVT(0)
+			for ; w < s.cols; w++ {
+				s.pending = append(s.pending, ' ') // so the next character wraps
+			}
+		}
+		cont = wraps
+	}
+	s.placeCursor(rows, cx, cy)
+	if s.f.st.gfx {
+		s.pending = append(s.pending, "\x1b(0"...)
+	}
+	if !s.f.st.autowrap {
+		s.pending = append(s.pending, "\x1b[?7l"...)
+	}
+	s.flush()
+	s.cur.known, s.last.ok = false, false
+}
+
+// placeCursor moves vt10x's cursor to (cx, cy) after paintFlow; at
+// cx == cols it prints the row's last character again, which leaves the
+// wrap pending.
+func (s *Screen) placeCursor(rows []flowRow, cx, cy int) {
+	if cx < s.cols || cy >= len(rows) {
+		s.cup(min(cx, s.cols-1), cy)
+		return
+	}
+	cells := rows[cy].cells
+	x := len(cells) - 1
+	if x < 0 {
+		s.cup(s.cols-1, cy)
+		return
+	}
+	if cells[x].Flags&FlagPlaceholder != 0 && x > 0 {
+		x--
+	}
+	w := 1
+	if cells[x].Flags&FlagWide != 0 {
+		w = 2
+	}
+	s.cup(s.cols-w, cy)
+	s.paintCells(cells[x:])
+}
+
+// cup appends a cursor move to 0-based (x, y).
+func (s *Screen) cup(x, y int) {
+	p := append(s.pending, "\x1b["...)
+	p = appendInt(p, y+1)
+	p = append(p, ';')
+	p = appendInt(p, x+1)
+	s.pending = append(p, 'H')
 }

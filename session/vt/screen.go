@@ -290,10 +290,10 @@ func (s *Screen) Size() (cols, rows int) {
 func (s *Screen) DroppedReplies() uint64 { return s.replies.dropped.Load() }
 
 // Resize changes the size of the emulator; resize the PTY after it, so that
-// the child's redraw lands on a screen of the new size. Lines that leave the
-// top of the main screen when it shrinks go to the scrollback, and come
-// back when it grows, so the bottom stays put (as in tmux). Content is not
-// reflowed (grow.go says why).
+// the child's redraw lands on a screen of the new size. A width change
+// reflows the main screen and the scrollback (reflow.go); lines that leave
+// the top of the main screen when it shrinks go to the scrollback, and
+// come back when it grows, so the bottom stays put (as in tmux).
 func (s *Screen) Resize(cols, rows int) {
 	cols, rows = max(cols, 1), max(rows, 1)
 	s.mu.Lock()
@@ -301,9 +301,31 @@ func (s *Screen) Resize(cols, rows int) {
 	if s.closed || cols == s.cols && rows == s.rows {
 		return
 	}
+	reflowed := false
+	if cols != s.cols && !s.f.st.modes.AltScreen {
+		s.resizeTo(cols, s.rows, true) // the width first, as one reflow
+		reflowed = true
+	}
+	s.resizeTo(cols, rows, false)
+	if len(s.taps) > 0 {
+		s.tapResize(reflowed)
+	}
+	s.markDirty()
+}
+
+// resizeTo resizes vt10x and the Screen's models of it; with reflow (a
+// width change of the main screen) it rewraps the content.
+func (s *Screen) resizeTo(cols, rows int, reflow bool) {
+	if cols == s.cols && rows == s.rows {
+		return
+	}
 	s.flush()
+	var flow []flowRow
+	var fx, fy int
 	c := s.term.Cursor()
-	if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
+	if reflow {
+		flow, fx, fy = s.reflowPlan(cols)
+	} else if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
 		s.capture(slide)
 	}
 	oldCols, oldRows := s.cols, s.rows
@@ -322,13 +344,12 @@ func (s *Screen) Resize(cols, rows int) {
 	if cols > oldCols {
 		s.extendTabs(oldCols)
 	}
-	if rows > oldRows {
+	switch {
+	case reflow:
+		s.paintFlow(flow, fx, fy)
+	case rows > oldRows:
 		s.pullBack(rows - oldRows)
 	}
-	if len(s.taps) > 0 {
-		s.tapResize()
-	}
-	s.markDirty()
 }
 
 // extendTabs sets the default stops (every 8 columns) in the columns a

@@ -26,6 +26,9 @@ type sbLine struct {
 	runs     []sbRun
 	clusters []sbCluster // cells holding more than one code point
 	wrapped  bool        // the line continues on the next one (auto-wrap)
+	// span is how many cells a wrapped line took, its trailing blanks
+	// (trimmed like any line's) included: the text goes on after them.
+	span int32
 	// special: text holds a wide rune's placeholder or the line has
 	// clusters, so its search text differs from text (search.go).
 	special bool
@@ -87,6 +90,10 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	end := len(row)
 	for end > 0 && blank(&row[end-1]) {
 		end--
+	}
+	l.span = 0
+	if wrapped {
+		l.span = int32(len(row))
 	}
 	var sb strings.Builder
 	sb.Grow(end)
@@ -189,6 +196,7 @@ func (s *Screen) capture(n int) {
 // per scrolled line, so it converts only the cells before the trailing
 // blanks.
 func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
+	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
 	end := used
 	for end > 0 {
 		g := cell(end - 1)
@@ -208,7 +216,12 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 		row[x] = s.cellOf(cell(x))
 	}
 	fixWide(row)
-	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
+	if wrapped {
+		row = s.rowBuf[:s.cols] // blanks to the end: the span of the line
+		for x := end; x < s.cols; x++ {
+			row[x] = Cell{Rune: ' '}
+		}
+	}
 	s.sb.push(row, wrapped)
 }
 
