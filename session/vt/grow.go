@@ -91,6 +91,9 @@ func (s *Screen) paintCells(cells []Cell) int {
 		if r == 0 {
 			r = ' '
 		}
+		if c.Flags&FlagPad != 0 {
+			r = padRune
+		}
 		s.pending = utf8.AppendRune(s.pending, r)
 		w++
 		if c.Flags&FlagWide != 0 {
@@ -121,10 +124,9 @@ func (s *Screen) reflowPlan(cols int) (rows []flowRow, cx, cy int) {
 		s.readRowInto(yy, row)
 		wrapped := s.term.Cell(s.cols-1, yy).Mode&vtWrap != 0
 		end := s.cols
-		if !wrapped {
-			for end > 0 && blank(&row[end-1]) {
-				end--
-			}
+		for !wrapped && end > 0 && row[end-1].Rune == ' ' && row[end-1].Flags == 0 &&
+			s.clearedPen(glyphPen(s.term.Cell(end-1, yy))) {
+			end--
 		}
 		cursor := -1
 		if yy == y {
@@ -173,7 +175,9 @@ func (s *Screen) paintFlow(rows []flowRow, cx, cy int) {
 		if wraps {
 			s.toVT(0)
 			for ; w < s.cols; w++ {
-				s.pending = append(s.pending, ' ') // so the next character wraps
+				// Short only by a wide character that did not fit: the
+				// pad makes the next one wrap, as when it was printed.
+				s.pending = utf8.AppendRune(s.pending, padRune)
 			}
 		}
 		cont = wraps

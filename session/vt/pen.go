@@ -138,7 +138,7 @@ func (s *Screen) erasePen() uint32 {
 	if s.erasePenID < 0 {
 		e := &s.pens.pens[s.printPen]
 		if e.erase < 0 {
-			id := s.internPen(style{bg: e.st.bg})
+			id := s.internPen(style{bg: e.st.bg, cleared: !e.st.bg.IsDefault()})
 			e = &s.pens.pens[s.printPen] // the sweep may have moved the table
 			e.erase = int32(id)
 		}

@@ -70,10 +70,9 @@ func (r *reflower) passLine(l *sbLine, buf []Cell) []Cell {
 
 // feed adds a row's content; cursor is the cursor's column in it, or -1.
 func (r *reflower) feed(cells []Cell, wrapped bool, cursor int) {
-	if r.pending && len(r.line) > 0 && len(cells) > 0 && cells[0].Flags&FlagWide != 0 &&
-		plainBlank(&r.line[len(r.line)-1]) {
+	if r.pending && len(r.line) > 0 && r.line[len(r.line)-1].Flags&FlagPad != 0 {
 		// The blank that filled the last column before a wide
-		// character wrapped: not part of the text.
+		// character wrapped: no part of the text.
 		r.line = r.line[:len(r.line)-1]
 		r.curOff = min(r.curOff, len(r.line))
 	}
@@ -123,6 +122,12 @@ func (r *reflower) split() {
 			r.curOff = -1
 		}
 		r.emit(flowRow{cells: line[start:end], wrapped: !last})
+		if !last && w < r.cols {
+			// A wide character that did not fit: the pad fills the
+			// column, as when it was printed.
+			dst := r.newest()
+			dst.cells = append(dst.cells, Cell{Rune: ' ', Flags: FlagPad})
+		}
 		if last {
 			break
 		}
@@ -150,6 +155,14 @@ func (r *reflower) emit(row flowRow) {
 	}
 	dst.sb, dst.wrapped = row.sb, row.wrapped
 	dst.cells = append(dst.cells[:0], row.cells...)
+}
+
+// newest returns the row emitted last.
+func (r *reflower) newest() *flowRow {
+	if len(r.ring) < r.keep || r.head == 0 {
+		return &r.ring[len(r.ring)-1]
+	}
+	return &r.ring[r.head-1]
 }
 
 // rows returns the ring oldest first; the first is output row n-len.

@@ -89,7 +89,7 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	}
 	end := len(row)
 	for end > 0 && blank(&row[end-1]) {
-		end--
+		end-- // a wrapped line keeps their count in span
 	}
 	l.span = 0
 	if wrapped {
@@ -111,6 +111,9 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 			sb.WriteByte(byte(c.Rune))
 		case c.Flags&FlagPlaceholder != 0:
 			sb.WriteRune(placeholder)
+			special = true
+		case c.Flags&FlagPad != 0:
+			sb.WriteRune(padRune)
 			special = true
 		case c.Rune == 0:
 			sb.WriteByte(' ')
@@ -142,6 +145,13 @@ func blank(c *Cell) bool {
 func sameStyle(a, b *Cell) bool {
 	return a.FG == b.FG && a.BG == b.BG && a.Attrs == b.Attrs && a.UL == b.UL &&
 		a.Under == b.Under && a.Link == b.Link
+}
+
+// clearedPen reports whether a space drawn with pen id is no text: it
+// shows nothing, or an erase put it there.
+func (s *Screen) clearedPen(id uint32) bool {
+	st := s.pens.style(id)
+	return st.cleared || blankStyle(st)
 }
 
 // blankStyle reports whether a space in st shows nothing.
@@ -203,7 +213,7 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 		if g.Char != ' ' {
 			break
 		}
-		if id := glyphPen(g); id != 0 && !blankStyle(s.pens.style(id)) {
+		if id := glyphPen(g); id != 0 && !s.clearedPen(id) {
 			break
 		}
 		end--
