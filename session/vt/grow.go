@@ -154,7 +154,9 @@ func (s *Screen) paintFlow(rows []flowRow, cx, cy int) {
 	if s.f.st.gfx {
 		p = append(p, "\x1b(B"...) // paint letters as letters
 	}
-	s.pending = append(p, "\x1b[H\x1b[2J"...)
+	s.pending = p
+	s.toVT(0) // the clear takes vt10x's pen
+	s.pending = append(s.pending, "\x1b[H\x1b[2J"...)
 	cont := false // the row before wrapped: go on without moving
 	for y := range rows {
 		if l := rows[y].sb; l != nil {

@@ -141,7 +141,10 @@ func (s *Screen) wrapsInto(y int, row, next []Cell) bool {
 		return false
 	}
 	a, b := &row[len(row)-1], &next[0]
-	if a.Flags&FlagPad != 0 && len(row) > 1 {
+	if a.Flags&FlagPad != 0 {
+		if b.Flags&FlagWide == 0 || len(row) < 2 {
+			return false // only a wide character makes the pad again
+		}
 		a = &row[len(row)-2]
 	}
 	return a.Text == "" && a.Rune < utf8.RuneSelf || b.Text == "" && b.Rune < utf8.RuneSelf

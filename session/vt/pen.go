@@ -251,6 +251,7 @@ func (s *Screen) pinScreen() {
 
 func (s *Screen) unpinScreen() {
 	s.altPins, s.altRunes, s.altMain = s.altPins[:0], s.altRunes[:0], s.altMain[:0]
+	s.altFlowed = false
 }
 
 // cellOf converts a stored vt10x glyph.

@@ -387,6 +387,7 @@ func (s *Screen) altSwitch(enter bool, raw []byte) {
 	if !enter {
 		s.flush()
 		s.f.st.origin = s.term.Cursor().State&vtOrigin != 0 // 1049 restored the cursor
+		s.paintAltMain(raw)
 		s.unpinScreen()
 		s.vtPen = -1
 		s.penChanged()

@@ -110,3 +110,27 @@ func snapshotAll(s *Screen) []string {
 	s.SnapshotRange(&f, 0, s.ScrollbackLen()+func() int { _, r := s.Size(); return r }())
 	return strings.Split(strings.TrimRight(string(RenderText(nil, &f)), "\n"), "\n")
 }
+
+// The alternate screen is cut, not reflowed; the main screen under it is
+// reflowed with the scrollback, and shows so when the program leaves.
+func TestReflowUnderAltScreen(t *testing.T) {
+	s, _ := newScreen(t, 20, 4)
+	long := "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
+	s.Write("$ x\r\n" + long + "\r\n$ \x1b[?1049h\x1b[Halt screen text here")
+	s.Resize(8, 4)
+	if got := lines(s); got[0] != "alt scre" {
+		t.Fatalf("alternate screen at 8 columns: %q", got)
+	}
+	s.Resize(12, 4)
+	s.Write("\x1b[?1049l")
+	if got := joined(s); strings.Join(got, "|") != "$ x|"+long+"|$" {
+		t.Fatalf("after leaving: %q", got)
+	}
+	f := frame(s)
+	if f.Cursor.X != 2 || lineAt(s, f.Cursor.Y) != "$" {
+		t.Fatalf("cursor at %d,%d on %q\n%s", f.Cursor.X, f.Cursor.Y, lineAt(s, f.Cursor.Y), text(s))
+	}
+	if got := snapshotAll(s); strings.Join(got, "|") != "$ x|1,2,3,4,5,6,|7,8,9,10,11,|12,13,14,15|$" {
+		t.Fatalf("rows at 12 columns: %q", got)
+	}
+}

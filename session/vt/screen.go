@@ -93,6 +93,7 @@ type Screen struct {
 	saved       vt10x.Cursor  // the cursor vt10x saved last (DECSC, ?1048, ?1049)
 	altMain     []vt10x.Glyph // the main screen under the alternate one
 	altMainCols int
+	altFlowed   bool // altMain was reflowed: paint it on leaving (altflow.go)
 	tabs        []bool // the tab stops, when not the defaults
 	kfBuf       []byte
 
@@ -302,7 +303,7 @@ func (s *Screen) Resize(cols, rows int) {
 		return
 	}
 	reflowed := false
-	if cols != s.cols && !s.f.st.modes.AltScreen {
+	if cols != s.cols {
 		s.resizeTo(cols, s.rows, true) // the width first, as one reflow
 		reflowed = true
 	}
@@ -323,10 +324,15 @@ func (s *Screen) resizeTo(cols, rows int, reflow bool) {
 	var flow []flowRow
 	var fx, fy int
 	c := s.term.Cursor()
-	if reflow {
+	alt := s.f.st.modes.AltScreen
+	switch {
+	case reflow && alt:
+		s.reflowAltMain(cols)
+		reflow = false // the alternate screen itself is cut
+	case reflow:
 		flow, fx, fy = s.reflowPlan(cols)
-	} else if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
-		s.capture(slide)
+	case c.Y-rows+1 > 0 && !alt:
+		s.capture(c.Y - rows + 1)
 	}
 	oldCols, oldRows := s.cols, s.rows
 	if s.f.st.modes.AltScreen {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -40,12 +42,29 @@ func TestReflowMatchesTmux(t *testing.T) {
 	for seed := range 6 {
 		streams[fmt.Sprintf("random%d", seed)] = randomText(uint64(seed))
 	}
+	widths := []int{50, 80, 60, 33, 117}
 	for name, stream := range streams {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			reflowAgainstTmux(t, tmux, stream, []int{50, 80, 60, 33, 117})
+			reflowAgainstTmux(t, tmux, stream, "", widths)
 		})
 	}
+	// The main screen under the alternate one is reflowed too: leaving it
+	// shows the shell's lines whole at the new width. The screen holds
+	// short lines at its top when the program enters the alternate
+	// screen: tmux 3.3 breaks a line that wrapped across the top of the
+	// screen then in two when the program leaves it after a resize
+	// (sandmux keeps it whole; see TERMINAL.md).
+	t.Run("under-alternate", func(t *testing.T) {
+		t.Parallel()
+		var b strings.Builder
+		b.WriteString(strings.TrimSuffix(randomText(7), "$ "))
+		for i := range 16 {
+			fmt.Fprintf(&b, "short %d\r\n", i)
+		}
+		b.WriteString(strings.Repeat("\x1b[32mlong 日本語 line ", 9) + "\x1b[m\r\n$ ")
+		reflowAgainstTmux(t, tmux, b.String()+"\x1b[?1049h\x1b[H\x1b[2Jalt screen\r\nmore", "\x1b[?1049l", widths)
+	})
 }
 
 // randomText is lines of words, wide characters and styles, many longer
@@ -78,10 +97,10 @@ func randomText(seed uint64) string {
 }
 
 // reflowAgainstTmux runs stream in both terminals at 80x24 and compares
-// them after each width.
-func reflowAgainstTmux(t *testing.T, tmux, stream string, widths []int) {
+// them after each width, then after tail, when there is one.
+func reflowAgainstTmux(t *testing.T, tmux, stream, tail string, widths []int) {
 	dir := t.TempDir()
-	for name, body := range map[string]string{"stream": stream, "dsr.py": syncDSRPy} {
+	for name, body := range map[string]string{"stream": stream, "tail": tail, "dsr.py": syncDSRPy} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +122,9 @@ func reflowAgainstTmux(t *testing.T, tmux, stream string, widths []int) {
 		// Best effort: the server may have exited with its last pane.
 		_ = exec.Command(tmux, "-L", sock, "kill-server").Run()
 	})
-	script := fmt.Sprintf(`D='%s'; stty -echo -opost; cat "$D/stream"; python3 "$D/dsr.py"; touch "$D/DONE"; sleep 600`, dir)
+	// The tail waits for GO: a shell loop in the pane, not in the test.
+	script := fmt.Sprintf(`D='%s'; stty -echo -opost; cat "$D/stream"; python3 "$D/dsr.py"; touch "$D/DONE"; `+
+		`while [ ! -e "$D/GO" ]; do sleep 0.05; done; cat "$D/tail"; python3 "$D/dsr.py"; touch "$D/DONE2"; sleep 600`, dir)
 	run("new-session", "-d", "-s", "t", "-x", "80", "-y", "24",
 		"env TERM=xterm-256color sh -c '"+strings.ReplaceAll(script, "'", `'\''`)+"'")
 	run("set-option", "-g", "history-limit", "10000")
@@ -111,15 +132,56 @@ func reflowAgainstTmux(t *testing.T, tmux, stream string, widths []int) {
 	defer ours.Close()
 	ours.Write(stream)
 	poll(t, "tmux: DONE", func() bool { return exists(filepath.Join(dir, "DONE")) })
-	compareReflow(t, "at 80 columns", run, ours)
+	compareReflow(t, "at 80 columns", run, ours, 80)
+	narrowest := 80
 	for _, w := range widths {
 		run("resize-window", "-t", "t", "-x", fmt.Sprint(w), "-y", "24")
 		ours.Resize(w, 24)
-		compareReflow(t, fmt.Sprintf("at %d columns", w), run, ours)
+		narrowest = min(narrowest, w)
+		compareReflow(t, fmt.Sprintf("at %d columns", w), run, ours, narrowest)
 		if t.Failed() {
 			return // the first width that differs says it all
 		}
 	}
+	if tail == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, "GO"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ours.Write(tail)
+	poll(t, "tmux: DONE2", func() bool { return exists(filepath.Join(dir, "DONE2")) })
+	compareReflow(t, "after the tail", run, ours, narrowest)
+}
+
+// fitWidth cuts lines (plain text or style lines) to cols columns,
+// dropping a wide character the edge would cut.
+func fitWidth(lines []string, cols int) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		var b strings.Builder
+		w, in := 0, false
+		for _, r := range l {
+			switch {
+			case r == '«':
+				in = true
+			case r == '»':
+				in = false
+				b.WriteRune(r)
+				continue
+			}
+			if !in {
+				rw := runewidth.RuneWidth(r)
+				if w+rw > cols {
+					break
+				}
+				w += rw
+			}
+			b.WriteRune(r)
+		}
+		out[i] = strings.TrimRight(b.String(), " ")
+	}
+	return out
 }
 
 // clearedTails drops the blanks at the end of style lines: capture-pane
@@ -165,20 +227,39 @@ func plainSpaces(lines []string) []string {
 	return out
 }
 
-func compareReflow(t *testing.T, when string, run func(...string) string, s *vt.Screen) {
+// compareReflow compares the screens; narrowest is the narrowest width
+// the alternate screen had.
+func compareReflow(t *testing.T, when string, run func(...string) string, s *vt.Screen, narrowest int) {
 	t.Helper()
 	var f vt.Frame
 	s.Snapshot(&f)
+	// The alternate screen is cut, not reflowed, and what a narrowing
+	// cut is gone until the program redraws (as in xterm). tmux keeps
+	// it: it shows it again when the screen widens, capture-pane shows a
+	// wide character the edge cuts, and the cursor may be past the edge.
+	fit := func(l []string) []string { return l }
+	if f.Modes.AltScreen {
+		fit = func(l []string) []string { return fitWidth(l, narrowest) }
+	}
 	screen := run("capture-pane", "-p", "-e", "-t", "t")
-	diff(t, when+": screen", trimLines(tmuxText(screen)), trimLines(string(vt.RenderText(nil, &f))))
-	diff(t, when+": styles", plainSpaces(clearedTails(tmuxStyles(screen, nil))), plainSpaces(clearedTails(styleLines(&f))))
+	diff(t, when+": screen", fit(trimLines(tmuxText(screen))), trimLines(string(vt.RenderText(nil, &f))))
+	diff(t, when+": styles", plainSpaces(fit(clearedTails(tmuxStyles(screen, nil)))), plainSpaces(clearedTails(styleLines(&f))))
 	var cx, cy int
 	fmt.Sscanf(run("display", "-p", "-t", "t", "#{cursor_x} #{cursor_y}"), "%d %d", &cx, &cy)
+	if f.Modes.AltScreen {
+		cx = min(cx, narrowest-1)
+	}
 	if cx != f.Cursor.X || cy != f.Cursor.Y {
 		t.Errorf("%s: cursor: tmux %d,%d ours %d,%d", when, cx, cy, f.Cursor.X, f.Cursor.Y)
 	}
 	var h vt.Frame
 	s.SnapshotRange(&h, 0, s.ScrollbackLen()+f.Rows)
-	hist := run("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
-	diff(t, when+": joined scrollback", trimLines(hist), trimLines(string(vt.RenderJoined(nil, &h))))
+	if f.Modes.AltScreen {
+		// tmux reflows the main screen and its history only when the
+		// program leaves the alternate screen (sandmux at once): until
+		// then its history is the old one, cut.
+		return
+	}
+	hist := trimLines(run("capture-pane", "-p", "-J", "-S", "-", "-t", "t"))
+	diff(t, when+": joined scrollback", hist, trimLines(string(vt.RenderJoined(nil, &h))))
 }
