@@ -93,7 +93,7 @@ type Screen struct {
 	saved       vt10x.Cursor  // the cursor vt10x saved last (DECSC, ?1048, ?1049)
 	altMain     []vt10x.Glyph // the main screen under the alternate one
 	altMainCols int
-	altFlowed   bool // altMain was reflowed: paint it on leaving (altflow.go)
+	altFlowed   bool   // altMain was reflowed: paint it on leaving (altflow.go)
 	tabs        []bool // the tab stops, when not the defaults
 	kfBuf       []byte
 
