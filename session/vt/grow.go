@@ -24,20 +24,45 @@ func (s *Screen) pullBack(grown int) {
 	}
 	s.flush()
 	c := s.term.Cursor()
+	chain := s.topChain(k)
 	p := s.pending
 	if s.f.st.gfx {
 		p = append(p, "\x1b(B"...) // paint letters as letters
+	}
+	if !s.f.st.autowrap {
+		p = append(p, "\x1b[?7h"...) // lines that wrapped are painted wrapping
 	}
 	p = append(p, "\x1b["...)
 	p = appendInt(p, k)
 	p = append(p, 'T')
 	s.pending = p
 	first := s.sb.len() - k
+	cont := false
 	for i := 0; i < k; i++ {
-		s.paintLine(i, s.sb.line(first+i))
+		l := s.sb.line(first + i)
+		if !cont {
+			s.cup(0, i)
+		}
+		cont = s.paintPulled(l)
+	}
+	for i := 0; cont && i < len(chain); i++ {
+		// The newest line went on in the old top row: painted again
+		// after it, that row makes vt10x wrap and mark the line, and
+		// so on down the rows that wrapped (painting a row's last cell
+		// again forgets its mark).
+		row := chain[i]
+		if i == len(chain)-1 {
+			for len(row) > 0 && plainBlank(&row[len(row)-1]) {
+				row = row[:len(row)-1]
+			}
+		}
+		s.paintCells(row)
 	}
 	s.sb.dropNewest(k)
 	p = s.pending
+	if !s.f.st.autowrap {
+		p = append(p, "\x1b[?7l"...)
+	}
 	if s.f.st.gfx {
 		p = append(p, "\x1b(0"...)
 	}
@@ -50,20 +75,42 @@ func (s *Screen) pullBack(grown int) {
 	s.cur.known, s.last.ok = false, false
 }
 
-// paintLine draws scrollback line l on screen row y (blank, in the
-// default colours) with vt10x pens and stand-ins, as the child drew it.
-func (s *Screen) paintLine(y int, l *sbLine) {
-	if cap(s.rowBuf) < s.cols {
-		s.rowBuf = make([]Cell, s.cols)
+// topChain reads the top rows of the screen that wrap, and the row they
+// end on, as far as they stay on a screen scrolled down by k.
+func (s *Screen) topChain(k int) [][]Cell {
+	var chain [][]Cell
+	for y := 0; y+k < s.rows; y++ {
+		row := make([]Cell, s.cols)
+		s.readRowInto(y, row)
+		chain = append(chain, row)
+		if s.term.Cell(s.cols-1, y).Mode&vtWrap == 0 {
+			break
+		}
 	}
-	row := s.rowBuf[:s.cols]
-	l.cells(row)
-	end := len(row)
-	for end > 0 && blank(&row[end-1]) {
-		end--
+	return chain
+}
+
+// paintPulled paints scrollback line l from the cursor, at most the
+// screen's width, and reports whether it wrapped: then it is painted to
+// the last column, so that the next character wraps.
+func (s *Screen) paintPulled(l *sbLine) bool {
+	cells := make([]Cell, l.width())
+	l.cellsRaw(cells)
+	if len(cells) > s.cols {
+		cells = cells[:s.cols]
+		if c := &cells[s.cols-1]; c.Flags&FlagWide != 0 {
+			*c = Cell{Rune: ' '} // a wide character cut in half
+		}
 	}
-	s.cup(0, y)
-	s.paintCells(row[:end])
+	w := s.paintCells(cells)
+	if !l.wrapped {
+		return false
+	}
+	s.toVT(0)
+	for ; w < s.cols; w++ {
+		s.pending = append(s.pending, ' ')
+	}
+	return true
 }
 
 // paintCells prints cells at the cursor with vt10x pens and stand-ins,

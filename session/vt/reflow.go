@@ -79,7 +79,12 @@ func (r *reflower) feed(cells []Cell, wrapped bool, cursor int) {
 	if cursor >= 0 {
 		r.curOff = len(r.line) + cursor
 	}
+	from := len(r.line)
 	r.line = append(r.line, cells...)
+	for i := from; i < len(r.line)-1; i++ {
+		// A pad is a pad only at the end of a row that wrapped.
+		r.line[i].Flags &^= FlagPad
+	}
 	r.pending = wrapped
 	if !wrapped {
 		r.split()
