@@ -79,7 +79,7 @@ type Tracker struct {
 	// answered yet (its answer is activity, a resize or not).
 	resizedAt time.Time
 	typed     bool
-	rules      ruleSet
+	rules     ruleSet
 	// cmdDone: OSC 133 D came since the last C, so a prompt keeps the
 	// command's outcome.
 	cmdDone bool
