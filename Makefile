@@ -35,6 +35,7 @@ FUZZ_TARGETS = \
 	FuzzClusterTable:./session/vt \
 	FuzzMatcher:./session/vt \
 	FuzzKeyframe:./session/vt \
+	FuzzReflow:./session/vt \
 	FuzzConfig:./config \
 	FuzzParseByteSize:./config \
 	FuzzExtract:./snapshot \

@@ -16,6 +16,10 @@ type Config struct {
 	// a screen redrawn through a matching line, does not flicker.
 	// Reports and the process's life are shown at once. Negative: none.
 	Debounce time.Duration
+	// ResizeQuiet: output or CPU within it after a resize (Resized) is
+	// the program redrawing for its new size, no activity, unless input
+	// came in between or was waiting for its answer.
+	ResizeQuiet time.Duration
 }
 
 // Defaults for Config's zero fields.
@@ -23,6 +27,7 @@ const (
 	DefaultActivityWindow = 2 * time.Second
 	DefaultIdleAfter      = 10 * time.Second
 	DefaultDebounce       = 500 * time.Millisecond
+	DefaultResizeQuiet    = 3 * time.Second
 )
 
 func (c Config) withDefaults() Config {
@@ -31,6 +36,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdleAfter <= 0 {
 		c.IdleAfter = DefaultIdleAfter
+	}
+	if c.ResizeQuiet <= 0 {
+		c.ResizeQuiet = DefaultResizeQuiet
 	}
 	switch {
 	case c.Debounce == 0:
@@ -66,7 +74,12 @@ type Tracker struct {
 	lastActive time.Time
 	activeWhy  string
 	working    bool
-	rules      ruleSet
+	// resizedAt: the last resize, whose redraw is no activity until
+	// ResizeQuiet after it; typed: input came that output has not
+	// answered yet (its answer is activity, a resize or not).
+	resizedAt time.Time
+	typed     bool
+	rules     ruleSet
 	// cmdDone: OSC 133 D came since the last C, so a prompt keeps the
 	// command's outcome.
 	cmdDone bool
@@ -116,16 +129,29 @@ func (t *Tracker) set(src Source, s State, reason string, ttl time.Duration, now
 }
 
 // Active records output or CPU use at now; why names it ("output").
+// Within ResizeQuiet after a resize it is the program's redraw and
+// counts for nothing, unless it answers input.
 func (t *Tracker) Active(now time.Time, why string) {
+	typed := t.typed
+	t.typed = false
+	if !typed && !t.resizedAt.IsZero() && !now.Before(t.resizedAt) && now.Sub(t.resizedAt) < t.cfg.ResizeQuiet {
+		return
+	}
 	if now.After(t.lastActive) {
 		t.lastActive = now
 	}
 	t.activeWhy = why
 }
 
+// Resized records that the session's terminal changed size at now (the
+// program gets SIGWINCH): its redraw is no activity (see Active).
+func (t *Tracker) Resized(now time.Time) { t.resizedAt = now }
+
 // Input records that the user typed into the session: whatever said it
-// waits for the user has its answer.
+// waits for the user has its answer, and the output that answers it is
+// activity even right after a resize.
 func (t *Tracker) Input() {
+	t.typed = true
 	for _, src := range []Source{FromReport, FromEscape} {
 		if c := &t.claims[src]; c.set && c.state == Waiting {
 			*c = claim{}

@@ -248,3 +248,29 @@ func TestStaleAnswerIsForgotten(t *testing.T) {
 		}
 	})
 }
+
+// A program's redraw after a resize is no activity: an idle shell stays
+// idle. Input before the output makes it its answer, which is activity,
+// and output after the quiet window is activity again.
+func TestResizeRedrawIsNoActivity(t *testing.T) {
+	now := time.Now()
+	tr := NewTracker(Config{Debounce: -1}, now)
+	tr.Life("", "")
+	tr.Active(now, "output")
+	idle := now.Add(DefaultIdleAfter + time.Second)
+	want(t, tr, idle, Idle, "quiet")
+
+	tr.Resized(idle)
+	tr.Active(idle.Add(100*time.Millisecond), "output") // the redraw
+	want(t, tr, idle.Add(200*time.Millisecond), Idle, "quiet")
+
+	tr.Input() // a command typed: what answers it is activity
+	tr.Active(idle.Add(300*time.Millisecond), "output")
+	want(t, tr, idle.Add(400*time.Millisecond), Working, "output")
+
+	later := idle.Add(2 * DefaultIdleAfter)
+	want(t, tr, later, Idle, "quiet")
+	tr.Resized(later)
+	tr.Active(later.Add(DefaultResizeQuiet), "output") // after the window
+	want(t, tr, later.Add(DefaultResizeQuiet+time.Millisecond), Working, "output")
+}

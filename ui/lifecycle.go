@@ -91,8 +91,9 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 	p.setInfo(msg.sess.Info())
 	m.emit(Event{Kind: EventStarted, Pane: m.paneInfo(i)})
 	// The PTY was opened at the size known when the start began; the
-	// layout may have changed since.
-	return p.resizePTY()
+	// layout may have changed since. What the program prints as it
+	// starts is activity all the same.
+	return p.resizePTY(time.Time{})
 }
 
 func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
@@ -316,7 +317,7 @@ func (m *Model) handleResize(msg tea.Msg) tea.Cmd {
 		}
 		var cmds []tea.Cmd
 		for _, p := range m.panes {
-			cmds = append(cmds, p.resizePTY())
+			cmds = append(cmds, p.resizePTY(m.now()))
 		}
 		return tea.Batch(cmds...)
 	case resizedMsg:

@@ -192,8 +192,9 @@ func (p *pane) resizeEmulator(size providers.Size) bool {
 }
 
 // resizePTY returns the command that gives the PTY the screen's size, if
-// it has another.
-func (p *pane) resizePTY() tea.Cmd {
+// it has another. The program's redraw that follows is no activity
+// (status.Tracker.Resized), unless now is zero.
+func (p *pane) resizePTY(now time.Time) tea.Cmd {
 	if p.sess == nil || p.screen == nil {
 		return nil
 	}
@@ -203,6 +204,9 @@ func (p *pane) resizePTY() tea.Cmd {
 		return nil
 	}
 	p.ptySize = size
+	if p.st.track != nil && !now.IsZero() {
+		p.st.track.Resized(now)
+	}
 	sess, key, gen := p.sess, p.key, p.gen
 	return func() tea.Msg { return resizedMsg{key: key, gen: gen, err: sess.Resize(size)} }
 }

@@ -239,7 +239,7 @@ func (b *bulk) sgr(seq string) {
 // print places r (w columns) as the wrapper's put and vt10x would.
 func (b *bulk) print(r rune, w int) {
 	if w == 2 && b.x == b.s.cols-1 && !b.wrap {
-		b.put(' ') // a wide rune does not start in the last column
+		b.putPen(padRune, 0) // a wide rune does not start in the last column
 	}
 	b.put(r)
 	if w == 2 {
@@ -247,14 +247,16 @@ func (b *bulk) print(r rune, w int) {
 	}
 }
 
-func (b *bulk) put(r rune) {
+func (b *bulk) put(r rune) { b.putPen(r, b.s.printPen) }
+
+func (b *bulk) putPen(r rune, pen uint32) {
 	if b.wrap {
 		b.row[b.s.cols-1].Mode |= vtWrap
 		b.emit(true)
 		b.x, b.wrap = 0, false
 	}
 	// vt10x's setChar with the pen the wrapper gives it.
-	g := penGlyph(b.s.printPen)
+	g := penGlyph(pen)
 	g.Char = r
 	b.row[b.x] = g
 	b.used = max(b.used, b.x+1)

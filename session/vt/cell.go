@@ -75,6 +75,9 @@ const (
 	// FlagPlaceholder marks the right half of a wide rune: it holds no rune
 	// of its own and the renderer prints nothing for it.
 	FlagPlaceholder
+	// FlagPad marks the blank that filled the last column of a row when
+	// a wide rune did not fit there and wrapped: no part of the text.
+	FlagPad
 )
 
 // Cell is one character cell. Colours are as the application set them:
@@ -98,6 +101,10 @@ type style struct {
 	attrs      Attr
 	under      UnderlineStyle
 	link       uint16
+	// cleared marks the pen erases take in a background colour: what it
+	// drew was cleared, not written, and is no text for reflow and the
+	// scrollback (tmux's cleared cells). Cells never carry it.
+	cleared bool
 }
 
 func (c *Cell) style() style {
@@ -121,6 +128,10 @@ const vtWrap = 1 << 6
 func fixWide(row []Cell) {
 	for x := range row {
 		c := &row[x]
+		if c.Rune == padRune {
+			c.Rune, c.Flags = ' ', FlagPad
+			continue
+		}
 		if c.Rune == placeholder {
 			if x > 0 && row[x-1].Flags&FlagWide != 0 {
 				c.Rune, c.Flags = 0, FlagPlaceholder

@@ -18,6 +18,9 @@
 //     stand-in runes, so a cell holds the cluster as written;
 //   - the scrollback ring, captured from the main screen as lines scroll off
 //     and pulled back when the screen grows (grow.go);
+//   - reflow (reflow.go, altflow.go): a width change joins the rows that
+//     wrapped and wraps them again, the scrollback and the main screen
+//     (under the alternate one too) as one;
 //   - the reply queue: answers to the child go through a bounded queue that
 //     the Screen's own goroutine drains to the PTY, dropping when full, so a
 //     child that floods queries without reading can never block Write;

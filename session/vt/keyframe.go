@@ -91,16 +91,28 @@ func (k *kfWriter) cell(c *Cell) {
 }
 
 // row paints row y from column 0, skipping the blanks at its end (the
-// screen was cleared in the default colours).
-func (k *kfWriter) row(y int, row []Cell) {
+// screen was cleared in the default colours). A row that wraps is painted
+// to its end, so that the next row's first character, painted without a
+// cursor move, wraps as it did and vt10x marks the row (reflow joins it);
+// the pad before a wide character that wrapped is left for that wrap to
+// make again. It reports whether the next row must go on from there.
+func (k *kfWriter) row(y int, row []Cell, wraps, cont bool) bool {
 	end := len(row)
-	for end > 0 && plainBlank(&row[end-1]) {
-		end--
+	if wraps {
+		if row[end-1].Flags&FlagPad != 0 {
+			end--
+		}
+	} else {
+		for end > 0 && plainBlank(&row[end-1]) {
+			end--
+		}
 	}
 	if end == 0 {
-		return
+		return false
 	}
-	k.cup(0, y)
+	if !cont {
+		k.cup(0, y)
+	}
 	wide := false // the cell before was non-ASCII
 	for x := 0; x < end; x++ {
 		c := &row[x]
@@ -118,6 +130,34 @@ func (k *kfWriter) row(y int, row []Cell) {
 		k.setPen(c.style())
 		k.cell(c)
 	}
+	return wraps
+}
+
+// wrapsInto reports whether row y of the main screen (row) wraps into
+// next, the row below, for kfWriter.row: not the bottom row (its wrap
+// would scroll) nor two non-ASCII neighbours (they might join).
+func (s *Screen) wrapsInto(y int, row, next []Cell) bool {
+	if y+1 >= s.rows || !s.mainWrapped(y) || len(next) == 0 {
+		return false
+	}
+	a, b := &row[len(row)-1], &next[0]
+	if a.Flags&FlagPad != 0 {
+		if b.Flags&FlagWide == 0 || len(row) < 2 {
+			return false // only a wide character makes the pad again
+		}
+		a = &row[len(row)-2]
+	}
+	return a.Text == "" && a.Rune < utf8.RuneSelf || b.Text == "" && b.Rune < utf8.RuneSelf
+}
+
+// mainWrapped reports whether row y of the main screen carries vt10x's
+// auto-wrap mark: the copy under the alternate screen, or the screen.
+func (s *Screen) mainWrapped(y int) bool {
+	if !s.f.st.modes.AltScreen {
+		return s.term.Cell(s.cols-1, y).Mode&vtWrap != 0
+	}
+	i := (y+1)*s.altMainCols - 1
+	return s.altMainCols == s.cols && i < len(s.altMain) && s.altMain[i].Mode&vtWrap != 0
 }
 
 func plainBlank(c *Cell) bool {
@@ -148,10 +188,7 @@ func (s *Screen) keyframe(dst []byte) []byte {
 		s.keyframeSaved(k, "\x1b7")
 	}
 	k.charsets([2]byte{'B', 'B'}, 0)
-	for y := range s.rows {
-		s.readRowInto(y, row)
-		k.row(y, row)
-	}
+	s.keyframeRows(k, row, s.readRowInto)
 	top := s.keyframeRegion(k)
 	// The modes go before the cursor, which any of them would make forget
 	// the last character; autowrap after a pending wrap it did not stop.
@@ -210,9 +247,20 @@ func (s *Screen) mainRow(y int, row []Cell) {
 // sets the saved cursor.
 func (s *Screen) keyframeMain(k *kfWriter, row []Cell) {
 	k.charsets([2]byte{'B', 'B'}, 0)
+	s.keyframeRows(k, row, s.mainRow)
+}
+
+// keyframeRows paints the rows read decodes, wrapped rows wrapping.
+func (s *Screen) keyframeRows(k *kfWriter, row []Cell, read func(int, []Cell)) {
+	next := make([]Cell, len(row))
+	read(0, row)
+	cont := false
 	for y := range s.rows {
-		s.mainRow(y, row)
-		k.row(y, row)
+		if y+1 < s.rows {
+			read(y+1, next)
+		}
+		cont = k.row(y, row, s.wrapsInto(y, row, next), cont)
+		row, next = next, row
 	}
 }
 

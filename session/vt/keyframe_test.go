@@ -28,6 +28,10 @@ func screenDiff(a, b *Screen) string {
 				ca.setStyle(style{})
 				cb.setStyle(style{})
 			}
+			// A pad shows as the blank it is; a keyframe makes it
+			// again only where a wrap can (see wrapsInto).
+			ca.Flags &^= FlagPad
+			cb.Flags &^= FlagPad
 			if ca != cb || la != lb {
 				return fmt.Sprintf("cell %d,%d: %+v %q, want %+v %q\nwant:\n%s\ngot:\n%s", x, y, cb, lb, ca, la,
 					RenderText(nil, fa), RenderText(nil, fb))

@@ -138,7 +138,7 @@ func (s *Screen) erasePen() uint32 {
 	if s.erasePenID < 0 {
 		e := &s.pens.pens[s.printPen]
 		if e.erase < 0 {
-			id := s.internPen(style{bg: e.st.bg})
+			id := s.internPen(style{bg: e.st.bg, cleared: !e.st.bg.IsDefault()})
 			e = &s.pens.pens[s.printPen] // the sweep may have moved the table
 			e.erase = int32(id)
 		}
@@ -251,6 +251,7 @@ func (s *Screen) pinScreen() {
 
 func (s *Screen) unpinScreen() {
 	s.altPins, s.altRunes, s.altMain = s.altPins[:0], s.altRunes[:0], s.altMain[:0]
+	s.altFlowed = false
 }
 
 // cellOf converts a stored vt10x glyph.

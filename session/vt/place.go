@@ -122,7 +122,7 @@ func (s *Screen) ascii(t string) {
 // printRune places one non-ASCII character according to its width, or
 // adds it to the cluster before it (cluster.go).
 func (s *Screen) printRune(r rune) {
-	if r == placeholder {
+	if r == placeholder || r == padRune {
 		r = utf8.RuneError
 	}
 	w := runeWidth(r)
@@ -157,8 +157,12 @@ func (s *Screen) place(r rune, w int) {
 	s.loadCursor()
 	if s.cur.x == s.cols-1 && !s.cur.wrap && s.f.st.autowrap && s.cols > 1 {
 		// xterm wraps a wide rune that would start in the last
-		// column; vt10x would split it. Fill the column first.
-		s.put(' ', 1)
+		// column; vt10x would split it. Fill the column first, with
+		// a blank that is no text (tmux leaves the cell alone).
+		pen := s.printPen
+		s.printPen = 0
+		s.put(padRune, 1)
+		s.printPen = pen
 	}
 	s.put(r, 2)
 }
@@ -383,6 +387,7 @@ func (s *Screen) altSwitch(enter bool, raw []byte) {
 	if !enter {
 		s.flush()
 		s.f.st.origin = s.term.Cursor().State&vtOrigin != 0 // 1049 restored the cursor
+		s.paintAltMain(raw)
 		s.unpinScreen()
 		s.vtPen = -1
 		s.penChanged()

@@ -93,6 +93,7 @@ type Screen struct {
 	saved       vt10x.Cursor  // the cursor vt10x saved last (DECSC, ?1048, ?1049)
 	altMain     []vt10x.Glyph // the main screen under the alternate one
 	altMainCols int
+	altFlowed   bool   // altMain was reflowed: paint it on leaving (altflow.go)
 	tabs        []bool // the tab stops, when not the defaults
 	kfBuf       []byte
 
@@ -290,10 +291,10 @@ func (s *Screen) Size() (cols, rows int) {
 func (s *Screen) DroppedReplies() uint64 { return s.replies.dropped.Load() }
 
 // Resize changes the size of the emulator; resize the PTY after it, so that
-// the child's redraw lands on a screen of the new size. Lines that leave the
-// top of the main screen when it shrinks go to the scrollback, and come
-// back when it grows, so the bottom stays put (as in tmux). Content is not
-// reflowed (grow.go says why).
+// the child's redraw lands on a screen of the new size. A width change
+// reflows the main screen and the scrollback (reflow.go); lines that leave
+// the top of the main screen when it shrinks go to the scrollback, and
+// come back when it grows, so the bottom stays put (as in tmux).
 func (s *Screen) Resize(cols, rows int) {
 	cols, rows = max(cols, 1), max(rows, 1)
 	s.mu.Lock()
@@ -301,10 +302,37 @@ func (s *Screen) Resize(cols, rows int) {
 	if s.closed || cols == s.cols && rows == s.rows {
 		return
 	}
+	reflowed := false
+	if cols != s.cols {
+		s.resizeTo(cols, s.rows, true) // the width first, as one reflow
+		reflowed = true
+	}
+	s.resizeTo(cols, rows, false)
+	if len(s.taps) > 0 {
+		s.tapResize(reflowed)
+	}
+	s.markDirty()
+}
+
+// resizeTo resizes vt10x and the Screen's models of it; with reflow (a
+// width change of the main screen) it rewraps the content.
+func (s *Screen) resizeTo(cols, rows int, reflow bool) {
+	if cols == s.cols && rows == s.rows {
+		return
+	}
 	s.flush()
+	var flow []flowRow
+	var fx, fy int
 	c := s.term.Cursor()
-	if slide := c.Y - rows + 1; slide > 0 && !s.f.st.modes.AltScreen {
-		s.capture(slide)
+	alt := s.f.st.modes.AltScreen
+	switch {
+	case reflow && alt:
+		s.reflowAltMain(cols)
+		reflow = false // the alternate screen itself is cut
+	case reflow:
+		flow, fx, fy = s.reflowPlan(cols)
+	case c.Y-rows+1 > 0 && !alt:
+		s.capture(c.Y - rows + 1)
 	}
 	oldCols, oldRows := s.cols, s.rows
 	if s.f.st.modes.AltScreen {
@@ -322,13 +350,12 @@ func (s *Screen) Resize(cols, rows int) {
 	if cols > oldCols {
 		s.extendTabs(oldCols)
 	}
-	if rows > oldRows {
+	switch {
+	case reflow:
+		s.paintFlow(flow, fx, fy)
+	case rows > oldRows:
 		s.pullBack(rows - oldRows)
 	}
-	if len(s.taps) > 0 {
-		s.tapResize()
-	}
-	s.markDirty()
 }
 
 // extendTabs sets the default stops (every 8 columns) in the columns a

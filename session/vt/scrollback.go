@@ -26,6 +26,9 @@ type sbLine struct {
 	runs     []sbRun
 	clusters []sbCluster // cells holding more than one code point
 	wrapped  bool        // the line continues on the next one (auto-wrap)
+	// span is how many cells a wrapped line took, its trailing blanks
+	// (trimmed like any line's) included: the text goes on after them.
+	span int32
 	// special: text holds a wide rune's placeholder or the line has
 	// clusters, so its search text differs from text (search.go).
 	special bool
@@ -86,7 +89,11 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	}
 	end := len(row)
 	for end > 0 && blank(&row[end-1]) {
-		end--
+		end-- // a wrapped line keeps their count in span
+	}
+	l.span = 0
+	if wrapped {
+		l.span = int32(len(row))
 	}
 	var sb strings.Builder
 	sb.Grow(end)
@@ -104,6 +111,9 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 			sb.WriteByte(byte(c.Rune))
 		case c.Flags&FlagPlaceholder != 0:
 			sb.WriteRune(placeholder)
+			special = true
+		case c.Flags&FlagPad != 0:
+			sb.WriteRune(padRune)
 			special = true
 		case c.Rune == 0:
 			sb.WriteByte(' ')
@@ -135,6 +145,13 @@ func blank(c *Cell) bool {
 func sameStyle(a, b *Cell) bool {
 	return a.FG == b.FG && a.BG == b.BG && a.Attrs == b.Attrs && a.UL == b.UL &&
 		a.Under == b.Under && a.Link == b.Link
+}
+
+// clearedPen reports whether a space drawn with pen id is no text: it
+// shows nothing, or an erase put it there.
+func (s *Screen) clearedPen(id uint32) bool {
+	st := s.pens.style(id)
+	return st.cleared || blankStyle(st)
 }
 
 // blankStyle reports whether a space in st shows nothing.
@@ -189,13 +206,14 @@ func (s *Screen) capture(n int) {
 // per scrolled line, so it converts only the cells before the trailing
 // blanks.
 func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
+	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
 	end := used
 	for end > 0 {
 		g := cell(end - 1)
 		if g.Char != ' ' {
 			break
 		}
-		if id := glyphPen(g); id != 0 && !blankStyle(s.pens.style(id)) {
+		if id := glyphPen(g); id != 0 && !s.clearedPen(id) {
 			break
 		}
 		end--
@@ -208,7 +226,12 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 		row[x] = s.cellOf(cell(x))
 	}
 	fixWide(row)
-	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
+	if wrapped {
+		row = s.rowBuf[:s.cols] // blanks to the end: the span of the line
+		for x := end; x < s.cols; x++ {
+			row[x] = Cell{Rune: ' '}
+		}
+	}
 	s.sb.push(row, wrapped)
 }
 

@@ -186,7 +186,7 @@ func (s *Screen) copyRows(ls *searchLines) {
 // cols is needed to map bytes to cells.
 func appendRowText(b *strings.Builder, cols []int32, row []Cell) (_ []int32, cells int, wide bool) {
 	end := len(row)
-	for end > 0 && (row[end-1].Rune == ' ' || row[end-1].Rune == 0) && row[end-1].Flags == 0 && row[end-1].Text == "" {
+	for end > 0 && (row[end-1].Rune == ' ' || row[end-1].Rune == 0) && row[end-1].Flags&^FlagPad == 0 && row[end-1].Text == "" {
 		end--
 	}
 	for x := range end {
@@ -220,6 +220,9 @@ func (l *sbLine) findText() *findLine {
 	for _, r := range l.text { // one rune per cell
 		switch {
 		case r == placeholder:
+		case r == padRune:
+			b.WriteByte(' ')
+			cols = append(cols, int32(x))
 		case ci < len(l.clusters) && int(l.clusters[ci].x) == x:
 			t := l.clusters[ci].text
 			ci++

@@ -34,6 +34,9 @@ type Frame struct {
 	// Scrollback for the live screen).
 	Scrollback int
 	First      int
+	// Wrapped says which rows continue on the next (auto-wrap), in
+	// frames taken with SnapshotRange; RenderJoined joins them.
+	Wrapped []bool
 
 	// What the last live snapshot read from vt10x, to tell the rows that
 	// changed since (see Snapshot): the raw glyphs, the screen and the
@@ -176,12 +179,16 @@ func (s *Screen) snapshotRange(f *Frame, first, n int) {
 		f.changed = append(f.changed, true)
 	}
 	sbLen := s.sb.len()
+	f.Wrapped = f.Wrapped[:0]
 	for y := 0; y < n; y++ {
 		row := f.Row(y)
 		if i := first + y; i < sbLen {
-			s.sb.line(i).cells(row)
+			l := s.sb.line(i)
+			l.cells(row)
+			f.Wrapped = append(f.Wrapped, l.wrapped)
 		} else {
 			s.readRowInto(i-sbLen, row)
+			f.Wrapped = append(f.Wrapped, s.term.Cell(s.cols-1, i-sbLen).Mode&vtWrap != 0)
 		}
 	}
 	s.frameMeta(f, first, n)

@@ -73,13 +73,25 @@ func (s *Screen) tapOutput(text string) {
 	s.tapKeyframes(at)
 }
 
-// tapResize tells every tap the new size.
-func (s *Screen) tapResize() {
+// tapResize tells every tap the new size. After a reflow every tap gets
+// a keyframe too: a replay has no scrollback to pull lines back from and
+// its rows no auto-wrap marks to join, so it could not reflow the same.
+func (s *Screen) tapResize(reflowed bool) {
 	at := time.Now()
 	for _, e := range s.taps {
 		e.t.Resize(at, s.cols, s.rows)
 	}
-	s.tapKeyframes(at)
+	if !reflowed {
+		s.tapKeyframes(at)
+		return
+	}
+	s.kfBuf = s.keyframe(s.kfBuf[:0])
+	for _, e := range s.taps {
+		e.t.Keyframe(at, s.cols, s.rows, s.kfBuf)
+	}
+	if cap(s.kfBuf) > 1<<20 {
+		s.kfBuf = nil
+	}
 }
 
 // tapKeyframes gives a keyframe to the taps that want one, building it

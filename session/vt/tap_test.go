@@ -38,7 +38,8 @@ type wantingTap struct{ logTap }
 func (w *wantingTap) WantKeyframe() bool { return true }
 
 // TestTapSeesStreamInOrder: a tap gets a keyframe first, then exactly the
-// text written, with resizes in their place, and nothing after untap.
+// text written, with resizes in their place (a width change, which
+// reflows, followed by a keyframe), and nothing after untap.
 func TestTapSeesStreamInOrder(t *testing.T) {
 	s, _ := newScreen(t, 20, 5)
 	s.Write("before")
@@ -53,7 +54,7 @@ func TestTapSeesStreamInOrder(t *testing.T) {
 	untap()
 	untap()
 	s.Write("after")
-	if got, want := l.log.String(), "K20x5one\x1b[3R30x6"+"1mtwo"+big; got != want {
+	if got, want := l.log.String(), "K20x5one\x1b[3R30x6K30x6"+"1mtwo"+big; got != want {
 		t.Fatalf("tap saw %.80q…, want %.80q…", got, want)
 	}
 }

@@ -13,6 +13,12 @@ import (
 // placeholder that arrives from the child into U+FFFD.
 const placeholder = '\uFDD0'
 
+// padRune is fed to vt10x for the blank that fills the last column when a
+// wide rune wraps to the next line (as in xterm), so that reflow can tell
+// it from a space the child wrote there: it is no part of the text. It
+// reads as a blank cell with FlagPad; one the child sends becomes U+FFFD.
+const padRune = '\uFDD1'
+
 // widths follows wcwidth(3) per code point, as xterm does: no grapheme
 // clustering and East Asian ambiguous characters are narrow.
 var widths = &runewidth.Condition{EastAsianWidth: false}
