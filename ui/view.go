@@ -32,6 +32,9 @@ type view struct {
 	scrollMode    bool
 	find          *findState // the search across panes, under modalFind
 	notice        string     // a one-off word in the status line ("read-only")
+	prompt        *prompt    // the line being typed, under modalPrompt
+	picker        *picker    // what a new pane runs, under modalPick
+	dir           string     // where the client started, for its new panes ("": unknown)
 
 	panes map[int]*paneView // by pane key
 
@@ -81,6 +84,9 @@ type AttachMsg struct {
 	Term          *Terminal
 	Width, Height int
 	ReadOnly      bool
+	// Dir is the client's working directory, where its new panes start
+	// ("": it did not say).
+	Dir string
 	// Detached is called from Update (it must not block) when the client
 	// asks to detach.
 	Detached func()
@@ -124,7 +130,7 @@ func (m *Model) viewByID(id int) *view {
 
 func (m *Model) attach(msg AttachMsg) tea.Cmd {
 	v := m.newView(msg.ID)
-	v.term, v.readOnly, v.detached = msg.Term, msg.ReadOnly, msg.Detached
+	v.term, v.readOnly, v.detached, v.dir = msg.Term, msg.ReadOnly, msg.Detached, msg.Dir
 	m.emit(Event{Kind: EventAttached, Client: msg.ID})
 	if msg.Width > 0 && msg.Height > 1 {
 		v.width, v.height = msg.Width, msg.Height
