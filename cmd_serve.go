@@ -159,6 +159,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket string, cm
 	mgr := session.NewManager(table)
 	hub := control.NewHub()
 	uiCfg := uiConfig(cfg, server.Publish(hub))
+	uiCfg.Spawn = spawner(cfg, table, store, env)
 	var notifier *notify.Runner
 	if slices.Contains(cfg.UI.Notify, "command") && len(cfg.UI.NotifyCommand) > 0 {
 		notifier = notify.New(ctx, cfg.UI.NotifyCommand, cfg.UI.NotifyTimeout, logger.Printf)
