@@ -28,6 +28,28 @@ func TestNormalizeKey(t *testing.T) {
 	}
 }
 
+// A binding's key keeps a character's case, as Bubble Tea reports a
+// typed capital; a modifier makes it the letter's key.
+func TestNormalizeBinding(t *testing.T) {
+	for in, want := range map[string]string{
+		"C": "C", "c": "c", "shift+c": "C", "Shift+C": "C", "ctrl+B": "ctrl+b", "Alt+X": "alt+x",
+		"F5": "f5", "Enter": "enter", "alt+Left": "alt+left", "'": "'", "ctrl++": "ctrl++", "é": "é",
+	} {
+		got, err := NormalizeBinding(in)
+		if err != nil || got != want {
+			t.Errorf("NormalizeBinding(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		if again, err := NormalizeBinding(got); again != got || err != nil {
+			t.Errorf("NormalizeBinding(%q) = %q, %v; not idempotent", got, again, err)
+		}
+	}
+	for _, in := range []string{"", "ctrl+", "cc", "b+ctrl", "ctrl+shift"} {
+		if got, err := NormalizeBinding(in); err == nil {
+			t.Errorf("NormalizeBinding(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
 // Escape then the prefix, read at once, arrive as alt+prefix: they act as
 // the two keys, closing the list and starting a command.
 func TestEscapeThenPrefixInOneRead(t *testing.T) {
