@@ -18,6 +18,11 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		return nil
 	}
 	idx, rects := v.pageRects()
+	if v.drag != nil {
+		if cmd, ok := v.dragOn(msg, idx, rects); ok {
+			return cmd
+		}
+	}
 	for k, i := range idx {
 		r := rects[k]
 		if ev.X < r.x || ev.X >= r.x+r.w || ev.Y < r.y || ev.Y >= r.y+r.h {
@@ -43,6 +48,8 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		}
 		if _, wheel := msg.(tea.MouseWheelMsg); wheel {
 			cmds = append(cmds, v.wheel(p, ev.Button))
+		} else {
+			v.dragMouse(i, msg, e.X, e.Y)
 		}
 		return tea.Batch(cmds...)
 	}
@@ -65,4 +72,24 @@ func (v *view) clickStatus(x int) tea.Cmd {
 		return nil
 	}
 	return v.setFocus(page * n)
+}
+
+// dragOn follows a drag that went on over another pane or the status
+// line: the selection stays in its pane, clamped to its body.
+func (v *view) dragOn(msg tea.MouseMsg, idx []int, rects []rect) (tea.Cmd, bool) {
+	switch msg.(type) {
+	case tea.MouseMotionMsg, tea.MouseReleaseMsg:
+	default:
+		v.drag = nil // a press starts anew
+		return nil, false
+	}
+	ev := msg.Mouse()
+	for k, i := range idx {
+		if v.m.panes[i].key == v.drag.key {
+			r := rects[k]
+			return nil, v.dragMouse(i, msg, ev.X-r.x, ev.Y-r.y-1)
+		}
+	}
+	v.drag = nil // its pane left the page
+	return nil, false
 }

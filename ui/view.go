@@ -32,6 +32,7 @@ type view struct {
 	scrollMode    bool
 	find          *findState // the search across panes, under modalFind
 	notice        string     // a one-off word in the status line ("read-only")
+	drag          *dragState // a left button held over a pane (selection.go)
 	prompt        *prompt    // the line being typed, under modalPrompt
 	picker        *picker    // what a new pane runs, under modalPick
 	dir           string     // where the client started, for its new panes ("": unknown)
@@ -73,7 +74,8 @@ type paneView struct {
 
 	scroll       int // lines scrolled back; 0 is live
 	search       *searchState
-	picked       bool // receives this client's broadcast input
+	sel          *selection // copy mode's selection (selection.go)
+	picked       bool       // receives this client's broadcast input
 	attention    bool
 	dirtyPending bool // the screen changed while off this client's page
 }
