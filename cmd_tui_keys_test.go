@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandmux/sandmux/ui"
 )
 
 // [keys] binds actions to keys after the prefix and without it, unbinds
@@ -89,5 +91,29 @@ func TestCheckKeyBindingTypo(t *testing.T) {
 	want := cfgPath + `:5: keys.prefix.z: "zom" is not an action (did you mean "zoom"?)`
 	if err == nil || !strings.Contains(string(out), want) {
 		t.Errorf("sandmux check: %v\n%s\nwant it to fail saying\n%s", err, out, want)
+	}
+}
+
+// The README and config.example.toml name every action [keys] binds,
+// so that the names a user may write are written down.
+func TestDocsNameEveryAction(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example, err := os.ReadFile("config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range ui.ActionNames() {
+		if strings.HasPrefix(name, "focus-") && name != "focus-1" && name != "focus-9" && len(name) == len("focus-1") {
+			continue // written as focus-1 … focus-9
+		}
+		if !strings.Contains(string(readme), "`"+name+"`") {
+			t.Errorf("README.md does not name the action %s", name)
+		}
+		if !strings.Contains(string(example), name) {
+			t.Errorf("config.example.toml does not name the action %s", name)
+		}
 	}
 }
