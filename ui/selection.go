@@ -89,6 +89,9 @@ func (s *paneView) highlightSelection() {
 // screen, else at the view's last row; v again starts it anew at the
 // selection's cursor.
 func (v *view) startSelection(p *pane, s *paneView, lines bool) {
+	if p.screen == nil {
+		return // a pane still starting has nothing to select
+	}
 	if s.sel != nil {
 		s.sel.anchor, s.sel.lines = s.sel.cursor, lines
 		v.takeFrame(p)
