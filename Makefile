@@ -40,6 +40,7 @@ FUZZ_TARGETS = \
 	FuzzExtract:./snapshot \
 	FuzzEncodeKey:./ui \
 	FuzzEncodeKeyNames:./ui \
+	FuzzNormalizeBinding:./ui \
 	FuzzFrames:./attach \
 	FuzzParseKeys:./sshattach \
 	FuzzLogTail:./daemon \

@@ -36,20 +36,13 @@ func NormalizeKey(s string) (string, error) { return normalizeKey(s, false) }
 func NormalizeBinding(s string) (string, error) { return normalizeKey(s, true) }
 
 func normalizeKey(s string, keepCase bool) (string, error) {
-	trimmed := strings.TrimSpace(s)
-	lower := strings.ToLower(trimmed)
+	name := strings.TrimSpace(s)
 	var mods []string
-	name := lower
 	// The key is after the last "+", except in "ctrl++", where it is "+".
-	if i := strings.LastIndex(strings.TrimSuffix(lower, "+"), "+"); i >= 0 {
-		mods, name = strings.Split(lower[:i], "+"), lower[i+1:]
-		if keepCase {
-			name = trimmed[i+1:]
-		}
-	} else if keepCase {
-		name = trimmed
+	if i := strings.LastIndex(strings.TrimSuffix(name, "+"), "+"); i >= 0 {
+		mods, name = strings.Split(strings.ToLower(name[:i]), "+"), name[i+1:]
 	}
-	if slices.Contains(keyNames, strings.ToLower(name)) {
+	if !keepCase || slices.Contains(keyNames, strings.ToLower(name)) {
 		name = strings.ToLower(name)
 	}
 	bad := fmt.Errorf(`is not a key (write e.g. "ctrl+b": modifiers %s, then a character or a name such as %s)`,

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -68,4 +69,28 @@ func TestEscapeThenPrefixInOneRead(t *testing.T) {
 	if m.lv().focus != 1 {
 		t.Errorf("the command after it did not run: focus %d", m.lv().focus)
 	}
+}
+
+// FuzzNormalizeBinding: a binding's key is normalised once for all
+// (normalising it again changes nothing), is never longer than what was
+// written, and is refused with the error that says what a key is.
+func FuzzNormalizeBinding(f *testing.F) {
+	for _, s := range []string{"C", "shift+c", "ctrl+B", "alt++", "F5", "ctrl+shift+é", " x ", "+", "ctrl+", "a+b+c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := NormalizeBinding(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "is not a key") {
+				t.Fatalf("NormalizeBinding(%q): %v", s, err)
+			}
+			return
+		}
+		if again, err := NormalizeBinding(got); err != nil || again != got {
+			t.Fatalf("NormalizeBinding(%q) = %q, then %q, %v", s, got, again, err)
+		}
+		if len(got) > len(s)+len("shift+") {
+			t.Fatalf("NormalizeBinding(%q) = %q grew", s, got)
+		}
+	})
 }
