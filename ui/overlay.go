@@ -24,6 +24,7 @@ func (v *view) helpText() string {
 		}
 	}
 	b.WriteString("\nIn scrollback: v starts a selection (or drag the mouse), arrows, w b 0 $ extend it,\nV takes whole lines, y or enter copies it to your terminal's clipboard.\n")
+	b.WriteString("Keys are bound by the actions' names in the config's [keys] (see config.example.toml).\n")
 	b.WriteString("Everything else goes to the focused pane. Any key closes this.")
 	return overlayStyle.Render(b.String())
 }
