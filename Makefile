@@ -42,6 +42,7 @@ FUZZ_TARGETS = \
 	FuzzEncodeKey:./ui \
 	FuzzEncodeKeyProtocols:./ui \
 	FuzzEncodeKeyNames:./ui \
+	FuzzNormalizeBinding:./ui \
 	FuzzFrames:./attach \
 	FuzzParseKeys:./sshattach \
 	FuzzLogTail:./daemon \

@@ -172,6 +172,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 	mgr := session.NewManager(table)
 	hub := control.NewHub()
 	uiCfg := uiConfig(cfg, server.Publish(hub))
+	uiCfg.Spawn = spawner(cfg, table, store, env)
 	var notifier *notify.Runner
 	if slices.Contains(cfg.UI.Notify, "command") && len(cfg.UI.NotifyCommand) > 0 {
 		notifier = notify.New(ctx, cfg.UI.NotifyCommand, cfg.UI.NotifyTimeout, logger.Printf)
@@ -273,7 +274,7 @@ func uiConfig(cfg *config.Config, events func(ui.Event)) ui.Config {
 		Status: status.Config{ActivityWindow: cfg.UI.ActivityWindow, IdleAfter: cfg.UI.AttentionAfter},
 		Rules:  cfg.Rules, Notify: via,
 		Clipboard: cfg.UI.Clipboard != "off", ClipboardReadOnly: cfg.UI.Clipboard == "all", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
-		Events: events, Server: true, Parsers: parsers, Record: recordConfig(cfg.Record),
+		Events: events, Server: true, Parsers: parsers, Record: recordConfig(cfg.Record), Keys: cfg.Keys,
 	}
 }
 

@@ -159,6 +159,9 @@ func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) 
 	out, _ := s.outFile().(*os.File) // hasTerminal checked it is one
 	hello := attach.Hello{ReadOnly: readOnly, Term: os.Getenv("TERM"), ColorTerm: os.Getenv("COLORTERM"),
 		Who: fmt.Sprintf("local pid %d", os.Getpid())}
+	if dir, err := os.Getwd(); err == nil {
+		hello.Dir = dir // where the panes this client opens start (prefix c)
+	}
 	if w, h, ok := terminalSize(s); ok {
 		hello.Size = attach.Size{Width: w, Height: h}
 	}

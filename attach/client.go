@@ -157,7 +157,7 @@ func handshake(ctx context.Context, conn net.Conn, br *bufio.Reader, hello Hello
 	req := control.Request{
 		V: control.Version, Op: control.OpAttach,
 		Width: hello.Size.Width, Height: hello.Size.Height,
-		ReadOnly: hello.ReadOnly, Term: hello.Term, ColorTerm: hello.ColorTerm,
+		ReadOnly: hello.ReadOnly, Term: hello.Term, ColorTerm: hello.ColorTerm, Cwd: hello.Dir,
 	}
 	werr := control.Encode(conn, req)
 	err := werr

@@ -30,11 +30,11 @@ func TestAttachmentEndToEnd(t *testing.T) {
 	p := openPTY(t)
 	before := termState(t, p)
 	resize := make(chan struct{})
-	res := startClient(t, t.Context(), path, p, Hello{Term: "xterm-256color", ColorTerm: "truecolor"}, WithResizeTrigger(resize))
+	res := startClient(t, t.Context(), path, p, Hello{Term: "xterm-256color", ColorTerm: "truecolor", Dir: "/srv/work"}, WithResizeTrigger(resize))
 	a := fs.next(t)
 
 	h := a.Hello()
-	if h.Size != (Size{80, 24}) || h.Term != "xterm-256color" || h.ColorTerm != "truecolor" || h.ReadOnly || !strings.HasPrefix(h.Who, "local pid ") {
+	if h.Size != (Size{80, 24}) || h.Term != "xterm-256color" || h.ColorTerm != "truecolor" || h.Dir != "/srv/work" || h.ReadOnly || !strings.HasPrefix(h.Who, "local pid ") {
 		t.Errorf("hello %+v: want the PTY's 80x24, the terms, and the client's pid", h)
 	}
 

@@ -17,6 +17,9 @@ type Hello struct {
 	// Who names the client in logs and events ("local pid 123",
 	// "ssh alice SHA256:…").
 	Who string
+	// Dir is the client's working directory, absolute, where the panes
+	// it opens start; "" when it did not say (SSH).
+	Dir string
 }
 
 // Exit is how an attachment ended, as the client shows it.

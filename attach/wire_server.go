@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,8 +90,11 @@ func NewConn(c net.Conn, buffered []byte, req control.Request) (*Conn, error) {
 
 // helloOf checks what an attach request says about its terminal.
 func helloOf(req control.Request) (Hello, error) {
-	h := Hello{Size: Size{Width: req.Width, Height: req.Height}, ReadOnly: req.ReadOnly, Term: req.Term, ColorTerm: req.ColorTerm}
+	h := Hello{Size: Size{Width: req.Width, Height: req.Height}, ReadOnly: req.ReadOnly, Term: req.Term, ColorTerm: req.ColorTerm, Dir: req.Cwd}
 	if err := checkSize(h.Size); err != nil {
+		return Hello{}, fmt.Errorf("attach: %w", err)
+	}
+	if err := checkDir(h.Dir); err != nil {
 		return Hello{}, fmt.Errorf("attach: %w", err)
 	}
 	for _, v := range []struct{ name, s string }{{"term", h.Term}, {"colorterm", h.ColorTerm}} {
@@ -98,6 +103,23 @@ func helloOf(req control.Request) (Hello, error) {
 		}
 	}
 	return h, nil
+}
+
+// maxDirLen bounds a client's working directory (Linux's PATH_MAX).
+const maxDirLen = 4096
+
+// checkDir accepts "" or an absolute path a directory could have: it
+// becomes the working directory of the panes the client opens.
+func checkDir(dir string) error {
+	switch {
+	case dir == "":
+		return nil
+	case len(dir) > maxDirLen:
+		return fmt.Errorf("cwd is %d bytes: at most %d", len(dir), maxDirLen)
+	case !filepath.IsAbs(dir) || strings.ContainsRune(dir, 0):
+		return fmt.Errorf("cwd %s is not an absolute path", termsafe.String(dir[:min(len(dir), 40)]))
+	}
+	return nil
 }
 
 func printable(s string) bool {

@@ -116,6 +116,8 @@ func TestHelloRefused(t *testing.T) {
 		{Op: control.OpAttach, Width: 80, Height: 99999},
 		{Op: control.OpAttach, Width: 80, Height: 24, Term: strings.Repeat("x", maxTermLen+1)},
 		{Op: control.OpAttach, Width: 80, Height: 24, ColorTerm: "true color"},
+		{Op: control.OpAttach, Width: 80, Height: 24, Cwd: "relative/dir"},
+		{Op: control.OpAttach, Width: 80, Height: 24, Cwd: "/" + strings.Repeat("d", maxDirLen)},
 	} {
 		c, err := endpoint.Dial(path)
 		if err != nil {

@@ -38,6 +38,10 @@ type Config struct {
 	Server    ServerConfig
 	Record    RecordConfig
 	Sandboxes []Sandbox
+	// Keys are the [keys] bindings, keys normalised; keysAt is where
+	// each was written, for errors.
+	Keys   []ui.Binding
+	keysAt []string
 	// Rules are the [[rule]] tables, compiled, in the file's order.
 	Rules     []*status.Rule
 	Providers ProvidersConfig
@@ -410,8 +414,8 @@ func syntaxError(name string, err error) error {
 func (p *problems) decode(doc map[string]any) *Config {
 	c := &Config{UI: defaultsOf(uiOptions), Server: defaultsOf(serverOptions), Record: defaultsOf(recordOptions), Providers: defaultsOf(providerOptions), reg: p.reg}
 	for key := range doc {
-		if !slices.Contains([]string{"defaults", "sandbox", "ui", "server", "record", "providers", "rule"}, key) {
-			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui], [server], [record], [providers.NAME] and [[rule]])"))
+		if !slices.Contains([]string{"defaults", "sandbox", "ui", "server", "record", "providers", "rule", "keys"}, key) {
+			p.add(joinKey("", key), errors.New("unknown key (the tables are [defaults], [[sandbox]], [ui], [keys.prefix], [keys.root], [server], [record], [providers.NAME] and [[rule]])"))
 		}
 	}
 	base := defaultsOf(sandboxOptions)
@@ -420,6 +424,7 @@ func (p *problems) decode(doc map[string]any) *Config {
 	}
 	c.defaults = &base
 	c.Rules = p.decodeRules(doc)
+	c.Keys, c.keysAt = p.decodeKeys(doc)
 	if t := p.table(doc, "", "ui"); t != nil {
 		applyOptions(p, uiOptions, "ui", "ui", t, &c.UI)
 	}
@@ -650,6 +655,7 @@ func (c *Config) validate() error {
 	for _, o := range providerOptions {
 		checkOption(p, "providers."+o.table+"."+o.key, o, &c.Providers)
 	}
+	c.checkKeys(p)
 	c.checkServer(p)
 	c.checkRecord(p)
 	c.checkRemoteTables(p)

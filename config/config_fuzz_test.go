@@ -30,6 +30,8 @@ func FuzzConfig(f *testing.F) {
 	f.Add([]byte("[defaults]\nrestore = \"replace\"\n[[sandbox]]\nname = 'b'\ns = \"\"\"\n]]\"\"\"\n"))
 	f.Add([]byte("[providers.local]\nshell = \"/bin/sh\"\n[[sandbox]]\nname = \"c\"\nworkspace = \"~/w\"\n"))
 	f.Add([]byte("[[sandbox]]\nname = \"d\"\n[[rule]]\nmatch = '(\\w+)?'\nstate = \"waiting\"\nreason = \"$1\"\nhold = \"1s\"\nsandboxes = [\"d*\"]\n[ui]\nnotify = [\"bell\"]\n"))
+	f.Add([]byte("[[sandbox]]\nname = \"k\"\n[keys.prefix]\n\"|\" = \"zoom\"\nX = \"none\"\n\"Ctrl+Shift+x\" = \"zom\"\n[keys.root]\n\"alt+1\" = \"focus-1\"\nf5 = 3\n[keys]\nq = \"quit\"\n"))
+	f.Add([]byte("keys = { prefix = { c = \"new-pane\", \"'\" = \"go-to\" }, root = { \"alt+n\" = \"next-page\", a = \"help\" } }\n[[sandbox]]\nname = \"k\"\n"))
 	// Nesting around the depth limit, and brackets that do not nest.
 	const sb = "[[sandbox]]\nname = \"d\"\n"
 	f.Add([]byte(sb + "command = " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n"))

@@ -21,6 +21,7 @@ func TestDecodeRequest(t *testing.T) {
 		{`{"v":1,"op":"wait","session":"web","state":"exited","timeout":"1m30s"}`, Request{V: 1, Op: OpWait, Session: "web", State: "exited", Timeout: Duration(90 * time.Second)}},
 		{`{"v":1,"op":"quit","kill":true}`, Request{V: 1, Op: OpQuit, Kill: true}},
 		{`{"v":1,"op":"attach","width":80,"height":24,"read_only":true,"term":"xterm-256color","colorterm":"truecolor"}`, Request{V: 1, Op: OpAttach, Width: 80, Height: 24, ReadOnly: true, Term: "xterm-256color", ColorTerm: "truecolor"}},
+		{`{"v":1,"op":"attach","width":80,"height":24,"cwd":"/home/a"}`, Request{V: 1, Op: OpAttach, Width: 80, Height: 24, Cwd: "/home/a"}},
 	}
 	for _, g := range good {
 		got, err := DecodeRequest([]byte(g.line))

@@ -70,12 +70,14 @@ type Request struct {
 	Duration  Duration `json:"duration,omitempty"`
 
 	// OpAttach's hello: the terminal's size in cells, whether it may only
-	// look, and its $TERM and $COLORTERM.
+	// look, its $TERM and $COLORTERM, and the client's working directory
+	// (where the panes it opens start).
 	Width     int    `json:"width,omitempty"`
 	Height    int    `json:"height,omitempty"`
 	ReadOnly  bool   `json:"read_only,omitempty"`
 	Term      string `json:"term,omitempty"`
 	ColorTerm string `json:"colorterm,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
 }
 
 // Reply is the server's answer to a request; for OpEvents, each event is a

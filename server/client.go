@@ -58,7 +58,7 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 	})
 	loops.Go(func() { s.relayResizes(c) })
 	s.core.Send(ui.AttachMsg{ID: c.id, Term: c.term, Width: hello.Size.Width, Height: hello.Size.Height,
-		ReadOnly: hello.ReadOnly, Detached: func() { c.detachOnce.Do(func() { close(c.detach) }) }})
+		ReadOnly: hello.ReadOnly, Dir: hello.Dir, Detached: func() { c.detachOnce.Do(func() { close(c.detach) }) }})
 
 	exit, why := s.waitClient(ctx, c)
 	close(c.over)

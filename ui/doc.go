@@ -12,7 +12,7 @@
 //	Backend.Start ─► pane (screen + session) ─► sink: parseGate turn (panes on some client's screen first) ─► screen.Write, a bounded slice a turn
 //	watch Cmd: select(the screens' shared wake, Backend.Changed, stop) ─► wakeMsg ─► frame tick (≤ fps)
 //	frameMsg: each dirty screen ─► per view: Screen.Snapshot (changed rows) ─► vt.RenderRow (changed rows) ─► the view's Terminal
-//	ClientMsg{key} ─► that view: prefix? keymap command : encode for the pane's modes ─► Session.Write (non-blocking queue)
+//	ClientMsg{key} ─► that view: a bound action (prefix or root table, actions.go) : encode for the pane's modes ─► Session.Write (non-blocking queue)
 //	close / quit ─► Cmd: Backend.Close / Shutdown (blocks until settled) ─► closedMsg / shutdownMsg ─► every view
 //	failed close or kill ─► the pane stays, showing the error, until prefix x dismisses it; kept for the exit code
 //

@@ -6,62 +6,6 @@ import (
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-// binding is one sandmux command behind the prefix key. The same table
-// matches keys and writes the help overlay.
-type binding struct {
-	keys []string
-	help string
-	run  func(v *view) tea.Cmd
-	// name is how help writes keys, when not each key itself ("1…9").
-	name string
-	// runKey, when set instead of run, is also told which key it was.
-	runKey func(v *view, key string) tea.Cmd
-	// touches: the command changes a pane or the server, so a read-only
-	// client may not run it.
-	touches bool
-}
-
-// keymap is every prefix command.
-var keymap = []binding{
-	{keys: []string{"?"}, help: "show or hide this help", run: (*view).toggleHelp},
-	{keys: []string{"left"}, help: "focus the pane to the left", run: func(v *view) tea.Cmd { return v.moveFocus(-1, 0) }},
-	{keys: []string{"right"}, help: "focus the pane to the right", run: func(v *view) tea.Cmd { return v.moveFocus(1, 0) }},
-	{keys: []string{"up"}, help: "focus the pane above", run: func(v *view) tea.Cmd { return v.moveFocus(0, -1) }},
-	{keys: []string{"down"}, help: "focus the pane below", run: func(v *view) tea.Cmd { return v.moveFocus(0, 1) }},
-	{keys: []string{"o"}, help: "focus the next pane", run: (*view).focusNext},
-	{keys: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, name: "1…9", help: "focus the pane with that number (shown first in its title)",
-		runKey: func(v *view, key string) tea.Cmd { return v.setFocus(int(key[0] - '1')) }},
-	{keys: []string{"n"}, help: "next page", run: func(v *view) tea.Cmd { return v.turnPage(1) }},
-	{keys: []string{"p"}, help: "previous page", run: func(v *view) tea.Cmd { return v.turnPage(-1) }},
-	{keys: []string{"w"}, help: "list every session: / or typing filters, enter goes to it, x k r act on it", run: (*view).openSessions},
-	{keys: []string{"z"}, help: "zoom the focused pane, or unzoom", run: (*view).toggleZoom},
-	{keys: []string{"x"}, help: "close the pane (teardown, then snapshot); on a failed close or kill, dismiss it", run: (*view).closeFocused, touches: true},
-	{keys: []string{"k"}, help: "kill the pane's processes now (SIGKILL)", run: (*view).killFocused, touches: true},
-	{keys: []string{"r"}, help: "restart an exited, killed or failed pane", run: (*view).restartFocused, touches: true},
-	{keys: []string{"["}, help: "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", run: (*view).enterScroll},
-	{keys: []string{"/"}, help: "search all panes' screens and scrollback; enter opens the match there", run: (*view).openFind},
-	{keys: []string{"b"}, help: "broadcast input to the picked panes, or stop", run: (*view).toggleBroadcast, touches: true},
-	{keys: []string{"space"}, help: "pick or unpick the pane for broadcast", run: (*view).togglePick, touches: true},
-	{keys: []string{","}, help: "rename the pane", run: (*view).startRename, touches: true},
-	{keys: []string{"R"}, help: "record the pane to a cast file, or stop", run: (*view).toggleRecording, touches: true},
-	{keys: []string{"M"}, help: "add a marker to the pane's recording", run: (*view).markRecording, touches: true},
-	{keys: []string{"S"}, help: "save the pane's last minutes (as [record] retain keeps) to a cast file", run: (*view).saveLastFocused, touches: true},
-	{keys: []string{"V"}, help: "record this client's whole view to a cast file, or stop", run: (*view).toggleViewRecording, touches: true},
-	{keys: []string{"d"}, help: "detach this client: everything goes on", run: (*view).detach},
-	{keys: []string{"q"}, help: "quit (asks while sessions run)", run: (*view).requestQuit, touches: true},
-}
-
-func lookupBinding(key string) *binding {
-	for i := range keymap {
-		for _, k := range keymap[i].keys {
-			if k == key {
-				return &keymap[i]
-			}
-		}
-	}
-	return nil
-}
-
 // handleKey routes a key: to a modal when one is open, to the command
 // table after the prefix, and otherwise to the focused pane (or every
 // picked pane while broadcasting).
@@ -103,30 +47,27 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return v.sessionsKey(msg)
 	case modalFind:
 		return v.findInput(msg)
+	case modalPrompt:
+		return v.promptInput(msg)
+	case modalPick:
+		return v.pickInput(msg)
 	}
 	if v.scrollMode {
 		return v.scrollKey(msg)
 	}
 	if v.prefixPending {
 		v.prefixPending = false
-		if key == v.m.cfg.Prefix {
-			return v.sendKey(tea.Key(msg))
+		if a := v.m.keys.prefix[key]; a != nil {
+			return v.runAction(a)
 		}
-		b := lookupBinding(key)
-		switch {
-		case b == nil:
-			return nil
-		case b.touches && v.readOnly:
-			v.notice = "read-only"
-			return nil
-		case b.runKey != nil:
-			return b.runKey(v, key)
-		}
-		return b.run(v)
+		return nil
 	}
 	if key == v.m.cfg.Prefix {
 		v.prefixPending = true
 		return nil
+	}
+	if a := v.m.keys.root[key]; a != nil {
+		return v.runAction(a)
 	}
 	return v.sendKey(tea.Key(msg))
 }
@@ -196,6 +137,10 @@ func (m *Model) input(p *pane, encode func(vt.Modes) []byte) bool {
 func (v *view) handlePaste(text string) tea.Cmd {
 	if v.modal == modalFind && v.find != nil {
 		return v.editFind(v.find.query + text)
+	}
+	if v.modal == modalPrompt && v.prompt != nil {
+		v.prompt.add(text)
+		return nil
 	}
 	if v.modal != modalNone || v.scrollMode || v.m.quitting {
 		return nil

@@ -49,6 +49,11 @@ type Config struct {
 	Parsers int
 	// Record is [record]: the panes' rings and where recordings go.
 	Record RecordConfig
+	// Keys are the config's [keys] bindings, over the default ones.
+	Keys []Binding
+	// Spawn makes the panes a client opens from the keyboard (prefix c
+	// and C); nil: those keys say they cannot.
+	Spawn *Spawner
 	// Server: the program is no client of its own; only ClientMsg input
 	// counts, and Bubble Tea's own size and input messages are dropped.
 	Server bool
@@ -88,6 +93,8 @@ const (
 	modalRename  // this client is typing a pane's new name
 	modalList    // the list of every pane (prefix w, sessions.go)
 	modalFind    // this client searches across panes (findall.go)
+	modalPrompt  // this client types a line: a command, a pane's number (prompt.go)
+	modalPick    // this client picks what a new pane runs (spawn.go)
 )
 
 // Model is the root model: the panes, their sessions and screens, shared
@@ -96,8 +103,9 @@ const (
 // clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
 type Model struct {
-	cfg Config
-	now func() time.Time
+	cfg  Config
+	keys keyTables // the key bindings, from cfg.Keys and the actions
+	now  func() time.Time
 	// ctx is the parent of the starts' contexts; cancel ends it at quit.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -155,7 +163,8 @@ type Result struct {
 // everything the model starts; the model cancels its own once it quit.
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Model{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg.withDefaults(), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
+	cfg = cfg.withDefaults()
+	m := &Model{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		layoutW: 80, layoutH: 24, now: time.Now}
 	for _, s := range specs {
 		m.addPane(s)

@@ -4,20 +4,26 @@ import tea "charm.land/bubbletea/v2"
 
 // handleMouse: a click focuses the pane under it (and goes to the child
 // if it asked for mouse reports); the wheel scrolls back unless the child
-// takes mouse reports; a click on the status line's page numbers turns
-// the page.
+// takes mouse reports, and a left-button drag selects (selection.go); a
+// click on the status line's page numbers turns the page.
 func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	if v.modal != modalNone {
 		return nil
 	}
 	ev := msg.Mouse()
+	idx, rects := v.pageRects()
+	if v.drag != nil {
+		// A drag goes on over other panes and the status line.
+		if v.dragOn(msg, idx, rects) {
+			return nil
+		}
+	}
 	if ev.Y == v.height-1 {
 		if _, ok := msg.(tea.MouseClickMsg); ok {
 			return v.clickStatus(ev.X)
 		}
 		return nil
 	}
-	idx, rects := v.pageRects()
 	for k, i := range idx {
 		r := rects[k]
 		if ev.X < r.x || ev.X >= r.x+r.w || ev.Y < r.y || ev.Y >= r.y+r.h {
@@ -43,6 +49,8 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		}
 		if _, wheel := msg.(tea.MouseWheelMsg); wheel {
 			cmds = append(cmds, v.wheel(p, ev.Button))
+		} else {
+			v.dragMouse(i, msg, e.X, e.Y)
 		}
 		return tea.Batch(cmds...)
 	}
@@ -65,4 +73,24 @@ func (v *view) clickStatus(x int) tea.Cmd {
 		return nil
 	}
 	return v.setFocus(page * n)
+}
+
+// dragOn follows a drag that went on over another pane or the status
+// line: the selection stays in its pane, clamped to its body.
+func (v *view) dragOn(msg tea.MouseMsg, idx []int, rects []rect) bool {
+	switch msg.(type) {
+	case tea.MouseMotionMsg, tea.MouseReleaseMsg:
+	default:
+		v.drag = nil // a press starts anew
+		return false
+	}
+	ev := msg.Mouse()
+	for k, i := range idx {
+		if v.m.panes[i].key == v.drag.key {
+			r := rects[k]
+			return v.dragMouse(i, msg, ev.X-r.x, ev.Y-r.y-1)
+		}
+	}
+	v.drag = nil // its pane left the page
+	return false
 }

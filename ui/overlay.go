@@ -2,25 +2,72 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sandmux/sandmux/termsafe"
 )
 
-// helpText is the help overlay, written from the key map table.
+// helpText is the help overlay, written from the action table and the
+// bindings in force: each action with the keys bound to it after the
+// prefix, then those bound without it ([keys.root]).
 func (v *view) helpText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sandmux — press %s, then:\n\n", v.m.cfg.Prefix)
-	for _, k := range keymap {
-		name := k.name
-		if name == "" {
-			name = strings.Join(k.keys, " ")
-		}
-		fmt.Fprintf(&b, "  %-7s %s\n", name, k.help)
+	for _, l := range helpLines(v.m.keys.prefix) {
+		fmt.Fprintf(&b, "  %-7s %s\n", l.keys, l.help)
 	}
-	fmt.Fprintf(&b, "  %-7s send %s itself\n\n", v.m.cfg.Prefix, v.m.cfg.Prefix)
+	if root := helpLines(v.m.keys.root); len(root) > 0 {
+		b.WriteString("\nwithout the prefix:\n")
+		for _, l := range root {
+			fmt.Fprintf(&b, "  %-7s %s\n", l.keys, l.help)
+		}
+	}
+	b.WriteString("\nIn scrollback: v starts a selection (or drag the mouse), arrows, w b 0 $ extend it,\nV takes whole lines, y or enter copies it to your terminal's clipboard.\n")
+	b.WriteString("Keys are bound by the actions' names in the config's [keys] (see config.example.toml).\n")
 	b.WriteString("Everything else goes to the focused pane. Any key closes this.")
 	return overlayStyle.Render(b.String())
+}
+
+// helpLine is one line of help: the keys, then what they do.
+type helpLine struct{ keys, help string }
+
+// helpLines lists table's bindings in the action table's order, a
+// group (focus-1 … focus-9) as one line while its default keys hold.
+func helpLines(table map[string]*action) []helpLine {
+	var out []helpLine
+	for i := 0; i < len(actions); i++ {
+		a := &actions[i]
+		if a.group != "" {
+			j := i
+			for j < len(actions) && actions[j].group == a.group && slices.Equal(keysOf(table, &actions[j]), actions[j].keys) {
+				j++
+			}
+			if j-i == countGroup(a.group) {
+				out = append(out, helpLine{a.groupKeys, a.help})
+				i = j - 1
+				continue
+			}
+		}
+		if keys := keysOf(table, a); len(keys) > 0 {
+			help := a.help
+			if a.group != "" {
+				help = strings.Replace(a.help, "that number", "number "+strings.TrimPrefix(a.name, "focus-"), 1)
+			}
+			out = append(out, helpLine{strings.Join(keys, " "), help})
+		}
+	}
+	return out
+}
+
+func countGroup(group string) int {
+	n := 0
+	for _, a := range actions {
+		if a.group == group {
+			n++
+		}
+	}
+	return n
 }
 
 func (v *view) confirmText() string {

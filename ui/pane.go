@@ -224,8 +224,9 @@ func (v *view) takeFrame(p *pane) {
 	} else {
 		p.screen.Snapshot(&s.frame)
 	}
-	if s.search != nil {
+	if s.search != nil || s.sel != nil {
 		s.highlightSearch()
+		s.highlightSelection()
 		s.frame.Invalidate() // the highlight edited its cells: take them all anew
 	}
 	v.renderGen++
@@ -237,7 +238,7 @@ func (v *view) takeFrame(p *pane) {
 // generation, which only grows.
 func (s *paneView) renderBody(gen uint64) {
 	s.gen = gen
-	all := len(s.rows) != s.frame.Rows || s.search != nil
+	all := len(s.rows) != s.frame.Rows || s.search != nil || s.sel != nil
 	for len(s.rows) < s.frame.Rows {
 		s.rows = append(s.rows, nil)
 		s.rowGens = append(s.rowGens, 0)

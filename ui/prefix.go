@@ -28,13 +28,22 @@ var (
 // NormalizeKey checks a key as a config names one ("Ctrl+B") and returns
 // it as Bubble Tea reports it ("ctrl+b"), so that the key map can compare
 // strings. The error says what a key looks like.
-func NormalizeKey(s string) (string, error) {
-	lower := strings.ToLower(strings.TrimSpace(s))
+func NormalizeKey(s string) (string, error) { return normalizeKey(s, false) }
+
+// NormalizeBinding is NormalizeKey for a [keys] binding, where a
+// character keeps its case ("C" is shift+c, as Bubble Tea reports it),
+// and shift+ on a letter alone is the capital itself.
+func NormalizeBinding(s string) (string, error) { return normalizeKey(s, true) }
+
+func normalizeKey(s string, keepCase bool) (string, error) {
+	name := strings.TrimSpace(s)
 	var mods []string
-	name := lower
 	// The key is after the last "+", except in "ctrl++", where it is "+".
-	if i := strings.LastIndex(strings.TrimSuffix(lower, "+"), "+"); i >= 0 {
-		mods, name = strings.Split(lower[:i], "+"), lower[i+1:]
+	if i := strings.LastIndex(strings.TrimSuffix(name, "+"), "+"); i >= 0 {
+		mods, name = strings.Split(strings.ToLower(name[:i]), "+"), name[i+1:]
+	}
+	if !keepCase || slices.Contains(keyNames, strings.ToLower(name)) {
+		name = strings.ToLower(name)
 	}
 	bad := fmt.Errorf(`is not a key (write e.g. "ctrl+b": modifiers %s, then a character or a name such as %s)`,
 		strings.Join(keyModifiers, ", "), strings.Join(keyNames[:5], ", "))
@@ -47,6 +56,14 @@ func NormalizeKey(s string) (string, error) {
 			return s, bad
 		}
 		seen[m] = true
+	}
+	if r, size := utf8.DecodeRuneInString(name); keepCase && size == len(name) && unicode.IsLetter(r) {
+		switch {
+		case len(seen) == 1 && seen["shift"]:
+			return string(unicode.ToUpper(r)), nil // as a terminal types it
+		case len(seen) > 0:
+			name = strings.ToLower(name) // ctrl+B is ctrl+b, as Bubble Tea reports it
+		}
 	}
 	var out []string
 	for _, m := range keyModifiers {

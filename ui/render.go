@@ -161,6 +161,10 @@ func (v *view) compose() ([]string, *tea.Cursor) {
 		lines = overlay(lines, v.width, v.sessionsText())
 	case v.modal == modalFind:
 		lines = overlay(lines, v.width, v.findText())
+	case v.modal == modalPrompt:
+		lines = overlay(lines, v.width, v.promptText())
+	case v.modal == modalPick:
+		lines = overlay(lines, v.width, v.pickerText())
 	}
 	if v.modal == modalNone && !v.scrollMode && !v.m.quitting {
 		return lines, v.cursor()

@@ -33,7 +33,7 @@ func (v *view) leaveScroll() {
 	v.scrollMode = false
 	if p := v.focused(); p != nil {
 		s := v.pv(p)
-		s.scroll, s.search = 0, nil
+		s.scroll, s.search, s.sel = 0, nil, nil
 		v.takeFrame(p)
 	}
 }
@@ -80,6 +80,9 @@ var scrollKeys = map[string]func(v *view, p *pane, s *paneView){
 	"/":      func(v *view, p *pane, s *paneView) { s.search = &searchState{typing: true, match: -1} },
 	"n":      func(v *view, p *pane, s *paneView) { v.findNext(p, -1) },
 	"N":      func(v *view, p *pane, s *paneView) { v.findNext(p, 1) },
+	"v":      func(v *view, p *pane, s *paneView) { v.startSelection(p, s, false) },
+	"V":      func(v *view, p *pane, s *paneView) { v.startSelection(p, s, true) },
+	"space":  func(v *view, p *pane, s *paneView) { v.startSelection(p, s, false) },
 }
 
 func (v *view) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -107,6 +110,10 @@ func (v *view) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if s.sel != nil && p.screen != nil {
+		v.selectKey(p, s, msg.String())
+		return nil
+	}
 	if f, ok := scrollKeys[msg.String()]; ok {
 		f(v, p, s)
 	}
@@ -129,6 +136,12 @@ func (v *view) scrollStatus() string {
 			return termsafe.String(fmt.Sprintf("SCROLL /%s: not found", q.query))
 		}
 		return termsafe.String(fmt.Sprintf("SCROLL /%s", q.query))
+	}
+	switch {
+	case s.sel != nil && s.sel.lines:
+		return fmt.Sprintf("SCROLL %d/%d · SELECT LINES: y copies, esc drops", s.scroll, s.frame.Scrollback)
+	case s.sel != nil:
+		return fmt.Sprintf("SCROLL %d/%d · SELECT: y copies, esc drops", s.scroll, s.frame.Scrollback)
 	}
 	return fmt.Sprintf("SCROLL %d/%d", s.scroll, s.frame.Scrollback)
 }

@@ -40,8 +40,8 @@ func TestUpdateNeverBlocks(t *testing.T) {
 		}
 	}
 	// Every prefix command, then the modal keys.
-	for _, k := range keymap {
-		for _, key := range k.keys {
+	for _, a := range actions {
+		for _, key := range a.keys {
 			m.Update(keyMsg("ctrl+b"))
 			m.Update(keyMsg(key))
 			m.Update(keyMsg("esc")) // close whatever opened

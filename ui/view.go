@@ -33,6 +33,10 @@ type view struct {
 	scrollMode    bool
 	find          *findState // the search across panes, under modalFind
 	notice        string     // a one-off word in the status line ("read-only")
+	drag          *dragState // a left button held over a pane (selection.go)
+	prompt        *prompt    // the line being typed, under modalPrompt
+	picker        *picker    // what a new pane runs, under modalPick
+	dir           string     // where the client started, for its new panes ("": unknown)
 
 	panes map[int]*paneView // by pane key
 
@@ -72,7 +76,8 @@ type paneView struct {
 
 	scroll       int // lines scrolled back; 0 is live
 	search       *searchState
-	picked       bool // receives this client's broadcast input
+	sel          *selection // copy mode's selection (selection.go)
+	picked       bool       // receives this client's broadcast input
 	attention    bool
 	dirtyPending bool // the screen changed while off this client's page
 }
@@ -83,6 +88,9 @@ type AttachMsg struct {
 	Term          *Terminal
 	Width, Height int
 	ReadOnly      bool
+	// Dir is the client's working directory, where its new panes start
+	// ("": it did not say).
+	Dir string
 	// Detached is called from Update (it must not block) when the client
 	// asks to detach.
 	Detached func()
@@ -127,7 +135,7 @@ func (m *Model) viewByID(id int) *view {
 
 func (m *Model) attach(msg AttachMsg) tea.Cmd {
 	v := m.newView(msg.ID)
-	v.term, v.readOnly, v.detached = msg.Term, msg.ReadOnly, msg.Detached
+	v.term, v.readOnly, v.detached, v.dir = msg.Term, msg.ReadOnly, msg.Detached, msg.Dir
 	m.emit(Event{Kind: EventAttached, Client: msg.ID})
 	if w, h := fitSize(msg.Width, msg.Height); w > 0 && h > 1 {
 		v.width, v.height = w, h

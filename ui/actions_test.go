@@ -1,0 +1,66 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Help lists every action with the keys bound to it: by default each
+// action's own, and after [keys] the bound ones, root ones apart.
+func TestHelpListsEveryBinding(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 1, 200, 60)
+	help := m.lv().helpText()
+	for _, a := range actions {
+		if a.group != "" {
+			continue
+		}
+		keys := strings.Join(a.keys, " ")
+		if a.name == actionSendPrefix {
+			keys = "ctrl+b"
+		}
+		if line := "  " + keys; !strings.Contains(help, line+strings.Repeat(" ", max(1, 8-len(keys)))+a.help) {
+			t.Errorf("help lacks %s (%s) as %q:\n%s", a.name, a.help, line, help)
+		}
+	}
+	if !strings.Contains(help, "1…9     focus the pane with that number") {
+		t.Errorf("help lacks the focus-N line:\n%s", help)
+	}
+
+	m.keys = newKeyTables("ctrl+b", []Binding{{Key: "x", Action: ActionNone}, {Key: "|", Action: "zoom"},
+		{Root: true, Key: "f5", Action: "new-pane"}, {Key: "5", Action: "list"}})
+	help = m.lv().helpText()
+	for _, want := range []string{"  z |     zoom", "without the prefix:", "  f5      open a local shell", "  w 5     list every session", "  6       focus the pane with number 6"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help with bindings lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "1…9") || strings.Contains(help, "  x       close") {
+		t.Errorf("help shows keys no longer bound:\n%s", help)
+	}
+}
+
+// A root binding acts without the prefix; an unbound key after the
+// prefix does nothing; a read-only client may not run an action that
+// touches a pane, however it is bound.
+func TestBindingsDispatch(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	m.keys = newKeyTables("ctrl+b", []Binding{{Key: "x", Action: ActionNone}, {Root: true, Key: "f5", Action: "zoom"},
+		{Root: true, Key: "f6", Action: "close"}})
+	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF5}))
+	if !m.lv().zoom {
+		t.Error("f5, bound to zoom without the prefix, did not zoom")
+	}
+	press(m, "ctrl+b")
+	press(m, "x")
+	if m.panes[0].phase != phaseRunning || m.lv().modal != modalNone {
+		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modal)
+	}
+	m.lv().readOnly = true
+	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
+	if m.panes[0].phase != phaseRunning || m.lv().notice != "read-only" {
+		t.Errorf("a read-only client's f6 (close) acted: phase %v, notice %q", m.panes[0].phase, m.lv().notice)
+	}
+}
