@@ -233,6 +233,8 @@ func sandboxPanes(cfg *config.Config, table providers.Table, store string) []ui.
 			Spec:     sb.Spec(),
 			Options:  opts,
 			Prepare:  ws.Prepare(sb),
+			// The config's pane: the config is where to look.
+			StartHint: "check the command and workspace in the config",
 		})
 	}
 	return specs
@@ -249,15 +251,19 @@ func adHocPanes(cmds []string) []ui.PaneSpec {
 		specs = append(specs, ui.PaneSpec{
 			Name:     name,
 			Provider: local.Descriptor.Name,
-			Spec:     providers.Spec{Name: name, Command: []string{"sh", "-c", c}, Dir: dir},
+			Spec:     providers.Spec{Name: name, Command: commandLine(c), Dir: dir},
 		})
 	}
 	return specs
 }
 
 // runPane is a local pane running argv, for ctl run; without a name it
-// is called by the command's first word.
+// is called by the command's first word. One argument is a command line,
+// as sandmux 'CMD' takes it.
 func runPane(name string, argv []string) ui.PaneSpec {
+	if len(argv) == 1 {
+		argv = commandLine(argv[0])
+	}
 	if name == "" {
 		name = filepath.Base(argv[0])
 		if len(argv) >= 3 && argv[1] == "-c" {
@@ -266,6 +272,19 @@ func runPane(name string, argv []string) ui.PaneSpec {
 	}
 	dir, _ := os.Getwd() // Best effort: "" means the child inherits ours.
 	return ui.PaneSpec{Name: name, Provider: local.Descriptor.Name, Spec: providers.Spec{Name: name, Command: argv, Dir: dir}}
+}
+
+// shellChars are the characters that make a command line the shell's.
+const shellChars = " \t\n'\"\\$`;&|<>()*?[]{}~#=!"
+
+// commandLine is how a command given as one string runs, for sandmux
+// 'CMD' and ctl run 'CMD' alike: a plain word is the program itself (so a
+// missing one fails the start, saying so), anything else is run by sh -c.
+func commandLine(cmd string) []string {
+	if cmd != "" && !strings.ContainsAny(cmd, shellChars) {
+		return []string{cmd}
+	}
+	return []string{"sh", "-c", cmd}
 }
 
 func firstWord(cmd string) string {

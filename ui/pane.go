@@ -31,6 +31,11 @@ type PaneSpec struct {
 	// Env, when set, adds to the environment of each start, given the
 	// pane's stable id (for SANDMUX_PANE).
 	Env func(id string) []string
+	// StartHint is added to a failed start's error: what to check.
+	StartHint string
+	// Started, when set, is told once how the first start ended (nil:
+	// it runs), from Update: ctl run and start answer with it.
+	Started func(error)
 }
 
 // phase is where a pane is, as the UI sees it.
