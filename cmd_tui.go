@@ -244,10 +244,9 @@ func sandboxPanes(cfg *config.Config, table providers.Table, store string) []ui.
 func adHocPanes(cmds []string) []ui.PaneSpec {
 	dir, _ := os.Getwd() // Best effort: "" means the child inherits ours.
 	specs := make([]ui.PaneSpec, 0, len(cmds))
-	for _, c := range cmds {
-		// A short name, the command's first word, as tmux names windows;
-		// prefix , renames it.
-		name := firstWord(c)
+	names := adHocNames(cmds)
+	for i, c := range cmds {
+		name := names[i]
 		specs = append(specs, ui.PaneSpec{
 			Name:     name,
 			Provider: local.Descriptor.Name,
@@ -255,6 +254,44 @@ func adHocPanes(cmds []string) []ui.PaneSpec {
 		})
 	}
 	return specs
+}
+
+// maxNameWords bounds how many of a command's words its pane's name takes.
+const maxNameWords = 3
+
+// adHocNames names each command's pane: a short name, the command's first
+// word, as tmux names windows (prefix , renames it); when other commands
+// start with the same word, as many more words as tell them apart, up to
+// maxNameWords. Panes whose names still match get -2, -3 from the UI.
+func adHocNames(cmds []string) []string {
+	words := make([][]string, len(cmds))
+	for i, c := range cmds {
+		for _, w := range strings.Fields(c) {
+			if w = strings.Trim(w, ";&|()<>'\"`"); w != "" {
+				words[i] = append(words[i], w)
+			}
+		}
+	}
+	prefix := func(i, n int) string {
+		if len(words[i]) == 0 {
+			return firstWord(cmds[i])
+		}
+		return strings.Join(words[i][:min(n, len(words[i]))], " ")
+	}
+	names := make([]string, len(cmds))
+	for i := range cmds {
+		for n := 1; n <= maxNameWords; n++ {
+			names[i] = prefix(i, n)
+			shared := false
+			for j := range cmds {
+				shared = shared || j != i && prefix(j, n) == names[i]
+			}
+			if !shared {
+				break
+			}
+		}
+	}
+	return names
 }
 
 // runPane is a local pane running argv, for ctl run; without a name it
