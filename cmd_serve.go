@@ -172,6 +172,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket string, cm
 			return withEnv([]ui.PaneSpec{runPane(name, argv)}, env)[0]
 		},
 		Sandbox: sandboxSpec(cfg, table, store, env),
+		Config:  configFile(cfg),
 	})
 	attacher := rotatingAttacher{srv: srv, log: daemon.LogName(socket), logger: logger}
 	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,

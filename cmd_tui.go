@@ -68,7 +68,7 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		return exitUsage
 	}
 	if err := ensureServer(ctx, f, socket, fs.Args(), s); err != nil {
-		termsafe.Fprintln(s.err, "sandmux:", termsafe.Message(err.Error()))
+		termsafe.Fprintln(s.err, "sandmux:", err) // an error keeps its lines
 		return exitFailure
 	}
 	return attachTerminal(ctx, socket, false, s)
@@ -110,12 +110,9 @@ func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string,
 		return err
 	}
 	serveArgs := []string{"serve", "-S", socket}
-	if cfg.Source != config.BuiltinSource {
-		abs, err := filepath.Abs(cfg.Source)
-		if err != nil {
-			return fmt.Errorf("find the config %s: %w", cfg.Source, err)
-		}
-		serveArgs = append(serveArgs, "-c", abs)
+	file := configFile(cfg)
+	if file != "" {
+		serveArgs = append(serveArgs, "-c", file)
 	}
 	if w, h, ok := terminalSize(s); ok {
 		serveArgs = append(serveArgs, "--size", fmt.Sprintf("%dx%d", w, h))
@@ -128,23 +125,64 @@ func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string,
 	if pid != 0 {
 		return nil // started on cmds
 	}
-	for _, c := range cmds {
-		if err := ctlRun(ctx, socket, c); err != nil {
+	if file != "" {
+		otherConfig(ctx, socket, f.name, file, s)
+	}
+	names := adHocNames(cmds)
+	for i, c := range cmds {
+		if err := ctlRun(ctx, socket, names[i], c); err != nil {
 			return fmt.Errorf("open %q in the running server: %w", c, err)
 		}
 	}
 	return nil
 }
 
-// ctlRun opens a local pane running cmd (with sh -c) in the server.
-func ctlRun(ctx context.Context, socket, cmd string) error {
+// configFile is the absolute path of the config cfg was read from, ""
+// for the built-in one.
+func configFile(cfg *config.Config) string {
+	if cfg.Source == config.BuiltinSource {
+		return ""
+	}
+	if abs, err := filepath.Abs(cfg.Source); err == nil {
+		return abs
+	}
+	return cfg.Source // Best effort: a relative name still names it.
+}
+
+// otherConfig says, in one line, when the server that runs already read
+// another config than file: this one is not used, and -L starts a server
+// of its own on it. A server that cannot say is left alone.
+func otherConfig(ctx context.Context, socket, name, file string, s stdio) {
+	conn, err := endpoint.Dial(socket)
+	if err != nil {
+		return
+	}
+	cl := control.NewClient(conn)
+	defer cl.Close()
+	rep, err := cl.Call(ctx, control.Request{Op: control.OpLs})
+	if err != nil || rep.Config == file {
+		return
+	}
+	if name == "" {
+		name = endpoint.DefaultName
+	}
+	running := rep.Config
+	if running == "" {
+		running = "the built-in config"
+	}
+	termsafe.Fprintf(s.err, "sandmux: the server %s runs on %s, not %s: attaching to it; sandmux -L NAME -c %s starts a server of its own\n",
+		name, running, file, file)
+}
+
+// ctlRun opens a local pane running cmd (a command line) in the server.
+func ctlRun(ctx context.Context, socket, name, cmd string) error {
 	conn, err := endpoint.Dial(socket)
 	if err != nil {
 		return err
 	}
 	cl := control.NewClient(conn)
 	defer cl.Close()
-	_, err = cl.Call(ctx, control.Request{Op: control.OpRun, Name: firstWord(cmd), Argv: []string{"sh", "-c", cmd}})
+	_, err = cl.Call(ctx, control.Request{Op: control.OpRun, Name: name, Argv: []string{cmd}})
 	return err
 }
 

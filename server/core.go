@@ -20,6 +20,9 @@ type Specs struct {
 	Run func(name string, argv []string) ui.PaneSpec
 	// Sandbox is the config's sandbox of that name.
 	Sandbox func(name string) (ui.PaneSpec, error)
+	// Config is the config file the server read, "" for the built-in:
+	// a client started on another says so.
+	Config string
 }
 
 // NewCore is the Core of a control handler over this server's panes.
@@ -42,7 +45,8 @@ func (c *serverCore) do(fn func(*ui.Model) tea.Cmd) error {
 	return nil
 }
 
-func (c *serverCore) Clients() int { return c.s.Clients() }
+func (c *serverCore) Clients() int   { return c.s.Clients() }
+func (c *serverCore) Config() string { return c.specs.Config }
 
 func (c *serverCore) Sessions() []control.SessionInfo {
 	var out []control.SessionInfo

@@ -30,6 +30,8 @@ type Core interface {
 	Sessions() []control.SessionInfo
 	// Clients is how many clients are attached.
 	Clients() int
+	// Config is the config file the server read, "" for the built-in.
+	Config() string
 	// Run opens a local pane running argv; name "" is argv's first word.
 	// It returns once the start ended; a start that failed is its error
 	// and leaves no pane.
@@ -108,7 +110,7 @@ func (h *ctlHandler) Handle(ctx context.Context, req control.Request) control.Re
 
 func (h *ctlHandler) ls(context.Context, control.Request) (control.Reply, error) {
 	clients := h.core.Clients()
-	return control.Reply{Sessions: h.core.Sessions(), Clients: &clients}, nil
+	return control.Reply{Sessions: h.core.Sessions(), Clients: &clients, Config: h.core.Config()}, nil
 }
 
 // run opens the pane and answers once it runs. Its error is the core's

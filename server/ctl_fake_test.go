@@ -48,7 +48,8 @@ func (f *fakeCore) renumber() {
 	}
 }
 
-func (f *fakeCore) Clients() int { return 0 }
+func (f *fakeCore) Clients() int   { return 0 }
+func (f *fakeCore) Config() string { return "" }
 
 func (f *fakeCore) Sessions() []control.SessionInfo {
 	f.mu.Lock()

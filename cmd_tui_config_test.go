@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A config with several errors, given to the client that would start
+// the server, prints each error on a line of its own.
+func TestTUIConfigErrorsKeepTheirLines(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "typo.toml")
+	if err := os.WriteFile(cfg, []byte("[ui]\nfps = \"x\"\nbogus = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tt := startTerm(t, 200, 24, sandmuxBin+" -c "+cfg)
+	s := tt.waitExit()
+	if strings.Contains(s, `\n`) || !strings.Contains(s, "typo.toml:2: ui.fps") || !strings.Contains(s, "\n"+cfg+":3: ui.bogus") || !strings.Contains(s, "EXIT=1") {
+		t.Fatalf("the config's errors are not one a line:\n%s", s)
+	}
+}
+
+// sandmux on a config other than the one the running server read says
+// so in one line, with how to start a server of its own, and attaches.
+func TestTUIOtherConfigSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.toml"), filepath.Join(dir, "second.toml")
+	for _, f := range []string{first, second} {
+		body := "[[sandbox]]\nname = \"" + strings.TrimSuffix(filepath.Base(f), ".toml") + "\"\ncommand = \"echo from-$((6*7)); exec cat\"\n"
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := startTerm(t, 100, 24, sandmuxBin+" -c "+first)
+	a.waitText("from-42")
+	a.keys("C-b", "d")
+	if s := a.waitExit(); strings.Contains(s, "runs on") {
+		t.Fatalf("the first client spoke of another config:\n%s", s)
+	}
+	b := startTermIn(t, a.dir, 200, 24, sandmuxBin+" -c "+first)
+	b.waitText("from-42")
+	b.keys("C-b", "d")
+	if s := b.waitExit(); strings.Contains(s, "runs on") {
+		t.Fatalf("a client on the same config spoke of another:\n%s", s)
+	}
+	c := startTermIn(t, a.dir, 200, 24, sandmuxBin+" -c "+second)
+	c.waitText("1 first") // attached to the first server's pane
+	c.keys("C-b", "d")
+	s := c.waitExit()
+	want := "sandmux: the server default runs on " + first + ", not " + second + ": attaching to it; sandmux -L NAME -c " + second + " starts a server of its own"
+	if strings.Count(s, "runs on") != 1 || !strings.Contains(strings.ReplaceAll(s, "\n", ""), want) { // a long line wraps
+		t.Fatalf("after attaching on another config the terminal shows:\n%s\nwant once: %s", s, want)
+	}
+}
