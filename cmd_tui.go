@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -109,6 +110,9 @@ func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string,
 	if err != nil {
 		return err
 	}
+	if err := refuseTemporaryServer(socket); err != nil {
+		return err
+	}
 	serveArgs := []string{"serve", "-S", socket}
 	file := configFile(cfg)
 	if file != "" {
@@ -135,6 +139,32 @@ func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string,
 		}
 	}
 	return nil
+}
+
+// errTemporary is why a go run build starts no server.
+var errTemporary = errors.New("sandmux runs from a temporary build (go run deletes it when it exits), and a server started from it " +
+	"would outlive its file: install it with go install . (or make install) and run sandmux from your PATH")
+
+// refuseTemporaryServer refuses to start a server from a binary that
+// go run made: it goes as soon as this client exits. A server already
+// running is attached to as ever.
+func refuseTemporaryServer(socket string) error {
+	exe, err := os.Executable()
+	if err != nil || !temporaryBuild(exe) {
+		return nil // Best effort: daemon.Start reports a missing executable itself.
+	}
+	if conn, err := endpoint.Dial(socket); err == nil {
+		_ = conn.Close() // Best effort: it answered, which is all we asked.
+		return nil
+	}
+	return errTemporary
+}
+
+// temporaryBuild reports whether exe is where go run builds: WORK/b001/exe/NAME
+// under a go-build directory.
+func temporaryBuild(exe string) bool {
+	dir := filepath.Dir(exe)
+	return filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build")
 }
 
 // configFile is the absolute path of the config cfg was read from, ""

@@ -54,3 +54,34 @@ func TestTUIOtherConfigSaysSo(t *testing.T) {
 		t.Fatalf("after attaching on another config the terminal shows:\n%s\nwant once: %s", s, want)
 	}
 }
+
+// A sandmux that go run built starts no server, whose file would be gone
+// once it exits: it says how to install one. It attaches to a server
+// that runs.
+func TestTUITemporaryBuildStartsNoServer(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "go-build1234", "b001", "exe", "sandmux")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(sandmuxBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := startTerm(t, 200, 24, exe)
+	s := a.waitExit()
+	if !strings.Contains(strings.ReplaceAll(s, "\n", ""), "install it with go install . (or make install)") || !strings.Contains(s, "EXIT=1") {
+		t.Fatalf("a go run build started a server, or did not say why not:\n%s", s)
+	}
+	if _, err := os.Stat(serverSocket(a.dir)); err == nil {
+		t.Fatal("a server runs from the temporary build")
+	}
+	b := startTermIn(t, a.dir, 100, 24, sandmuxBin+" 'echo up-$((6*7)); exec cat'")
+	b.waitText("up-42")
+	c := startTermIn(t, a.dir, 100, 24, exe)
+	c.waitText("up-42")
+	c.keys("C-b", "d")
+	c.waitExit()
+}
