@@ -85,3 +85,28 @@ func TestTUITemporaryBuildStartsNoServer(t *testing.T) {
 	c.keys("C-b", "d")
 	c.waitExit()
 }
+
+// A workspace that does not exist is created at the start, and the
+// pane's title says so once: after a restart, it no longer does.
+func TestTUIWorkspaceCreatedIsSaidOnce(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	cfgPath := filepath.Join(dir, "sandmux.toml")
+	if err := os.WriteFile(cfgPath, []byte("[[sandbox]]\nname = \"box\"\nworkspace = \""+ws+"\"\ncommand = \"echo in-$(basename $PWD); exec cat\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tt := startTerm(t, 200, 24, sandmuxBin+" -c "+cfgPath)
+	s := tt.waitText("in-ws")
+	title := strings.SplitN(s, "\n", 2)[0]
+	if !strings.Contains(title, "created workspace "+ws) {
+		t.Fatalf("the title does not say the workspace was created: %q", title)
+	}
+	ctlIn(t, tt.dir, "kill", "1")
+	ctlIn(t, tt.dir, "wait", "1", "--phase", "killed", "--timeout", "30s")
+	ctlIn(t, tt.dir, "restart", "1")
+	ctlIn(t, tt.dir, "wait", "1", "--phase", "running", "--timeout", "30s")
+	s = tt.waitFor("the restarted pane's title", func(s string) bool { return strings.Contains(strings.SplitN(s, "\n", 2)[0], "idle") })
+	if title := strings.SplitN(s, "\n", 2)[0]; strings.Contains(title, "created workspace") {
+		t.Fatalf("the title says it again after a restart: %q", title)
+	}
+}

@@ -383,12 +383,13 @@ func parse(name string, data []byte, reg providers.Registry) (*Config, error) {
 	}
 	p := &problems{file: name, lines: scanKeyLines(data), reg: reg}
 	c := p.decode(doc)
-	if err := p.err(); err != nil {
-		// Validating a half-decoded config would only add echoes of these.
-		return nil, err
-	}
 	c.Source, c.lines = name, p.lines
-	if err := c.validate(); err != nil {
+	// The values decoded are validated too, so one run reports every
+	// mistake; a key that did not decode is left out, as what it holds
+	// now is the default, and its checks would only echo its error.
+	p.skipDecoded()
+	c.validateInto(p)
+	if err := p.err(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -608,6 +609,12 @@ func editDistance(a, b string) int {
 // absolute, keys canonical). It accepts its own output unchanged.
 func (c *Config) validate() error {
 	p := &problems{file: c.Source, lines: c.lines, reg: c.reg}
+	c.validateInto(p)
+	return p.err()
+}
+
+// validateInto adds what is wrong with the decoded values to p.
+func (c *Config) validateInto(p *problems) {
 	if c.defaults != nil {
 		for _, o := range sandboxOptions {
 			if key := "defaults." + o.key; c.lines.has(key) {
@@ -652,7 +659,6 @@ func (c *Config) validate() error {
 	c.checkServer(p)
 	c.checkRecord(p)
 	c.checkRemoteTables(p)
-	return p.err()
 }
 
 func checkOption[T any](p *problems, key string, o option[T], t *T) {
