@@ -79,6 +79,10 @@ func TestCheckBuiltinDefault(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(stdout, want) || strings.Count(stdout, "\nsandbox ") != 3 {
 		t.Errorf("exit %d, stdout:\n%s\nwant it to start %q and list 3 sandboxes", code, stdout, want)
 	}
+	// Its shells start where sandmux was started, as tmux's do.
+	if n := strings.Count(stdout, "  workspace: "+dir+"\n"); n != 3 {
+		t.Errorf("%d of the built-in shells start in the current directory %s:\n%s", n, dir, stdout)
+	}
 }
 
 func TestCheckErrors(t *testing.T) {

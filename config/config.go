@@ -346,7 +346,18 @@ func Load(path string, reg providers.Registry) (*Config, error) {
 		}
 		return parse(p, data, reg)
 	}
-	return parse(BuiltinSource, defaultConfig, reg)
+	c, err := parse(BuiltinSource, defaultConfig, reg)
+	if err != nil {
+		return nil, err
+	}
+	// The built-in shells start where sandmux was started, as tmux's
+	// do: no config asked for a workspace of their own.
+	if dir, err := os.Getwd(); err == nil {
+		for i := range c.Sandboxes {
+			c.Sandboxes[i].Workspace = dir
+		}
+	}
+	return c, nil
 }
 
 // readConfigFile reads at most one byte more than a config may hold, so
