@@ -4,10 +4,14 @@ BIN      ?= sandmux
 FUZZTIME ?= 30s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check bench fuzz clean
+.PHONY: build install run test check bench fuzz clean
 
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) .
+
+# Into $(go env GOBIN), else $(go env GOPATH)/bin: put it on PATH.
+install:
+	$(GO) install -buildvcs=auto .
 
 run: build
 	./$(BIN)

@@ -60,8 +60,10 @@ func TestVersionNamesRevision(t *testing.T) {
 	} else if rev := strings.TrimSpace(string(head))[:12]; !strings.Contains(out, rev) {
 		t.Errorf("sandmux --version = %q, want revision %s in it", out, rev)
 	}
-	if out2, _, _ := runBin(t, "", "version"); out2 != out {
-		t.Errorf("sandmux version = %q, --version = %q: want the same", out2, out)
+	for _, alias := range []string{"version", "-v", "-V"} {
+		if out2, _, _ := runBin(t, "", alias); out2 != out {
+			t.Errorf("sandmux %s = %q, --version = %q: want the same", alias, out2, out)
+		}
 	}
 }
 

@@ -6,11 +6,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/providers/replay"
 	"github.com/sandmux/sandmux/termsafe"
 )
@@ -45,7 +50,51 @@ func runCheck(_ context.Context, args []string, s stdio) int {
 		return exitFailure
 	}
 	printConfig(s.out, cfg)
+	if problems := commandProblems(cfg); len(problems) > 0 {
+		for _, p := range problems {
+			termsafe.Fprintln(s.err, "sandmux check:", p)
+		}
+		return exitFailure
+	}
 	return exitOK
+}
+
+// commandProblems are the local sandboxes whose command is not found on
+// PATH: the config is valid, but their panes would fail to start.
+func commandProblems(cfg *config.Config) []string {
+	var out []string
+	for _, s := range cfg.Sandboxes {
+		if s.Provider != local.Descriptor.Name || len(s.Command) == 0 {
+			continue
+		}
+		if prog, ok := missingProgram(s.Command); !ok {
+			out = append(out, fmt.Sprintf("sandbox %s: %s is not found on PATH (install it, or give its full path)", s.Name, prog))
+		}
+	}
+	return out
+}
+
+// missingProgram reports the program argv runs and whether it is found:
+// for a shell's command line (sh -c LINE), its first word, as the shell
+// finds it (builtins included); else argv[0].
+func missingProgram(argv []string) (string, bool) {
+	if len(argv) == 3 && argv[1] == "-c" && filepath.Base(argv[0]) == "sh" {
+		words := strings.Fields(argv[2])
+		if len(words) > 1 && words[0] == "exec" {
+			words = words[1:]
+		}
+		if len(words) == 0 || strings.ContainsAny(words[0], shellChars) {
+			return "", true // a line the shell reads as more than a program's name
+		}
+		// The shell says, builtins and functions included; its own
+		// failure to run counts as found, so check never blames a program
+		// for it.
+		err := exec.Command(argv[0], "-c", `command -v "$1" >/dev/null`, "sh", words[0]).Run()
+		var exit *exec.ExitError
+		return words[0], !errors.As(err, &exit)
+	}
+	_, err := exec.LookPath(argv[0])
+	return argv[0], err == nil
 }
 
 // printConfig writes the config's source, then one block per sandbox.
@@ -57,6 +106,7 @@ func printConfig(w io.Writer, c *config.Config) {
 	} else {
 		termsafe.Fprintf(w, "config: %s\n", c.Source)
 	}
+	printServer(w, c.Server)
 	for _, s := range c.Sandboxes {
 		command := "the provider's shell"
 		switch file, _ := s.Options["file"].(string); {
@@ -68,7 +118,7 @@ func printConfig(w io.Writer, c *config.Config) {
 		termsafe.Fprintf(w, "\nsandbox %s\n", s.Name)
 		termsafe.Fprintf(w, "  provider:  %s\n", s.Provider)
 		fmt.Fprintf(w, "  command:   %s\n", command) // shellQuote's output is safe as it is
-		termsafe.Fprintf(w, "  workspace: %s\n", s.Workspace)
+		termsafe.Fprintf(w, "  workspace: %s%s\n", s.Workspace, workspaceNote(s))
 		termsafe.Fprintf(w, "  size:      %s (TERM=%s)\n", s.Size, s.Term)
 		if len(s.Env) > 0 {
 			var env []string
@@ -85,6 +135,35 @@ func printConfig(w io.Writer, c *config.Config) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// workspaceNote says when a local workspace does not exist yet.
+func workspaceNote(s config.Sandbox) string {
+	if s.Provider != local.Descriptor.Name {
+		return ""
+	}
+	if _, err := os.Stat(s.Workspace); errors.Is(err, fs.ErrNotExist) {
+		return " (does not exist: created at the start)"
+	}
+	return ""
+}
+
+// printServer writes [server]'s settings, defaults included.
+func printServer(w io.Writer, s config.ServerConfig) {
+	fmt.Fprintln(w, "\nserver")
+	termsafe.Fprintf(w, "  on_hangup: %s\n", s.OnHangup)
+	if s.SSHListen == "" {
+		fmt.Fprintln(w, "  ssh:       off (ssh_listen is not set)")
+		return
+	}
+	termsafe.Fprintf(w, "  ssh:       listen %s, keys %s, read-only keys %s\n", s.SSHListen, orNone(s.SSHAuthorizedKeys), orNone(s.SSHReadOnlyKeys))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // shellQuote joins words as a shell would need them typed, so the printed

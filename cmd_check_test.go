@@ -45,10 +45,14 @@ snapshot_keep = 3
 	}
 	want := `config: mine.toml
 
+server
+  on_hangup: detach
+  ssh:       off (ssh_listen is not set)
+
 sandbox shell
   provider:  local
   command:   the provider's shell
-  workspace: DIR/.local/share/sandmux/workspaces/shell
+  workspace: DIR/.local/share/sandmux/workspaces/shell (does not exist: created at the start)
   size:      80x24 (TERM=xterm-256color)
   env:       EDITOR=vi
   graces:    stop 5s, kill 2s, drain 1s
@@ -57,7 +61,7 @@ sandbox shell
 sandbox build
   provider:  local
   command:   sh -c 'make watch && echo '\''done'\'''
-  workspace: DIR/src/p
+  workspace: DIR/src/p (does not exist: created at the start)
   size:      120x40 (TERM=xterm-256color)
   env:       EDITOR=vi
   graces:    stop 5s, kill 2s, drain 250ms
@@ -74,6 +78,10 @@ func TestCheckBuiltinDefault(t *testing.T) {
 	want := "config: built-in default (none of sandmux.toml, " + filepath.Join(dir, ".config/sandmux/config.toml") + " exists)\n"
 	if code != exitOK || !strings.HasPrefix(stdout, want) || strings.Count(stdout, "\nsandbox ") != 3 {
 		t.Errorf("exit %d, stdout:\n%s\nwant it to start %q and list 3 sandboxes", code, stdout, want)
+	}
+	// Its shells start where sandmux was started, as tmux's do.
+	if n := strings.Count(stdout, "  workspace: "+dir+"\n"); n != 3 {
+		t.Errorf("%d of the built-in shells start in the current directory %s:\n%s", n, dir, stdout)
 	}
 }
 
@@ -137,5 +145,40 @@ func TestCheckReplaySandbox(t *testing.T) {
 	code, stdout, stderr := runCheckForTest(t, "-c", "mine.toml")
 	if code != exitOK || !strings.Contains(stdout, "  command:   none: it plays '/casts/agent run.cast'\n") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// check reports every local sandbox whose program is not found on PATH,
+// and shows [server]'s settings.
+func TestCheckReportsMissingProgramsAndServer(t *testing.T) {
+	hermetic(t)
+	doc := `[server]
+on_hangup = "quit"
+ssh_listen = "127.0.0.1:2222"
+ssh_authorized_keys = "/k"
+
+[[sandbox]]
+name = "line"
+command = "no-such-program-a --flag"
+
+[[sandbox]]
+name = "argv"
+command = ["no-such-program-b", "x"]
+
+[[sandbox]]
+name = "fine"
+command = "echo hi; exec cat"
+`
+	if err := os.WriteFile("mine.toml", []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCheckForTest(t, "-c", "mine.toml")
+	want := "sandmux check: sandbox line: no-such-program-a is not found on PATH (install it, or give its full path)\n" +
+		"sandmux check: sandbox argv: no-such-program-b is not found on PATH (install it, or give its full path)\n"
+	if code != exitFailure || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", code, stderr, want)
+	}
+	if !strings.Contains(stdout, "\nserver\n  on_hangup: quit\n  ssh:       listen 127.0.0.1:2222, keys /k, read-only keys none\n") {
+		t.Errorf("stdout does not show [server]:\n%s", stdout)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -21,7 +22,8 @@ import (
 	"github.com/sandmux/sandmux/termsafe"
 )
 
-const ctlUsage = "sandmux ctl [-L NAME | -S PATH] [--json] ls|run|start|close|kill|restart|send|keys|screen|wait|events|record|save-last|quit ...: drive a running server"
+// ctlUsage is ctl's line of help: every subcommand, from the table.
+var ctlUsage = "sandmux ctl [-L NAME | -S PATH] [--json] " + strings.Join(slices.Sorted(maps.Keys(ctlCommands)), "|") + " ...: drive a running server"
 
 // ctlCommand is one ctl subcommand: its usage, and how its arguments
 // become a request.
@@ -54,12 +56,19 @@ var ctlCommands = map[string]ctlCommand{
 func runCtl(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
 	fs.SetOutput(termsafe.NewWriter(s.err)) // flag prints a refused argument raw
-	name := fs.String("L", "", "the server's `NAME` (default: $"+endpoint.EnvSocket+" inside a pane, else "+endpoint.DefaultName+")")
-	path := fs.String("S", "", "the server's socket `PATH`")
-	asJSON := fs.Bool("json", false, "print the reply as JSON")
+	var name, path string
+	var asJSON bool
+	// The global flags are the subcommand's too: ctl ls --json is what
+	// people type.
+	global := func(fs *flag.FlagSet) {
+		fs.StringVar(&name, "L", name, "the server's `NAME` (default: $"+endpoint.EnvSocket+" inside a pane, else "+endpoint.DefaultName+")")
+		fs.StringVar(&path, "S", path, "the server's socket `PATH`")
+		fs.BoolVar(&asJSON, "json", asJSON, "print the reply as JSON")
+	}
+	global(fs)
 	fs.Usage = func() { ctlHelp(s.err, fs) }
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return exitUsage // the flag package printed the error and the usage
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
@@ -73,21 +82,23 @@ func runCtl(ctx context.Context, args []string, s stdio) int {
 	}
 	subFlags := flag.NewFlagSet("ctl "+fs.Arg(0), flag.ContinueOnError)
 	subFlags.SetOutput(termsafe.NewWriter(s.err))
+	global(subFlags)
 	subFlags.Usage = func() { fmt.Fprintln(s.err, "usage: sandmux ctl", sub.usage); subFlags.PrintDefaults() }
 	req, err := sub.parse(subFlags, fs.Args()[1:])
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) && err.Error() != "" {
+		// The flag package printed its own error and the usage already.
+		if !errors.Is(err, errUsage) {
 			termsafe.Fprintln(s.err, "sandmux ctl:", err)
+			subFlags.Usage()
 		}
-		subFlags.Usage()
 		return exitUsage
 	}
-	socket, err := ctlSocket(*name, *path)
+	socket, err := ctlSocket(name, path)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux ctl:", err)
 		return exitUsage
 	}
-	return ctlCall(ctx, socket, req, *asJSON, s)
+	return ctlCall(ctx, socket, req, asJSON, s)
 }
 
 func ctlHelp(w io.Writer, fs *flag.FlagSet) {

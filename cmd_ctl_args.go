@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/server"
@@ -134,7 +137,7 @@ var (
 func parseWait(fs *flag.FlagSet, args []string) (control.Request, error) {
 	state := fs.String("state", "", "the `STATE` to wait for: one of "+waitStates)
 	phase := fs.String("phase", "", "or the `PHASE`, whatever the state: one of "+waitPhases)
-	timeout := fs.Duration("timeout", 0, "give up after `D` and exit 1 (0: wait for good)")
+	timeout := durationFlag(fs, "timeout", "give up after `D` and exit 1 (0: wait for good)")
 	req, err := oneSession(control.OpWait)(fs, args)
 	if err != nil {
 		return req, err
@@ -157,7 +160,7 @@ func parseWait(fs *flag.FlagSet, args []string) (control.Request, error) {
 // pane itself (SANDMUX_PANE), which is what an agent's hooks want.
 func parseStatus(fs *flag.FlagSet, args []string) (control.Request, error) {
 	reason := fs.String("reason", "", "why, as the pane's title and the session list show it")
-	ttl := fs.Duration("ttl", 0, "the report holds for `D`, then the other signals count again (0: until the next report)")
+	ttl := durationFlag(fs, "ttl", "the report holds for `D`, then the other signals count again (0: until the next report)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return control.Request{}, err
@@ -184,4 +187,35 @@ func parseQuit(fs *flag.FlagSet, args []string) (control.Request, error) {
 	req, err := noArgs(control.OpQuit)(fs, args)
 	req.Kill = *kill
 	return req, err
+}
+
+// durationValue is a duration flag whose error says how to write one:
+// `--timeout 2` reads as seconds to a person, and Go's parser only says
+// "missing unit".
+type durationValue struct{ d *time.Duration }
+
+func (v durationValue) String() string {
+	if v.d == nil {
+		return "0s"
+	}
+	return v.d.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err == nil {
+		*v.d = d
+		return nil
+	}
+	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		return fmt.Errorf("a duration needs its unit: write %ss (or %sm, %sms)", s, s, s)
+	}
+	return errors.New("not a duration: write it as 30s, 5m or 1h30m")
+}
+
+// durationFlag defines a duration flag, zero by default.
+func durationFlag(fs *flag.FlagSet, name, usage string) *time.Duration {
+	d := new(time.Duration)
+	fs.Var(durationValue{d}, name, usage)
+	return d
 }

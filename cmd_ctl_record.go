@@ -19,7 +19,7 @@ func parseRecord(fs *flag.FlagSet, args []string) (control.Request, error) {
 	view := fs.Bool("view", false, "record a client's whole view (what sandmux draws on its terminal) instead of one pane")
 	client := fs.Int("client", 0, "with --view: the client `C` whose view (default: the one that typed last)")
 	out := fs.String("o", "", "the `FILE` to write (default: one in [record] dir, named after the pane and the time)")
-	idle := fs.Duration("idle-limit", 0, "shorten every pause longer than `D` to D (default: [record] idle_limit)")
+	idle := durationFlag(fs, "idle-limit", "shorten every pause longer than `D` to D (default: [record] idle_limit)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return control.Request{}, err
@@ -54,7 +54,7 @@ func parseRecord(fs *flag.FlagSet, args []string) (control.Request, error) {
 
 // parseSaveLast reads `save-last S [--duration D] -o FILE`.
 func parseSaveLast(fs *flag.FlagSet, args []string) (control.Request, error) {
-	d := fs.Duration("duration", 0, "save the last `D` (default: all that [record] retain keeps)")
+	d := durationFlag(fs, "duration", "save the last `D` (default: all that [record] retain keeps)")
 	out := fs.String("o", "", "the `FILE` to write")
 	req, err := oneSession(control.OpSaveLast)(fs, args)
 	if err != nil {

@@ -124,12 +124,12 @@ func TestCtlServerEvents(t *testing.T) {
 	if closed := ev.next(t, "ev's close", pane(control.EventClosed, "")); closed.Session.State != "closed" {
 		t.Errorf("the closed event shows the session %s", closed.Session.State)
 	}
-	s.ok("run", "--", "/nonexistent/prog")
+	s.fails(exitFailure, "/nonexistent/prog", "run", "--", "/nonexistent/prog")
 	failed := ev.next(t, "a failed start", func(e control.Event) bool { return e.Kind == control.EventPhase && e.Session.Name == "prog" })
 	if failed.Detail != "failed" || !strings.Contains(failed.Session.Reason, "/nonexistent/prog") {
 		t.Errorf("a start that failed shows as %q: %+v", failed.Detail, failed.Session)
 	}
-	s.ok("close", "prog")
+	ev.next(t, "the failed pane's close", func(e control.Event) bool { return e.Kind == control.EventClosed && e.Session.Name == "prog" })
 	s.ok("kill", "1")
 	ev.next(t, "cat's closing", func(e control.Event) bool { return e.Kind == control.EventPhase && e.Detail == "closing" })
 	ev.next(t, "cat's kill", func(e control.Event) bool { return e.Kind == control.EventPhase && e.Detail == "killed" })

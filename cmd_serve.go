@@ -186,6 +186,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 			return withEnv([]ui.PaneSpec{runPane(name, argv)}, env)[0]
 		},
 		Sandbox: sandboxSpec(cfg, table, store, env),
+		Config:  configFile(cfg),
 	})
 	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: srv, Log: func(err error) { logger.Print(err) }}),

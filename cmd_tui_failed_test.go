@@ -29,7 +29,7 @@ command = "echo FINE-READY; exec cat"
 	tt := startTerm(t, 80, 24, sandmuxBin+" -c "+cfgPath)
 	s := tt.waitText("start failed")
 	// The whole error, hint included, is there once its lines are joined.
-	joined := strings.Join(strings.Fields(region(s, 0, 0, 40, 23)), " ")
+	joined := strings.ReplaceAll(strings.Join(strings.Fields(region(s, 0, 0, 40, 23)), " "), "- ", "-") // lines may break after a hyphen
 	for _, want := range []string{"no-such-command-for-sandmux-tests", "executable file not found", "check the command", "ctrl+b r restarts"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("the failed pane does not say %q:\n%s", want, s)

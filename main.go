@@ -70,7 +70,7 @@ func commands() []command {
 		{"ls", lsUsage, runLs},
 		{"ctl", ctlUsage, runCtl},
 		{"help", "sandmux help (or -h, --help): this list", runHelp},
-		{"version", "sandmux version (or --version): the version and source revision", runVersion},
+		{"version", "sandmux version (or --version, -v): the version and source revision", runVersion},
 		{"", tuiUsage, runTUI},
 	}
 }
@@ -79,7 +79,7 @@ func commands() []command {
 // every CLI user tries first; they must not reach the TUI's flag parser.
 var aliases = map[string]string{
 	"-h": "help", "-help": "help", "--help": "help",
-	"-version": "version", "--version": "version", "-V": "version",
+	"-version": "version", "--version": "version", "-V": "version", "-v": "version",
 }
 
 // softMemoryLimit is where sandmux trades throughput for memory: far above

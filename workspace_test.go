@@ -35,7 +35,7 @@ func testSandbox(t *testing.T, policy config.SnapshotPolicy, restore config.Rest
 func runSandbox(t *testing.T, sb config.Sandbox, ws workspace.Policy, teardown func(*session.Manager, session.ID) error) session.Info {
 	t.Helper()
 	notice, err := ws.Prepare(sb)(t.Context())
-	if err != nil || notice != "" {
+	if err != nil || notice != "" && notice != "created workspace "+sb.Workspace {
 		t.Fatalf("prepare: %q, %v", notice, err)
 	}
 	m := session.NewManager(ws.Providers)
@@ -219,5 +219,20 @@ func TestSnapshotListConfig(t *testing.T) {
 	code := run([]string{"snapshot", "ls", "-c", cfg, "--store", store.Root}, stdio{out: &out, err: &errOut})
 	if code != exitOK || !strings.Contains(out.String(), "box") || strings.Contains(out.String(), "other") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want box only", code, out.String(), errOut.String())
+	}
+}
+
+// A local workspace that does not exist is created at the start, and
+// the pane is told so once: the next start finds it.
+func TestPrepareSaysItCreatedTheWorkspace(t *testing.T) {
+	sb, ws := testSandbox(t, config.SnapshotNever, config.RestoreOff)
+	if notice, err := ws.Prepare(sb)(t.Context()); err != nil || notice != "created workspace "+sb.Workspace {
+		t.Fatalf("first prepare: %q, %v; want it to say it created the workspace", notice, err)
+	}
+	if fi, err := os.Stat(sb.Workspace); err != nil || !fi.IsDir() {
+		t.Fatalf("the workspace: %v", err)
+	}
+	if notice, err := ws.Prepare(sb)(t.Context()); err != nil || notice != "" {
+		t.Fatalf("second prepare: %q, %v; want nothing to say", notice, err)
 	}
 }

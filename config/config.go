@@ -351,7 +351,18 @@ func Load(path string, reg providers.Registry) (*Config, error) {
 		}
 		return parse(p, data, reg)
 	}
-	return parse(BuiltinSource, defaultConfig, reg)
+	c, err := parse(BuiltinSource, defaultConfig, reg)
+	if err != nil {
+		return nil, err
+	}
+	// The built-in shells start where sandmux was started, as tmux's
+	// do: no config asked for a workspace of their own.
+	if dir, err := os.Getwd(); err == nil {
+		for i := range c.Sandboxes {
+			c.Sandboxes[i].Workspace = dir
+		}
+	}
+	return c, nil
 }
 
 // readConfigFile reads at most one byte more than a config may hold, so
@@ -388,12 +399,13 @@ func parse(name string, data []byte, reg providers.Registry) (*Config, error) {
 	}
 	p := &problems{file: name, lines: scanKeyLines(data), reg: reg}
 	c := p.decode(doc)
-	if err := p.err(); err != nil {
-		// Validating a half-decoded config would only add echoes of these.
-		return nil, err
-	}
 	c.Source, c.lines = name, p.lines
-	if err := c.validate(); err != nil {
+	// The values decoded are validated too, so one run reports every
+	// mistake; a key that did not decode is left out, as what it holds
+	// now is the default, and its checks would only echo its error.
+	p.skipDecoded()
+	c.validateInto(p)
+	if err := p.err(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -614,6 +626,12 @@ func editDistance(a, b string) int {
 // absolute, keys canonical). It accepts its own output unchanged.
 func (c *Config) validate() error {
 	p := &problems{file: c.Source, lines: c.lines, reg: c.reg}
+	c.validateInto(p)
+	return p.err()
+}
+
+// validateInto adds what is wrong with the decoded values to p.
+func (c *Config) validateInto(p *problems) {
 	if c.defaults != nil {
 		for _, o := range sandboxOptions {
 			if key := "defaults." + o.key; c.lines.has(key) {
@@ -659,7 +677,6 @@ func (c *Config) validate() error {
 	c.checkServer(p)
 	c.checkRecord(p)
 	c.checkRemoteTables(p)
-	return p.err()
 }
 
 func checkOption[T any](p *problems, key string, o option[T], t *T) {

@@ -33,6 +33,7 @@ func hermetic(t *testing.T) string {
 func TestConfigErrors(t *testing.T) {
 	hermetic(t)
 	const sb = "[[sandbox]]\nname = \"a\"\n" // lines 1-2
+	const sb2 = "[[sandbox]]\nname = \"b\"\n"
 	tests := []struct {
 		name, doc string
 		line      int
@@ -58,7 +59,7 @@ func TestConfigErrors(t *testing.T) {
 
 		// Unknown keys at every level.
 		{"unknown in defaults", "[defaults]\nstop-grace = \"1s\"\n" + sb, 2, "defaults.stop-grace", `did you mean "stop_grace"?`},
-		{"unknown in sandbox", sb + sb + "colour = \"red\"\n", 5, "sandbox[1].colour", "unknown key (use one of name, provider"},
+		{"unknown in sandbox", sb + sb2 + "colour = \"red\"\n", 5, "sandbox[1].colour", "unknown key (use one of name, provider"},
 		{"unknown dotted in sandbox", sb + "x.y = 1\n", 3, "sandbox[0].x", "unknown key"},
 		{"unknown in ui", sb + "[ui]\nfsp = 30\n", 4, "ui.fsp", `did you mean "fps"?`},
 		{"keys are case-sensitive", sb + "[ui]\nFPS = 30\n", 4, "ui.FPS", `did you mean "fps"?`},
@@ -108,7 +109,7 @@ func TestConfigErrors(t *testing.T) {
 		{"term space", sb + "term = \"xterm 256\"\n", 3, "sandbox[0].term", "is not a terminal type"},
 
 		// graces
-		{"stop_grace word", sb + sb + "stop_grace = \"abc\"\n", 5, "sandbox[1].stop_grace", `"abc" is not a duration (write e.g. "2s"`},
+		{"stop_grace word", sb + sb2 + "stop_grace = \"abc\"\n", 5, "sandbox[1].stop_grace", `"abc" is not a duration (write e.g. "2s"`},
 		{"stop_grace integer", sb + "stop_grace = 2\n", 3, "sandbox[0].stop_grace", "2 is not a duration"},
 		{"stop_grace negative", sb + "stop_grace = \"-1s\"\n", 3, "sandbox[0].stop_grace", `"-1s" is out of range (use "10ms" to "10m")`},
 		{"stop_grace zero", sb + "stop_grace = \"0s\"\n", 3, "sandbox[0].stop_grace", `"0s" is out of range`},
@@ -178,9 +179,9 @@ func TestConfigErrors(t *testing.T) {
 		{"shell inline", "providers = { local = { shell = \"sh\" } }\n" + sb, 1, "providers.local.shell", "is not an absolute path"},
 
 		// Lines stay right around multi-line values.
-		{"after multi-line string", sb + "command = \"\"\"\n[[sandbox]]\nname = 'x'\n\"\"\"\n" + sb + "size = 1\n", 9, "sandbox[1].size", "is not a size"},
+		{"after multi-line string", sb + "command = \"\"\"\n[[sandbox]]\nname = 'x'\n\"\"\"\n" + sb2 + "size = 1\n", 9, "sandbox[1].size", "is not a size"},
 		{"after multi-line array", sb + "snapshot_exclude = [\n  \"a\", # [[sandbox]]\n  \"b\",\n]\nsize = 1\n", 7, "sandbox[0].size", "is not a size"},
-		{"sub-table of an array", sb + sb + "[sandbox.env]\nA = 1\n", 6, "sandbox[1].env.A", "1 is not a string"},
+		{"sub-table of an array", sb + sb2 + "[sandbox.env]\nA = 1\n", 6, "sandbox[1].env.A", "1 is not a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,6 +229,40 @@ fps = "fast"
 		`x.toml:7: sandbox[1].stop_grace: "soon" is not a duration`,
 		`x.toml:8: sandbox[1].colour: unknown key`,
 		`x.toml:11: ui.fps: "fast" is not a whole number`,
+	}
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("got %d errors, want %d:\n%s", len(lines), len(want), err)
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]) {
+			t.Errorf("error %d = %q, want prefix %q", i, lines[i], want[i])
+		}
+	}
+}
+
+// A value's mistake is reported in the same run as a type's or an
+// unknown key's, and a key that did not decode adds no echo.
+func TestConfigErrorsOfBothPassesAtOnce(t *testing.T) {
+	hermetic(t)
+	doc := `[ui]
+fps = "x"
+bogus = 1
+
+[[sandbox]]
+name = "a"
+provider = "nope"
+size = 1
+`
+	_, err := parseConfig("x.toml", []byte(doc))
+	want := []string{
+		`x.toml:2: ui.fps: "x" is not a whole number`,
+		`x.toml:3: ui.bogus: unknown key`,
+		`x.toml:7: sandbox[0].provider: `,
+		`x.toml:8: sandbox[0].size: 1 is not a size`,
 	}
 	if err == nil {
 		t.Fatal("accepted")

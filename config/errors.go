@@ -65,11 +65,40 @@ type problems struct {
 	reg   providers.Registry
 	errs  []*configError
 	seen  map[string]bool // key and message of each error in errs
+	// skip are the keys, and the tables, whose errors are said already.
+	skip map[string]bool
+}
+
+// skipDecoded makes the keys with errors so far, and every key under
+// them, take no more.
+func (p *problems) skipDecoded() {
+	p.skip = map[string]bool{}
+	for _, e := range p.errs {
+		p.skip[e.Key] = true
+	}
+}
+
+// skipped reports whether key, or a table it is in, is to be skipped.
+func (p *problems) skipped(key string) bool {
+	for k := key; k != ""; {
+		if p.skip[k] {
+			return true
+		}
+		i := strings.LastIndexAny(k, ".[")
+		if i < 0 {
+			return false
+		}
+		k = k[:i]
+	}
+	return false
 }
 
 func (p *problems) add(key string, err error) {
 	if sub, ok := err.(*subKeyError); ok {
 		key, err = key+sub.key, sub.err
+	}
+	if p.skipped(key) {
+		return
 	}
 	// One [defaults] value, inherited by many sandboxes, is one mistake. A
 	// set rather than a scan of errs keeps a config of many mistakes

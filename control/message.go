@@ -89,6 +89,7 @@ type Reply struct {
 
 	Sessions []SessionInfo `json:"sessions,omitempty"`
 	Clients  *int          `json:"clients,omitempty"` // for ls: how many clients are attached
+	Config   string        `json:"config,omitempty"`  // for ls: the config file the server read ("": the built-in)
 	Session  *SessionInfo  `json:"session,omitempty"`
 	Screen   string        `json:"screen,omitempty"`
 	Event    *Event        `json:"event,omitempty"`

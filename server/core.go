@@ -20,6 +20,9 @@ type Specs struct {
 	Run func(name string, argv []string) ui.PaneSpec
 	// Sandbox is the config's sandbox of that name.
 	Sandbox func(name string) (ui.PaneSpec, error)
+	// Config is the config file the server read, "" for the built-in:
+	// a client started on another says so.
+	Config string
 }
 
 // NewCore is the Core of a control handler over this server's panes.
@@ -42,7 +45,8 @@ func (c *serverCore) do(fn func(*ui.Model) tea.Cmd) error {
 	return nil
 }
 
-func (c *serverCore) Clients() int { return c.s.Clients() }
+func (c *serverCore) Clients() int   { return c.s.Clients() }
+func (c *serverCore) Config() string { return c.specs.Config }
 
 func (c *serverCore) Sessions() []control.SessionInfo {
 	var out []control.SessionInfo
@@ -83,24 +87,54 @@ func sessionInfo(p ui.PaneInfo) control.SessionInfo {
 	return si
 }
 
-func (c *serverCore) open(spec ui.PaneSpec) (control.SessionInfo, error) {
+// open adds the pane and waits until its start ended. A start that
+// failed leaves no pane: its error is the answer, and a script has
+// nothing to clean up.
+func (c *serverCore) open(ctx context.Context, spec ui.PaneSpec) (control.SessionInfo, error) {
+	started := make(chan error, 1)
+	spec.Started = func(err error) { started <- err }
 	var info ui.PaneInfo
-	err := c.do(func(m *ui.Model) tea.Cmd {
+	if err := c.do(func(m *ui.Model) tea.Cmd {
 		var cmd tea.Cmd
 		info, cmd = m.Open(spec)
 		return cmd
+	}); err != nil {
+		return control.SessionInfo{}, err
+	}
+	select {
+	case err := <-started:
+		if err != nil {
+			_ = c.Close(context.WithoutCancel(ctx), info.ID) // Best effort: the start's error is the news.
+			return control.SessionInfo{}, err
+		}
+	case <-ctx.Done():
+		return control.SessionInfo{}, fmt.Errorf("stopped waiting for pane %d to start (it goes on): %w", info.Number, context.Cause(ctx))
+	case <-c.s.Done():
+		return control.SessionInfo{}, errServerGone
+	}
+	var now *ui.PaneInfo
+	_ = c.do(func(m *ui.Model) tea.Cmd { // Best effort: a server gone answers with the pane as opened.
+		for _, p := range m.Panes() {
+			if p.ID == info.ID {
+				now = &p
+			}
+		}
+		return nil
 	})
-	return sessionInfo(info), err
+	if now != nil {
+		info = *now
+	}
+	return sessionInfo(info), nil
 }
 
-func (c *serverCore) Run(name string, argv []string) (control.SessionInfo, error) {
+func (c *serverCore) Run(ctx context.Context, name string, argv []string) (control.SessionInfo, error) {
 	if len(argv) == 0 {
 		return control.SessionInfo{}, errors.New("run needs a command: sandmux ctl run -- CMD [ARGS...]")
 	}
-	return c.open(c.specs.Run(name, argv))
+	return c.open(ctx, c.specs.Run(name, argv))
 }
 
-func (c *serverCore) Start(sandbox string) (control.SessionInfo, error) {
+func (c *serverCore) Start(ctx context.Context, sandbox string) (control.SessionInfo, error) {
 	if c.specs.Sandbox == nil {
 		return control.SessionInfo{}, errors.New("this server has no config's sandboxes: use ctl run")
 	}
@@ -108,7 +142,7 @@ func (c *serverCore) Start(sandbox string) (control.SessionInfo, error) {
 	if err != nil {
 		return control.SessionInfo{}, err
 	}
-	return c.open(spec)
+	return c.open(ctx, spec)
 }
 
 func (c *serverCore) Close(ctx context.Context, id string) error { return c.teardown(ctx, id, false) }

@@ -30,10 +30,14 @@ type Core interface {
 	Sessions() []control.SessionInfo
 	// Clients is how many clients are attached.
 	Clients() int
+	// Config is the config file the server read, "" for the built-in.
+	Config() string
 	// Run opens a local pane running argv; name "" is argv's first word.
-	Run(name string, argv []string) (control.SessionInfo, error)
-	// Start opens one of the config's sandboxes.
-	Start(sandbox string) (control.SessionInfo, error)
+	// It returns once the start ended; a start that failed is its error
+	// and leaves no pane.
+	Run(ctx context.Context, name string, argv []string) (control.SessionInfo, error)
+	// Start opens one of the config's sandboxes, as Run does.
+	Start(ctx context.Context, sandbox string) (control.SessionInfo, error)
 	// Close returns once the teardown, and its snapshot, finished. ctx
 	// ending (the client went away) ends the waiting, not the teardown.
 	Close(ctx context.Context, id string) error
@@ -106,25 +110,27 @@ func (h *ctlHandler) Handle(ctx context.Context, req control.Request) control.Re
 
 func (h *ctlHandler) ls(context.Context, control.Request) (control.Reply, error) {
 	clients := h.core.Clients()
-	return control.Reply{Sessions: h.core.Sessions(), Clients: &clients}, nil
+	return control.Reply{Sessions: h.core.Sessions(), Clients: &clients, Config: h.core.Config()}, nil
 }
 
-func (h *ctlHandler) run(_ context.Context, req control.Request) (control.Reply, error) {
+// run opens the pane and answers once it runs. Its error is the core's
+// as it is: a failed start already names the pane and the command.
+func (h *ctlHandler) run(ctx context.Context, req control.Request) (control.Reply, error) {
 	if len(req.Argv) == 0 || req.Argv[0] == "" {
 		return control.Reply{}, errors.New("run needs a command: give it after --, as in sandmux ctl run -- htop")
 	}
-	si, err := h.core.Run(req.Name, req.Argv)
+	si, err := h.core.Run(ctx, req.Name, req.Argv)
 	if err != nil {
-		return control.Reply{}, fmt.Errorf("run %s: %w", quote(req.Argv[0]), err)
+		return control.Reply{}, err
 	}
 	return control.Reply{Session: &si}, nil
 }
 
-func (h *ctlHandler) start(_ context.Context, req control.Request) (control.Reply, error) {
+func (h *ctlHandler) start(ctx context.Context, req control.Request) (control.Reply, error) {
 	if req.Sandbox == "" {
 		return control.Reply{}, errors.New("start needs a sandbox: name one of the config's sandboxes")
 	}
-	si, err := h.core.Start(req.Sandbox)
+	si, err := h.core.Start(ctx, req.Sandbox)
 	if err != nil {
 		return control.Reply{}, fmt.Errorf("start sandbox %s: %w", quote(req.Sandbox), err)
 	}

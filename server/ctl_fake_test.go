@@ -48,7 +48,8 @@ func (f *fakeCore) renumber() {
 	}
 }
 
-func (f *fakeCore) Clients() int { return 0 }
+func (f *fakeCore) Clients() int   { return 0 }
+func (f *fakeCore) Config() string { return "" }
 
 func (f *fakeCore) Sessions() []control.SessionInfo {
 	f.mu.Lock()
@@ -89,7 +90,7 @@ func (f *fakeCore) add(name, provider string) control.SessionInfo {
 	return si
 }
 
-func (f *fakeCore) Run(name string, argv []string) (control.SessionInfo, error) {
+func (f *fakeCore) Run(_ context.Context, name string, argv []string) (control.SessionInfo, error) {
 	f.record("run %s %q", name, argv)
 	if name == "" {
 		name = argv[0]
@@ -97,7 +98,7 @@ func (f *fakeCore) Run(name string, argv []string) (control.SessionInfo, error) 
 	return f.add(name, "local"), nil
 }
 
-func (f *fakeCore) Start(sandbox string) (control.SessionInfo, error) {
+func (f *fakeCore) Start(_ context.Context, sandbox string) (control.SessionInfo, error) {
 	f.record("start %s", sandbox)
 	if sandbox != "box" {
 		return control.SessionInfo{}, fmt.Errorf("no sandbox %q in the config: sandmux check lists them", sandbox)

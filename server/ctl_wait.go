@@ -90,6 +90,9 @@ func (h *ctlHandler) wait(ctx context.Context, req control.Request) (control.Rep
 			return control.Reply{}, fmt.Errorf("%s closed before it was %s: nothing is left to wait for; sandmux ctl ls lists the sessions", describe(si), want)
 		case phase && cur.Phase == want, !phase && cur.State == want:
 			return control.Reply{Session: cur}, nil
+		case ended(*cur) && want != stateClosed:
+			return control.Reply{}, fmt.Errorf("%s is %s and has nothing running that could become %s: sandmux ctl restart %d starts it again",
+				describe(*cur), endedHow(*cur), want, cur.Number)
 		}
 		si = *cur
 		select {
@@ -106,6 +109,24 @@ func (h *ctlHandler) wait(ctx context.Context, req control.Request) (control.Rep
 			return control.Reply{}, fmt.Errorf("wait for %s to be %s: %w (the client went away or the server is stopping)", describe(si), want, context.Cause(ctx))
 		}
 	}
+}
+
+// ended reports whether the session's process is over for good (until a
+// restart): its state and phase change no more, but for its close.
+func ended(si control.SessionInfo) bool {
+	switch si.Phase {
+	case "exited", "killed", "closed", "failed", "disconnected":
+		return true
+	}
+	return false
+}
+
+// endedHow is how an ended session ended: where it is, and why.
+func endedHow(si control.SessionInfo) string {
+	if si.Reason == "" {
+		return stateAndPhase(si)
+	}
+	return stateAndPhase(si) + " (" + si.Reason + ")"
 }
 
 // stateAndPhase says where a session is: its state, and its phase when

@@ -171,3 +171,23 @@ func TestCtlWaitSurvivesBeingDropped(t *testing.T) {
 		t.Fatalf("wait after a drop: got %+v, %v; want a1 exited", r.rep.Session, r.err)
 	}
 }
+
+// A wait on a session whose process ended, for a state it can no longer
+// reach, ends at once with an error that says how to go on; a wait while
+// it runs ends with the same error once it ends.
+func TestCtlWaitForTheUnreachableEndsAtOnce(t *testing.T) {
+	h := serve(t)
+	h.core.setState("b2", "failed")
+	_, err := h.call(t, control.Request{Op: control.OpWait, Session: "2", State: "exited"})
+	if err == nil || !strings.Contains(err.Error(), "nothing running that could become exited") || !strings.Contains(err.Error(), "sandmux ctl restart 2") {
+		t.Fatalf("wait for exited on a failed pane: %v, want an error at once", err)
+	}
+	if _, err := h.call(t, control.Request{Op: control.OpWait, Session: "2", State: "failed"}); err != nil {
+		t.Fatalf("wait for the state it ended in: %v", err)
+	}
+	out := h.startWait(t, t.Context(), control.Request{Op: control.OpWait, Session: "1", State: "waiting"})
+	h.core.setState("a1", "exited")
+	if r := <-out; r.err == nil || !strings.Contains(r.err.Error(), "nothing running that could become waiting") {
+		t.Fatalf("wait for waiting on a pane that exited meanwhile: %+v, %v", r.rep.Session, r.err)
+	}
+}

@@ -108,12 +108,35 @@ type ruleSet struct {
 	rules   []*Rule
 	since   []time.Time // zero: not matching
 	reasons []string
+	// count is how many times each rule matched the rows last read;
+	// answered, for a waiting rule the user answered, how many of those
+	// matches the answer covers (-1: none). The answered question stays
+	// on screen (scrolled up a row, the reply after it), so the rule
+	// waits again only once a match more appears, or once every match
+	// left the rows and one comes back.
+	count    []int
+	answered []int
 }
 
 // SetRules gives the tracker the rules that watch its pane (see AppliesTo),
 // in the config's order: the first that matches and has held wins.
 func (t *Tracker) SetRules(rules []*Rule) {
-	t.rules = ruleSet{rules: rules, since: make([]time.Time, len(rules)), reasons: make([]string, len(rules))}
+	n := len(rules)
+	t.rules = ruleSet{rules: rules, since: make([]time.Time, n), reasons: make([]string, n),
+		count: make([]int, n), answered: make([]int, n)}
+	for i := range t.rules.answered {
+		t.rules.answered[i] = -1
+	}
+}
+
+// answer marks the waiting rules' matches on screen as answered.
+func (rs *ruleSet) answer() {
+	for i, r := range rs.rules {
+		if r.state == Waiting && rs.count[i] > 0 {
+			rs.answered[i] = rs.count[i]
+			rs.since[i], rs.reasons[i] = time.Time{}, ""
+		}
+	}
 }
 
 // RuleRows is how many rows the tracker's rules read at most; zero when
@@ -134,6 +157,19 @@ func (t *Tracker) Screen(rows []string, now time.Time) {
 		from := max(0, len(rows)-r.rows)
 		text := strings.Join(rows[from:], "\n")
 		m := r.match.FindStringSubmatchIndex(text)
+		rs.count[i] = 0
+		if m != nil {
+			// Bounded: the text is at most MaxRuleRows rows.
+			rs.count[i] = len(r.match.FindAllStringIndex(text, -1))
+		}
+		if a := rs.answered[i]; a >= 0 {
+			if rs.count[i] > a || rs.count[i] == 0 {
+				rs.answered[i] = -1 // a new question, or the old one gone
+			} else {
+				rs.answered[i] = rs.count[i] // some answered ones scrolled away
+				m = nil
+			}
+		}
 		if m == nil {
 			rs.since[i], rs.reasons[i] = time.Time{}, ""
 			continue

@@ -73,3 +73,51 @@ func TestRuleReadsItsRows(t *testing.T) {
 }
 
 var zeroTime = time.Unix(1e9, 0)
+
+// An answer ends a rule's waiting although the question stays on screen,
+// scrolled up with the reply under it; the rule waits again on a new
+// question, or once the old one left the rows and a new one came.
+func TestRuleAnsweredStaysAnswered(t *testing.T) {
+	tr := NewTracker(Config{Debounce: -1}, zeroTime)
+	tr.Life("", "")
+	tr.SetRules([]*Rule{mustCompile(t, RuleSpec{Match: `(?m)^Do you want to (\w+)`, State: "waiting", Reason: "asks to $1"})})
+	state := func(rows ...string) State {
+		tr.Screen(rows, zeroTime)
+		st, _ := tr.Update(zeroTime)
+		return st.State
+	}
+	if st := state("$ run", "Do you want to proceed? (y/n)"); st != Waiting {
+		t.Fatalf("state %s before the answer, want waiting", st)
+	}
+	tr.Input()
+	if st, _ := tr.Update(zeroTime); st.State == Waiting {
+		t.Fatal("still waiting right after the answer")
+	}
+	if st := state("$ run", "Do you want to proceed? (y/n) y", "ok"); st == Waiting {
+		t.Fatal("waiting again on the answered question")
+	}
+	if st := state("$ run", "Do you want to proceed? (y/n) y", "ok", "Do you want to continue? (y/n)"); st != Waiting {
+		t.Fatalf("state %s on a second question, want waiting", st)
+	}
+	tr.Input()
+	if st := state("ok", "all done"); st == Waiting {
+		t.Fatal("waiting with no question on screen")
+	}
+	if st := state("ok", "Do you want to retry?"); st != Waiting {
+		t.Fatalf("state %s on a question after the screen cleared, want waiting", st)
+	}
+}
+
+// Typing answers only a waiting rule: one that says working goes on.
+func TestRuleInputKeepsOtherStates(t *testing.T) {
+	tr := NewTracker(Config{Debounce: -1}, zeroTime)
+	tr.Life("", "")
+	tr.SetRules([]*Rule{mustCompile(t, RuleSpec{Match: `Compiling`, State: "working"})})
+	tr.Screen([]string{"Compiling x"}, zeroTime)
+	tr.Update(zeroTime)
+	tr.Input()
+	tr.Screen([]string{"Compiling x"}, zeroTime)
+	if st, _ := tr.Update(zeroTime); st.State != Working {
+		t.Fatalf("state %s after input, want working", st.State)
+	}
+}

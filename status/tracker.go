@@ -157,6 +157,7 @@ func (t *Tracker) Input() {
 			*c = claim{}
 		}
 	}
+	t.rules.answer()
 	// Leaving waiting on an answer is no flicker: the next Update shows
 	// it at once, so a question asked again right after is a new entry.
 	t.answered = t.shown.State == Waiting

@@ -229,16 +229,17 @@ func TestIdleAfterALongWindow(t *testing.T) {
 	})
 }
 
-// An answer that leaves the state as it was (a rule still matches) does
-// not spare a later change its debounce.
+// An answer that leaves the state as it was (a new question came before
+// the state was looked at) does not spare a later change its debounce.
 func TestStaleAnswerIsForgotten(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := running(t, time.Now())
-		tr.SetRules([]*Rule{mustCompile(t, RuleSpec{Match: `\?$`, State: "waiting"})})
+		tr.SetRules([]*Rule{mustCompile(t, RuleSpec{Match: `(?m)\?$`, State: "waiting"})})
 		tr.Update(time.Now())
 		tr.Screen([]string{"continue?"}, time.Now())
 		follow(tr, time.Now().Add(time.Second))
-		tr.Input() // the rule still matches: still waiting
+		tr.Input()
+		tr.Screen([]string{"continue?", "sure?"}, time.Now()) // still waiting
 		if st, _ := tr.Update(time.Now()); st.State != Waiting {
 			t.Fatalf("state %v, want still waiting", st)
 		}

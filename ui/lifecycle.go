@@ -63,6 +63,13 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		return nil
 	}
 	cancelled := p.startEnded()
+	if msg.err != nil && p.spec.StartHint != "" && !cancelled {
+		msg.err = fmt.Errorf("%w (%s)", msg.err, p.spec.StartHint)
+	}
+	if done := p.spec.Started; done != nil {
+		p.spec.Started = nil
+		defer done(msg.err)
+	}
 	if msg.err != nil {
 		p.phase, p.err, p.early = phaseFailed, msg.err, nil
 		if cancelled {

@@ -173,7 +173,9 @@ func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 }
 
 func (m *Model) addPane(s PaneSpec) *pane {
-	p := &pane{key: m.nextKey, spec: s, gate: m.gate, sandbox: s.Name}
+	p := &pane{key: m.nextKey, gate: m.gate, sandbox: s.Name}
+	s.Name = m.uniqueName(s.Name, nil)
+	p.spec = s
 	m.newTracker(p)
 	m.nextKey++
 	m.panes = append(m.panes, p)

@@ -57,8 +57,25 @@ func (m *Model) rename(i int, name string) {
 	if name = strings.TrimSpace(name); name == "" {
 		return
 	}
-	m.panes[i].spec.Name = name
+	m.panes[i].spec.Name = m.uniqueName(name, m.panes[i])
 	m.emit(Event{Kind: EventPhase, Pane: m.paneInfo(i), Detail: "renamed"})
+}
+
+// uniqueName is name, or name-2, name-3… when a pane other than self
+// has it: ctl and the session list find a pane by its name, and two
+// panes of one name are neither's.
+func (m *Model) uniqueName(name string, self *pane) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(m.panes, func(p *pane) bool { return p != self && p.spec.Name == n })
+	}
+	if !taken(name) {
+		return name
+	}
+	for k := 2; ; k++ { // ends: fewer panes than names tried
+		if n := fmt.Sprintf("%s-%d", name, k); !taken(n) {
+			return n
+		}
+	}
 }
 
 func (v *view) renamePrompt() string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,6 +32,11 @@ type PaneSpec struct {
 	// Env, when set, adds to the environment of each start, given the
 	// pane's stable id (for SANDMUX_PANE).
 	Env func(id string) []string
+	// StartHint is added to a failed start's error: what to check.
+	StartHint string
+	// Started, when set, is told once how the first start ended (nil:
+	// it runs), from Update: ctl run and start answer with it.
+	Started func(error)
 }
 
 // phase is where a pane is, as the UI sees it.
@@ -299,6 +305,13 @@ func (p *pane) status() string { return p.describe(false) }
 // it lives (final false) as its title shows it, with what to do next;
 // once the program ended (final true) as the exit summary does, from the
 // outcome the session reported.
+// closedByHangup reports whether the pane's command ended of the hang-up
+// a close or quit sent it: a shell closing as asked, no death to report.
+func (p *pane) closedByHangup() bool {
+	r := p.info.Reason
+	return p.info.Exit.Signal == syscall.SIGHUP && (r == session.ReasonClose || r == session.ReasonShutdown)
+}
+
 func (p *pane) describe(final bool) string {
 	switch {
 	case p.phase == phaseFailed && final:
@@ -311,6 +324,8 @@ func (p *pane) describe(final bool) string {
 		return "not started"
 	case p.info.Disconnected && final:
 		return "disconnected"
+	case final && p.info.ExitKnown && p.closedByHangup():
+		return "closed"
 	case final && p.info.ExitKnown:
 		return p.info.Exit.String()
 	case final && p.info.Killed:

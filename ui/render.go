@@ -264,7 +264,7 @@ func (v *view) statusLine() string {
 		}
 		left.WriteString(" ")
 	}
-	if len(v.m.panes) > 1 {
+	if len(v.m.panes) > 0 { // one pane too: the line says how it is
 		left.WriteString(v.stateCounts() + " ")
 	}
 	var flags []string

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -120,8 +121,13 @@ func (w Policy) Prepare(sb config.Sandbox) func(context.Context) (string, error)
 	return func(ctx context.Context) (string, error) {
 		local := w.localDir(sb)
 		if local && sb.Restore == config.RestoreOff {
+			_, statErr := os.Stat(sb.Workspace)
 			if err := os.MkdirAll(sb.Workspace, 0o755); err != nil {
 				return "", fmt.Errorf("create workspace: %w (check the workspace key of %q)", err, sb.Name)
+			}
+			if errors.Is(statErr, fs.ErrNotExist) {
+				// Said once: the next start finds it.
+				return "created workspace " + sb.Workspace, nil
 			}
 			return "", nil
 		}

@@ -81,7 +81,7 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 	_ = tty.Close() // Best effort: nothing to do if closing our copy fails.
 	if startErr != nil {
 		_ = master.Close() // Best effort: the start error is what the user needs.
-		return nil, fmt.Errorf("start %q for %q: %w (check the command and workspace in the config)", argv[0], spec.Name, startErr)
+		return nil, startError(argv[0], startErr)
 	}
 	h := newHandle(master, cmd, cg, marker)
 	if testHookAfterStart != nil {
@@ -93,6 +93,16 @@ func (p *Provider) Open(ctx context.Context, spec providers.Spec) (providers.PTY
 		return nil, fmt.Errorf("open local pty for %q: %w", spec.Name, context.Cause(ctx))
 	}
 	return h, nil
+}
+
+// startError says why argv0 did not start, once: the caller names the
+// pane, and the hint fits wherever the command came from.
+func startError(argv0 string, err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound) {
+		return fmt.Errorf("%w: install %s or give its full path", ee.Err, argv0)
+	}
+	return fmt.Errorf("run %s: %w", argv0, err)
 }
 
 // startChild starts the child on tty, cloned into cg when there is one. If

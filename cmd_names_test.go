@@ -1,0 +1,46 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// Ad-hoc commands that share their first word are named by as many more
+// words as tell them apart; the rest keep their first word.
+func TestAdHocNames(t *testing.T) {
+	for _, c := range []struct{ cmds, want []string }{
+		{[]string{"htop", "make test"}, []string{"htop", "make"}},
+		{[]string{"echo pane1; exec bash", "echo pane2; exec bash", "top"}, []string{"echo pane1", "echo pane2", "top"}},
+		{[]string{"make -C a test", "make -C b test"}, []string{"make -C a", "make -C b"}},
+		{[]string{"cat", "cat"}, []string{"cat", "cat"}}, // the UI makes these cat, cat-2
+		{[]string{"(cd x && ls)", "(cd y && ls)"}, []string{"cd x", "cd y"}},
+	} {
+		if got := adHocNames(c.cmds); !slices.Equal(got, c.want) {
+			t.Errorf("adHocNames(%q) = %q, want %q", c.cmds, got, c.want)
+		}
+	}
+}
+
+// Pane names are unique: a second start of a sandbox, or a run under a
+// name taken, gets -2, so ctl finds each by its name; twenty ad-hoc
+// commands that start alike are told apart by their words.
+func TestPaneNamesAreUnique(t *testing.T) {
+	cfg := "[[sandbox]]\nname = \"shell-1\"\ncommand = \"exec cat\"\n"
+	s := startCtlServer(t, cfg, "echo pane1; exec cat", "echo pane2; exec cat", "cat", "cat")
+	s.ok("start", "shell-1")
+	s.ok("start", "shell-1")
+	s.ok("run", "--name", "cat", "--", "cat")
+	var names []string
+	for _, si := range s.sessions() {
+		names = append(names, si.Name)
+	}
+	want := []string{"echo pane1", "echo pane2", "cat", "cat-2", "shell-1", "shell-1-2", "cat-3"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("pane names %q, want %q", names, want)
+	}
+	s.ok("send", "shell-1", `one\n`)
+	s.waitScreen("5", "one")
+	s.ok("send", "shell-1-2", `two\n`)
+	s.waitScreen("6", "two")
+	s.waitScreen("echo pane2", "pane2")
+}
