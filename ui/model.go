@@ -120,6 +120,7 @@ type Model struct {
 	changedPending bool
 	frameArmed     bool
 	lastFrame      time.Time
+	echoTyped      bool // a key was typed into a pane in this Update (watch.go)
 	stateArmed     time.Time     // when the state timer fires; zero when none waits
 	stateCancel    chan struct{} // closed when a timer for an earlier deadline replaces it
 	usageArmed     bool          // a usage sample is due (usage.go)
@@ -187,6 +188,12 @@ func (m *Model) UseTerminal(t *Terminal) { m.localView().term = t }
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if m.echoTyped {
+		// Between frames nothing watches the screens: the echo of what
+		// was just typed must be seen as soon as it parsed.
+		m.echoTyped = false
+		cmd = tea.Batch(cmd, m.watch())
+	}
 	if st := m.syncStates(); st != nil {
 		cmd = tea.Batch(cmd, st)
 	}

@@ -69,6 +69,11 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 		m.changedPending = true
 	}
 	if m.frameArmed {
+		// While an echo is awaited the loop keeps watching between
+		// frames, so the echo is drawn the moment it parsed.
+		if m.drawEchoes(m.now()) {
+			return m.watch()
+		}
 		return nil
 	}
 	m.frameArmed = true
@@ -81,7 +86,11 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 		// and a trip through the program's queue on every echo.
 		return m.handleFrame()
 	}
-	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+	tick := tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+	if m.drawEchoes(m.now()) {
+		return tea.Batch(tick, m.watch())
+	}
+	return tick
 }
 
 // handleFrame drains every signal and takes new frames of the panes that
@@ -112,15 +121,63 @@ func (m *Model) handleFrame() tea.Cmd {
 		select {
 		case <-p.screen.Dirty():
 		default:
+			m.echoExpired(p, now)
 			continue
 		}
-		// The state follows output and marks, not redraws (a resize
-		// redraws too).
-		m.feedSignals(p, now)
-		m.passThrough(i, p)
-		m.screenChanged(p)
-		m.redraw = true
+		m.paneFrame(i, p, now)
 	}
 	cmds = append(cmds, m.watch())
 	return tea.Batch(cmds...)
+}
+
+// paneFrame takes pane i's new frame for every client that shows it.
+func (m *Model) paneFrame(i int, p *pane, now time.Time) {
+	// The state follows output and marks, not redraws (a resize
+	// redraws too).
+	m.feedSignals(p, now)
+	m.passThrough(i, p)
+	m.screenChanged(p)
+	m.redraw = true
+	p.echo.Store(false)
+}
+
+// A key is answered first: the pane a key was typed into parses before
+// the others (the parse gate) and, once its screen changed, is drawn in
+// the Update that notices, between the frames of the others (which stay
+// at most FPS a second). Its wait ends with that drawing or after
+// echoWait, for a key that changes nothing.
+const echoWait = 250 * time.Millisecond
+
+// awaitEcho notes that a key was typed into p.
+func (m *Model) awaitEcho(p *pane) {
+	p.echoAt = m.now()
+	p.echo.Store(true)
+	m.echoTyped = true
+}
+
+// drawEchoes draws the awaited panes whose screens changed, and reports
+// whether some echo is still awaited.
+func (m *Model) drawEchoes(now time.Time) bool {
+	waiting := false
+	for i, p := range m.panes {
+		if !p.echo.Load() || p.screen == nil || m.echoExpired(p, now) {
+			continue
+		}
+		select {
+		case <-p.screen.Dirty():
+			m.paneFrame(i, p, now)
+		default:
+			waiting = true
+		}
+	}
+	return waiting
+}
+
+// echoExpired ends p's wait for an echo that did not come in time.
+func (m *Model) echoExpired(p *pane, now time.Time) bool {
+	if p.echo.Load() && now.Sub(p.echoAt) >= echoWait {
+		p.echo.Store(false)
+		return true
+	}
+	return false
 }
