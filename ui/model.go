@@ -124,6 +124,9 @@ type Model struct {
 	stateArmed     time.Time     // when the state timer fires; zero when none waits
 	stateCancel    chan struct{} // closed when a timer for an earlier deadline replaces it
 	usageArmed     bool          // a usage sample is due (usage.go)
+	usageGen       int           // the current usage timer's
+	usageIdle      int           // rounds in a row in which no pane was busy or wrote
+	usageOutput    bool          // some pane wrote since the last round
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
 
@@ -272,7 +275,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		// syncStates, after this Update, looks.
 	case usageTickMsg:
-		return m.sampleUsage()
+		return m.usageTick(msg)
 	case usageMsg:
 		return m.handleUsage(msg)
 	case shutdownMsg:

@@ -138,6 +138,7 @@ func (m *Model) paneFrame(i int, p *pane, now time.Time) {
 	m.passThrough(i, p)
 	m.screenChanged(p)
 	m.redraw = true
+	m.usageOutput = true
 	p.echo.Store(false)
 }
 
