@@ -38,3 +38,16 @@ func TestCtlProfile(t *testing.T) {
 		t.Errorf("a refused profile left a file: %v", err)
 	}
 }
+
+// ctl ls --json says what sandmux holds for each pane, and it grows with
+// the pane's scrollback.
+func TestCtlLsMemBytes(t *testing.T) {
+	s := startCtlServer(t, "", evalLoop, evalLoop)
+	s.waitScreen("1", "READY")
+	s.waitScreen("2", "READY")
+	s.stage("1", "seq 1 1500", "S1")
+	ls := s.sessions()
+	if ls[0].MemBytes <= 0 || ls[1].MemBytes <= 0 || ls[0].MemBytes <= ls[1].MemBytes {
+		t.Errorf("mem_bytes %d after 1500 lines, %d for a pane at its prompt; want both positive, the first larger", ls[0].MemBytes, ls[1].MemBytes)
+	}
+}
