@@ -4,7 +4,7 @@ BIN      ?= sandmux
 FUZZTIME ?= 30s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build install run test check bench fuzz clean
+.PHONY: build install run test check bench bench-scale fuzz clean
 
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) .
@@ -27,6 +27,11 @@ check:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+# sandmux against tmux at scale (48 and 16 busy panes, throughput, echo,
+# idle), one table; bench/scale.sh says what it runs and takes.
+bench-scale: build
+	SANDMUX=./$(BIN) bench/scale.sh
 
 # Each fuzz target runs for FUZZTIME (go test allows one target per run).
 FUZZ_TARGETS = \

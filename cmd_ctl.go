@@ -49,6 +49,7 @@ var ctlCommands = map[string]ctlCommand{
 	"quit":      {"quit [--kill]", parseQuit},
 	"record":    {"record start|stop|pause|resume|marker S [LABEL] [-o FILE] [--idle-limit D], or record start|stop --view [--client C] [-o FILE]", parseRecord},
 	"save-last": {"save-last S [--duration D] -o FILE", parseSaveLast},
+	"profile":   {"profile [cpu|heap|allocs|goroutine] [--seconds N] -o FILE", parseProfile},
 }
 
 // runCtl sends one request to a running server and prints its answer.
@@ -194,7 +195,7 @@ func printReply(w io.Writer, op control.Op, rep control.Reply) {
 		_, _ = io.WriteString(w, rep.Screen) // the screen's own text, made by its emulator
 	case op == control.OpWait && rep.Session != nil && rep.Session.ExitCode != nil:
 		fmt.Fprintln(w, *rep.Session.ExitCode)
-	case (op == control.OpRecord || op == control.OpSaveLast) && rep.File != "":
+	case (op == control.OpRecord || op == control.OpSaveLast || op == control.OpProfile) && rep.File != "":
 		termsafe.Fprintln(w, rep.File)
 	case op == control.OpRun || op == control.OpStart:
 		if rep.Session != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/server"
@@ -67,6 +68,30 @@ func parseSaveLast(fs *flag.FlagSet, args []string) (control.Request, error) {
 		return control.Request{}, errors.New("give the file to write with -o FILE")
 	}
 	req.Duration = control.Duration(*d)
+	req.File, err = absFile(*out)
+	return req, err
+}
+
+// parseProfile reads `profile [KIND] [--seconds N] -o FILE`.
+func parseProfile(fs *flag.FlagSet, args []string) (control.Request, error) {
+	secs := fs.Int("seconds", 10, "how long a cpu profile runs, in `N` seconds (at most 300)")
+	out := fs.String("o", "", "the `FILE` to write (read it with go tool pprof)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return control.Request{}, err
+	}
+	switch {
+	case len(pos) > 1 || len(pos) == 1 && !slices.Contains(server.Profiles, pos[0]):
+		return control.Request{}, errors.New("give at most one profile: " + strings.Join(server.Profiles, ", "))
+	case *secs < 1 || *secs > 300:
+		return control.Request{}, errors.New("--seconds must be from 1 to 300")
+	case *out == "":
+		return control.Request{}, errors.New("give the file to write with -o FILE")
+	}
+	req := control.Request{Op: control.OpProfile, Duration: control.Duration(time.Duration(*secs) * time.Second)}
+	if len(pos) == 1 {
+		req.Profile = pos[0]
+	}
 	req.File, err = absFile(*out)
 	return req, err
 }

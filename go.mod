@@ -59,3 +59,7 @@ require (
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/sync v0.25.0 // indirect
 )
+
+// vt10x as released, with its per-character allocations taken out
+// (third_party/vt10x/README.sandmux.md says what changed).
+replace github.com/hinshun/vt10x => ./third_party/vt10x

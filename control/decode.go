@@ -42,6 +42,7 @@ var ops = map[Op]spec{
 	OpAttach:   {needs: []string{"width", "height"}, allows: []string{"read_only", "term", "colorterm", "cwd"}},
 	OpRecord:   {needs: []string{"action"}, allows: []string{"session", "view", "client", "file", "idle_limit", "label"}},
 	OpSaveLast: {needs: []string{"session", "file"}, allows: []string{"duration"}},
+	OpProfile:  {needs: []string{"file"}, allows: []string{"profile", "duration"}},
 }
 
 // Ops lists the operations, sorted.

@@ -34,6 +34,7 @@ const (
 	OpAttach   Op = "attach"    // attach a terminal: the connection carries frames after the reply
 	OpRecord   Op = "record"    // Action (start, stop, pause, resume, marker) a recording of Session or a View
 	OpSaveLast Op = "save-last" // write Session's last Duration of output to File
+	OpProfile  Op = "profile"   // write the server's Profile (cpu over Duration, heap, ...) to File
 )
 
 // Request is one message from a client.
@@ -69,6 +70,10 @@ type Request struct {
 	Label     string   `json:"label,omitempty"`
 	Duration  Duration `json:"duration,omitempty"`
 
+	// OpProfile: which of the Go runtime's profiles (cpu, heap, allocs,
+	// goroutine) goes to File; a cpu profile covers Duration.
+	Profile string `json:"profile,omitempty"`
+
 	// OpAttach's hello: the terminal's size in cells, whether it may only
 	// look, its $TERM and $COLORTERM, and the client's working directory
 	// (where the panes it opens start).
@@ -93,7 +98,7 @@ type Reply struct {
 	Session  *SessionInfo  `json:"session,omitempty"`
 	Screen   string        `json:"screen,omitempty"`
 	Event    *Event        `json:"event,omitempty"`
-	File     string        `json:"file,omitempty"` // for record and save-last: the cast
+	File     string        `json:"file,omitempty"` // for record and save-last: the cast; for profile: the profile
 }
 
 // SessionInfo is one session as `ctl ls --json` shows it.
@@ -113,6 +118,7 @@ type SessionInfo struct {
 	PID        *int       `json:"pid"`
 	CPUPercent *float64   `json:"cpu_percent"`
 	RSSBytes   *int64     `json:"rss_bytes"`
+	MemBytes   int64      `json:"mem_bytes"` // what sandmux holds for it: screen, scrollback, ring
 	Recording  *string    `json:"recording"` // the file it is recorded to, or null
 }
 

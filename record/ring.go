@@ -81,12 +81,13 @@ type segment struct {
 	kf         string
 	data       []byte
 	events     []event
-	size       int // bytes counted for it
+	packed     []byte // kf, data and events once sealed (pack.go); they are empty then
+	size       int    // bytes counted for it
 	gone       atomic.Bool
 }
 
 func (s *segment) measure() int {
-	return segOverhead + len(s.kf) + cap(s.data) + cap(s.events)*eventSize
+	return segOverhead + len(s.kf) + cap(s.data) + cap(s.events)*eventSize + cap(s.packed)
 }
 
 // Ring keeps the recent output of one screen: segments, each a keyframe
@@ -150,14 +151,20 @@ func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
 		return
 	}
 	seg := &segment{ring: r, start: at.UnixNano(), cols: cols, rows: rows, kf: string(kf)}
+	sealed := 0
 	if n := len(r.segs); n > 0 {
+		last := r.segs[n-1]
 		// As much room as the last segment took: a busy screen fills
 		// its segments, and growing them would copy each one again.
-		seg.data = make([]byte, 0, min(len(r.segs[n-1].data), r.opts.SegmentBytes))
+		seg.data = make([]byte, 0, min(len(last.data), r.opts.SegmentBytes))
+		last.pack()
+		sealed = last.measure() - last.size
+		last.size += sealed
+		r.bytes += sealed
 	}
 	seg.size = seg.measure()
 	r.segs = append(r.segs, seg)
-	delta := seg.size - r.trim(at.UnixNano())
+	delta := sealed + seg.size - r.trim(at.UnixNano())
 	r.bytes += seg.size
 	r.mu.Unlock()
 	r.charge(delta, seg)
@@ -232,7 +239,7 @@ func (r *Ring) dropOldest(k int) int {
 	for _, s := range r.segs[:k] {
 		freed += s.size
 		s.gone.Store(true)
-		s.data, s.events, s.kf = nil, nil, ""
+		s.data, s.events, s.kf, s.packed = nil, nil, "", nil
 	}
 	r.segs = append(r.segs[:0], r.segs[k:]...)
 	clear(r.segs[len(r.segs):cap(r.segs)])

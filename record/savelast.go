@@ -34,6 +34,16 @@ func (r *Ring) SaveLast(w io.Writer, d time.Duration, now time.Time) error {
 		i++
 	}
 	ws = max(ws, segs[i].start)
+	segs = segs[i:]
+	i = 0
+	for j := range segs {
+		if segs[j].packed == nil {
+			continue
+		}
+		if err := segs[j].unpack(); err != nil {
+			return fmt.Errorf("save last %v: %w", d, err)
+		}
+	}
 	kf, cols, rows, next := screenAt(&segs[i], ws)
 	cw, err := asciicast.NewWriter(w, asciicast.Header{Width: cols, Height: rows, Timestamp: ws / 1e9}, time.Unix(0, ws))
 	if err != nil {
@@ -61,7 +71,7 @@ func (r *Ring) snapshot() []segment {
 	out := make([]segment, 0, len(r.segs))
 	for _, s := range r.segs {
 		out = append(out, segment{start: s.start, cols: s.cols, rows: s.rows, kf: s.kf,
-			data: s.data, events: s.events})
+			data: s.data, events: s.events, packed: s.packed})
 	}
 	return out
 }

@@ -63,7 +63,7 @@ func (c *serverCore) Sessions() []control.SessionInfo {
 func sessionInfo(p ui.PaneInfo) control.SessionInfo {
 	si := control.SessionInfo{Number: p.Number, ID: p.ID, Name: p.Name, Provider: p.Provider, State: p.State,
 		Reason: p.Reason, Phase: p.Phase, ExitCode: p.ExitCode, Started: p.Started}
-	si.BytesOut = p.BytesOut
+	si.BytesOut, si.MemBytes = p.BytesOut, p.MemBytes
 	if !p.Since.IsZero() {
 		t := p.Since
 		si.Since = &t

@@ -92,6 +92,7 @@ var ctlOps = map[control.Op]func(h *ctlHandler, ctx context.Context, req control
 	control.OpQuit:     (*ctlHandler).quit,
 	control.OpRecord:   (*ctlHandler).record,
 	control.OpSaveLast: (*ctlHandler).saveLast,
+	control.OpProfile:  (*ctlHandler).profile,
 }
 
 // Handle answers one request.

@@ -18,11 +18,14 @@ import (
 // a flood of 100 panes in a median 51 ms); the panes on screen are
 // served first, and every backTurn-th turn goes to a pane off screen, so
 // those still make progress (their screens are right when shown, their
-// children are never stopped for good). A parser waiting here holds one
+// children are never stopped for good). A pane whose echo a client waits
+// for (a key was just typed into it) goes before all of them: a key is
+// answered first. A parser waiting here holds one
 // collector window: memory stays bounded (O8) and no byte is lost.
 type parseGate struct {
 	mu    sync.Mutex
 	free  int
+	first []chan struct{} // waiting panes whose echo is awaited, in order
 	front []chan struct{} // waiting panes on screen, in order
 	back  []chan struct{} // waiting panes off screen, in order
 	turns int
@@ -42,14 +45,16 @@ func newParseGate(width int) *parseGate {
 }
 
 // acquire waits for a turn; wake is the caller's own one-slot channel.
-func (g *parseGate) acquire(shown bool, wake chan struct{}) {
+func (g *parseGate) acquire(echo, shown bool, wake chan struct{}) {
 	g.mu.Lock()
 	if g.free > 0 {
 		g.free--
 		g.mu.Unlock()
 		return
 	}
-	if shown {
+	if echo {
+		g.first = append(g.first, wake)
+	} else if shown {
 		g.front = append(g.front, wake)
 	} else {
 		g.back = append(g.back, wake)
@@ -65,6 +70,8 @@ func (g *parseGate) release() {
 	g.turns++
 	var next chan struct{}
 	switch {
+	case len(g.first) > 0:
+		next, g.first = g.first[0], g.first[1:]
 	case len(g.back) > 0 && (len(g.front) == 0 || g.turns%backTurn == 0):
 		next, g.back = g.back[0], g.back[1:]
 	case len(g.front) > 0:
@@ -76,17 +83,19 @@ func (g *parseGate) release() {
 	next <- struct{}{} // its one slot is empty: its owner waits for this
 }
 
-// paneTurns are one pane's turns at the gate, for its session: a pane on
-// some client's screen waits among the front, others among the back.
+// paneTurns are one pane's turns at the gate, for its session: a pane
+// whose echo is awaited waits first, one on some client's screen among
+// the front, others among the back.
 type paneTurns struct {
 	gate  *parseGate
+	echo  *atomic.Bool // a key was typed into the pane and is not yet drawn
 	shown *atomic.Bool // the pane is on screen now
 	wake  chan struct{}
 }
 
-func (g *parseGate) paneTurns(shown *atomic.Bool) *paneTurns {
-	return &paneTurns{gate: g, shown: shown, wake: make(chan struct{}, 1)}
+func (g *parseGate) paneTurns(echo, shown *atomic.Bool) *paneTurns {
+	return &paneTurns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1)}
 }
 
-func (t *paneTurns) Take() { t.gate.acquire(t.shown.Load(), t.wake) }
+func (t *paneTurns) Take() { t.gate.acquire(t.echo.Load(), t.shown.Load(), t.wake) }
 func (t *paneTurns) Give() { t.gate.release() }

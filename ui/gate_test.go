@@ -8,19 +8,20 @@ import (
 	"testing/synctest"
 )
 
-// Panes on screen get their turns first, and a pane off screen still gets
-// one turn in backTurn while they wait.
+// A pane whose echo is awaited gets its turn before all others; panes on
+// screen get theirs next, and a pane off screen still gets one turn in
+// backTurn while they wait.
 func TestParseGateServesShownPanesFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := &parseGate{free: 1}
-		g.acquire(true, nil) // the turn in progress
+		g.acquire(false, true, nil) // the turn in progress
 		var mu sync.Mutex
 		var order []string
 		var wg sync.WaitGroup
 		wait := func(name string, shown bool) {
 			wake := make(chan struct{}, 1)
 			wg.Go(func() {
-				g.acquire(shown, wake)
+				g.acquire(strings.HasPrefix(name, "echo"), shown, wake)
 				mu.Lock()
 				order = append(order, name)
 				mu.Unlock()
@@ -33,10 +34,11 @@ func TestParseGateServesShownPanesFirst(t *testing.T) {
 			wait(n, true)
 		}
 		wait("off2", false)
+		wait("echo", true) // a key was typed into it: it goes first
 		g.release()
 		wg.Wait()
 		got := strings.Join(order, " ")
-		if want := "on1 on2 on3 off1 on4 on5 off2"; got != want {
+		if want := "echo on1 on2 off1 on3 on4 on5 off2"; got != want {
 			t.Errorf("turns went %s, want %s", got, want)
 		}
 		if g.free != 1 {
@@ -48,10 +50,10 @@ func TestParseGateServesShownPanesFirst(t *testing.T) {
 // A pane's turns are the gate's: shown panes wait among the front, and
 // every turn taken is given back.
 func TestPaneTurnsUseTheGate(t *testing.T) {
-	var shown atomic.Bool
+	var echo, shown atomic.Bool
 	shown.Store(true)
 	g := &parseGate{free: 1}
-	turns := g.paneTurns(&shown)
+	turns := g.paneTurns(&echo, &shown)
 	turns.Take()
 	if g.free != 0 {
 		t.Fatalf("a turn taken left %d free", g.free)

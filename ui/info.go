@@ -31,6 +31,10 @@ type PaneInfo struct {
 	HasUsage   bool
 	// Recording is the file the pane is recorded to, "" when it is not.
 	Recording string
+	// MemBytes is what sandmux holds for the pane: its screen with the
+	// scrollback (vt.Screen.MemBytes) and its ring of the last minutes.
+	// Only Panes fills it in (it walks the scrollback).
+	MemBytes int64
 }
 
 // Phases are every phase PaneInfo.Phase takes, in a pane's order of life.
@@ -72,8 +76,15 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 // Panes lists every pane, in grid order. Call it from DoMsg.
 func (m *Model) Panes() []PaneInfo {
 	out := make([]PaneInfo, 0, len(m.panes))
-	for i := range m.panes {
-		out = append(out, *m.paneInfo(i))
+	for i, p := range m.panes {
+		info := m.paneInfo(i)
+		if p.screen != nil {
+			info.MemBytes = p.screen.MemBytes()
+		}
+		if p.recs.ring != nil {
+			info.MemBytes += int64(p.recs.ring.Bytes())
+		}
+		out = append(out, *info)
 	}
 	return out
 }

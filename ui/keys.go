@@ -131,6 +131,7 @@ func (m *Model) input(p *pane, encode func(vt.Modes) []byte) bool {
 		return true
 	}
 	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
+	m.awaitEcho(p)
 	return true
 }
 

@@ -133,9 +133,14 @@ type Model struct {
 	changedPending bool
 	frameArmed     bool
 	lastFrame      time.Time
+	framePanes     int           // panes the last frame took anew: its cost, for the next one's wait
+	echoTyped      bool          // a key was typed into a pane in this Update (watch.go)
 	stateArmed     time.Time     // when the state timer fires; zero when none waits
 	stateCancel    chan struct{} // closed when a timer for an earlier deadline replaces it
 	usageArmed     bool          // a usage sample is due (usage.go)
+	usageGen       int           // the current usage timer's
+	usageIdle      int           // rounds in a row in which no pane was busy or wrote
+	usageOutput    bool          // some pane wrote since the last round
 	wake           chan struct{} // every screen pokes it (vt.WithWake)
 	stop           chan struct{} // closed once done: the watch returns
 
@@ -203,6 +208,12 @@ func (m *Model) UseTerminal(t *Terminal) { m.localView().term = t }
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if m.echoTyped {
+		// Between frames nothing watches the screens: the echo of what
+		// was just typed must be seen as soon as it parsed.
+		m.echoTyped = false
+		cmd = tea.Batch(cmd, m.watch())
+	}
 	if st := m.syncStates(); st != nil {
 		cmd = tea.Batch(cmd, st)
 	}
@@ -282,7 +293,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		// syncStates, after this Update, looks.
 	case usageTickMsg:
-		return m.sampleUsage()
+		return m.usageTick(msg)
 	case usageMsg:
 		return m.handleUsage(msg)
 	case shutdownMsg:

@@ -66,6 +66,11 @@ type pane struct {
 	// shown says whether the pane is on some client's screen, for its
 	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
+	// echo says a key was typed into the pane at echoAt and what it
+	// caused is not drawn yet (watch.go): its output parses first and is
+	// drawn at once.
+	echo   atomic.Bool
+	echoAt time.Time
 
 	sess   Session
 	screen *vt.Screen
@@ -143,7 +148,7 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	if spec.Env != nil {
 		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
 	}
-	opts.Screen, opts.Turns = p.screen, p.gate.paneTurns(&p.shown)
+	opts.Screen, opts.Turns = p.screen, p.gate.paneTurns(&p.echo, &p.shown)
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -41,19 +41,24 @@ var listRank = map[string]int{"waiting": 0, "failed": 1}
 
 func (v *view) openSessions() tea.Cmd {
 	v.modal = modalList
+	v.selectFirst()
+	return v.m.sampleUsageNow() // the list shows every pane's CPU and memory
+}
+
+// selectFirst puts the list's selection where the user wants it first.
+func (v *view) selectFirst() {
 	// The selection starts on the first row when it needs the user (it
 	// waits or failed: enter goes straight to it), else on the focused
 	// pane.
 	v.sessions = sessionList{sel: -1}
 	for _, p := range v.m.panes {
 		if _, ok := listRank[string(p.state().State)]; ok {
-			return nil
+			return
 		}
 	}
 	if p := v.focused(); p != nil {
 		v.sessions.sel = p.key
 	}
-	return nil
 }
 
 // sessionRow is one row of the list: the pane's key and what it shows.

@@ -12,21 +12,28 @@ import (
 // reads every running pane's CPU time and memory (files under /proc or a
 // cgroup: never in Update) and returns them in one usageMsg; Update turns
 // the CPU time into a share of one core over the interval. One timer
-// serves every pane, and none runs while no pane does, so an idle server
-// costs no wake-up.
+// serves every pane, and none runs while no pane does. Idle is idle: each
+// round in which no pane was busy and none wrote doubles the interval, up
+// to usageIdleMax, and output or a busy pane brings it back to
+// usageEvery; opening the session list samples at once, as the list
+// shows the figures.
 //
-//	armUsage ─► a timer (usageEvery) ─► usageTickMsg ─► sampleUsage (a command)
+//	armUsage ─► a timer (usageEvery << idle rounds) ─► usageTickMsg ─► sampleUsage (a command)
 //	  ─► usageMsg ─► handleUsage: per pane CPU %, RSS, cpuBusy ─► armUsage
 
-// usageEvery is how often the panes' usage is sampled.
-const usageEvery = 2 * time.Second
+// usageEvery is how often the panes' usage is sampled while any is busy
+// or writes; usageIdleMax is how seldom while none is.
+const (
+	usageEvery   = 2 * time.Second
+	usageIdleMax = 16 * time.Second
+)
 
 // busyCPU is the share of one core (in percent) above which a pane counts
 // as busy in its last sample.
 const busyCPU = 5.0
 
 type (
-	usageTickMsg struct{}
+	usageTickMsg struct{ gen int } // gen: the timer is current only while it is m.usageGen
 	usageMsg     struct{ samples []usageSample }
 	usageSample  struct {
 		key, gen int
@@ -54,7 +61,39 @@ func (m *Model) armUsage() tea.Cmd {
 		return nil
 	}
 	m.usageArmed = true
-	return m.after(usageEvery, usageTickMsg{})
+	m.usageGen++
+	return m.after(m.usageInterval(), usageTickMsg{gen: m.usageGen})
+}
+
+// usageInterval is the wait before the next round: usageEvery, doubled
+// for each idle round in a row, at most usageIdleMax.
+func (m *Model) usageInterval() time.Duration {
+	d := usageEvery
+	for range m.usageIdle {
+		if d *= 2; d >= usageIdleMax {
+			return usageIdleMax
+		}
+	}
+	return d
+}
+
+// usageTick samples when its timer is still the current one.
+func (m *Model) usageTick(msg usageTickMsg) tea.Cmd {
+	if msg.gen != m.usageGen {
+		return nil // a sample on demand took its place
+	}
+	return m.sampleUsage()
+}
+
+// sampleUsageNow samples at once, for a reader of the figures (the
+// session list), and starts the intervals again from usageEvery; the
+// timer waiting is dropped.
+func (m *Model) sampleUsageNow() tea.Cmd {
+	m.usageIdle = 0
+	m.usageGen++
+	cmd := m.sampleUsage()
+	m.usageArmed = cmd != nil
+	return cmd
 }
 
 func (m *Model) anyRunning() bool {
@@ -101,6 +140,8 @@ func (m *Model) handleUsage(msg usageMsg) tea.Cmd {
 			p.cpuBusy = false // its last sample says nothing of it now
 		}
 	}
+	active := m.usageOutput
+	m.usageOutput = false
 	for _, s := range msg.samples {
 		_, p := m.paneByKey(s.key, s.gen)
 		if p == nil {
@@ -111,6 +152,12 @@ func (m *Model) handleUsage(msg usageMsg) tea.Cmd {
 		if p.cpuBusy && p.st.track != nil {
 			p.st.track.Active(m.now(), "CPU") // busy without output: still working
 		}
+		active = active || p.cpuBusy
+	}
+	if active {
+		m.usageIdle = 0
+	} else {
+		m.usageIdle++
 	}
 	for _, v := range m.views {
 		if v.modal == modalList {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func TestUsageSampledOffTheLoop(t *testing.T) {
 	}
 	b.sessions[0].usage = &providers.Usage{CPU: time.Second, RSS: 4 << 20}
 	before := b.total()
-	_, cmd := m.Update(usageTickMsg{})
+	_, cmd := m.Update(usageTickMsg{gen: m.usageGen})
 	if b.total() != before || cmd == nil {
 		t.Fatalf("the tick: %d blocking calls in Update, command %v; want none and a command", b.total()-before, cmd != nil)
 	}
@@ -107,5 +108,43 @@ func TestUsageRedrawsOnlyTheList(t *testing.T) {
 	m.handleUsage(usageMsg{})
 	if !m.redraw {
 		t.Error("a sample does not redraw the open list")
+	}
+}
+
+// Idle is idle: each round in which no pane was busy or wrote doubles
+// the wait before the next, up to usageIdleMax; output brings it back to
+// usageEvery, and opening the session list samples at once, leaving the
+// timer that waited with nothing to do.
+func TestUsageBacksOffWhileIdle(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 160, 40)
+	p := m.panes[0]
+	round := func(cpu time.Duration) {
+		m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen, at: m.now(), usage: providers.Usage{CPU: cpu}, ok: true}}})
+	}
+	round(0) // the panes' first frames count as output
+	var got []time.Duration
+	for range 6 {
+		round(0)
+		got = append(got, m.usageInterval())
+	}
+	want := []time.Duration{4 * time.Second, 8 * time.Second, 16 * time.Second, 16 * time.Second, 16 * time.Second, 16 * time.Second}
+	if !slices.Equal(got, want) {
+		t.Errorf("intervals while idle %v, want %v", got, want)
+	}
+	m.usageOutput = true // a pane wrote: its frame was taken
+	round(0)
+	if d := m.usageInterval(); d != usageEvery {
+		t.Errorf("after output the interval is %v, want %v", d, usageEvery)
+	}
+	round(0)
+	stale := usageTickMsg{gen: m.usageGen}
+	press(m, "ctrl+b")
+	_, cmd := m.Update(keyMsg("w"))
+	if m.lv().modal != modalList || cmd == nil || m.usageInterval() != usageEvery {
+		t.Fatalf("the session list: modal %v, command %v, interval %v; want the list, a sample and %v", m.lv().modal, cmd != nil, m.usageInterval(), usageEvery)
+	}
+	if _, cmd := m.Update(stale); cmd != nil {
+		t.Error("the timer a sample on demand replaced still sampled")
 	}
 }

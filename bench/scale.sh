@@ -1,0 +1,70 @@
+#!/bin/bash
+# The scale workloads of sandmux against tmux, in one run, as one table.
+# usage: SANDMUX=./sandmux bench/scale.sh [STREAMDIR]   (make bench-scale)
+# Needs tmux, python3 and ../shared/bench-style scripts in $BENCH (default:
+# the directory holding agents.sh, throughput.sh, idle.sh, latency.py,
+# gen-output.py). STREAMDIR holds the *.stream files agents.sh replays
+# (made with bench/streams.sh when missing). Environment:
+#   STREAMS="htop vim apt"  which streams; PANES="48 16"  agents' pane counts
+#   RATE=20000              bytes/s each agent pane writes
+#   REPEAT=1                runs of each row (the table shows every run)
+#   PROFILE=DIR             also take a 8 s CPU and a heap profile of sandmux
+#                           during each agents run, into DIR
+#   ONLY="agents tp lat idle"  which rows
+#   BEFORE=BINARY           another sandmux (say, an older build) as a column of its own
+# Timings on a shared machine are noisy: compare the columns of one run.
+set -u
+H=$(dirname "$(readlink -f "$0")")
+BENCH=${BENCH:-$(readlink -f "$H/../../shared/bench" 2>/dev/null || echo /work/shared/bench)}
+[ -f "$BENCH/agents.sh" ] || BENCH=/work/shared/bench
+export SANDMUX=$(readlink -f "${SANDMUX:-./sandmux}")
+SD=${1:-${TMPDIR:-/tmp}/sandmux-streams}
+STREAMS=${STREAMS:-htop vim apt}; PANES=${PANES:-48 16}; RATE=${RATE:-20000}
+REPEAT=${REPEAT:-1}; ONLY=${ONLY:-agents tp lat idle}; PROFILE=${PROFILE:-}
+[ -n "$PROFILE" ] && mkdir -p "$PROFILE"
+for s in $STREAMS; do [ -f "$SD/$s.stream" ] || { "$H/streams.sh" "$SD" >/dev/null; break; }; done
+val() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+BEFORE=${BEFORE:+$(readlink -f "$BEFORE")}
+row() { if [ -n "$BEFORE" ]; then printf '| %-34s | %-26s | %-26s | %-26s |\n' "$1" "$2" "$4" "$3"
+        else printf '| %-34s | %-30s | %-30s |\n' "$1" "$2" "$3"; fi; }
+
+echo "sandmux $("$SANDMUX" version 2>/dev/null | head -1), tmux $(tmux -V), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+row workload tmux sandmux before; row --- --- --- ---
+agents() { # KIND N STREAM [profile tag]
+  if [ "$1" = sandmux ] && [ -n "$PROFILE" ]; then
+    "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream" >"$SD/out.$$" & local p=$!
+    sleep 10; "$SANDMUX" ctl -L ag$p profile --seconds 8 -o "$PROFILE/cpu-$3-$2-$(date +%s).pprof" >/dev/null 2>&1
+    "$SANDMUX" ctl -L ag$p profile heap -o "$PROFILE/heap-$3-$2-$(date +%s).pprof" >/dev/null 2>&1
+    wait $p; cat "$SD/out.$$"; rm -f "$SD/out.$$"
+  else "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream"; fi
+}
+mb() { local v; v=$(val rss_kb "$1"); echo $(( ${v:-0} / 1024 )); }
+fmt_agents() { echo "$(val cpu_pct "$1")% $(val rss_mb "$1")MB $(val echo_median_ms "$1")/$(val echo_p90_ms "$1")ms"; }
+for r in $(seq "$REPEAT"); do
+  if [[ $ONLY == *agents* ]]; then
+    for n in $PANES; do for s in $STREAMS; do
+      t=$(agents tmux "$n" "$s"); m=$(agents sandmux "$n" "$s")
+      b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE PROFILE= agents sandmux "$n" "$s")
+      row "agents $n×$s: cpu mem echo med/p90" "$(fmt_agents "$t")" "$(fmt_agents "$m")" "$(fmt_agents "$b")"
+    done; done
+  fi
+  if [[ $ONLY == *tp* ]]; then
+    F=$SD/mixed.txt; [ -f "$F" ] || python3 "$BENCH/gen-output.py" mixed "$F" 20
+    for p in 1 4; do
+      t=$("$BENCH/throughput.sh" tmux "$F" $p); m=$("$BENCH/throughput.sh" sandmux "$F" $p)
+      b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE "$BENCH/throughput.sh" sandmux "$F" $p)
+      row "throughput 20MB ×$p: s, ticks" "$(val seconds "$t")s $(val cpu_ticks "$t")" "$(val seconds "$m")s $(val cpu_ticks "$m")" "$(val seconds "$b")s $(val cpu_ticks "$b")"
+    done
+  fi
+  if [[ $ONLY == *lat* ]]; then
+    t=$(python3 "$BENCH/latency.py" tmux -L lat$$ -f /dev/null new-session cat); tmux -L lat$$ kill-server 2>/dev/null
+    m=$(python3 "$BENCH/latency.py" "$SANDMUX" -L lat$$ cat); "$SANDMUX" ctl -L lat$$ quit --kill >/dev/null 2>&1
+    b=""; [ -n "$BEFORE" ] && { b=$(python3 "$BENCH/latency.py" "$BEFORE" -L latb$$ cat); "$BEFORE" ctl -L latb$$ quit --kill >/dev/null 2>&1; }
+    row "idle pane echo med/p90" "$(val median_ms "$t")/$(val p90_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")ms"
+  fi
+  if [[ $ONLY == *idle* ]]; then
+    t=$("$BENCH/idle.sh" tmux 32); m=$("$BENCH/idle.sh" sandmux 32)
+    b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE "$BENCH/idle.sh" sandmux 32)
+    row "32 idle shells: ticks/10s, mem" "$(val cpu_ticks_10s "$t") $(mb "$t")MB" "$(val cpu_ticks_10s "$m") $(mb "$m")MB" "$(val cpu_ticks_10s "$b") $(mb "$b")MB"
+  fi
+done

@@ -1,0 +1,67 @@
+package record
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// A full-screen program redrawing keeps a fraction of its output in the
+// ring: sealed segments are packed, and a window reaching across them
+// still replays to the exact screen, resizes included.
+func TestRingPacksSealedSegments(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := strings.ToValidUTF8(string(data), "\uFFFD")
+	synctest.Test(t, func(t *testing.T) {
+		a := vt.New(80, 24)
+		defer a.Close()
+		ring := NewRing(RingOptions{Every: time.Second}, nil)
+		ring.Attach(a)
+		defer ring.Close()
+		raw := 0
+		for i := range 200 {
+			a.Write(frame)
+			raw += len(frame)
+			if i == 120 {
+				a.Resize(70, 20)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if got := ring.Bytes(); got > raw/4 {
+			t.Errorf("the ring holds %d bytes of %d written; packed, a redrawn screen takes under a quarter", got, raw)
+		}
+		var cast bytes.Buffer
+		if err := ring.SaveLast(&cast, time.Hour, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := replay(t, cast.Bytes())
+		if msg := diff(a, b); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
+
+// A damaged packed segment is an error, never a panic.
+func TestUnpackDamaged(t *testing.T) {
+	s := segment{kf: "kf", data: []byte("hello"), events: []event{{at: 5, end: 5, kind: 'o'}}}
+	s.pack()
+	for _, p := range [][]byte{nil, s.packed[:len(s.packed)/2], packer.EncodeAll([]byte{0x80}, nil), packer.EncodeAll([]byte{2, 9, 1, 'k', 'f'}, nil)} {
+		c := segment{packed: p}
+		if err := c.unpack(); err == nil {
+			t.Errorf("unpack of %x: no error", p)
+		}
+	}
+	c := segment{packed: s.packed}
+	if err := c.unpack(); err != nil || c.kf != "kf" || string(c.data) != "hello" || len(c.events) != 1 || c.events[0].end != 5 {
+		t.Errorf("unpack: %v %q %q %v", err, c.kf, c.data, c.events)
+	}
+}

@@ -1,0 +1,44 @@
+package vt
+
+import (
+	"unsafe"
+
+	"github.com/hinshun/vt10x"
+)
+
+// MemBytes is about how much memory the screen holds: vt10x's two grids,
+// the scrollback's lines, the side tables and the buffers the Screen
+// keeps between writes. It counts what the Screen's own slices and
+// strings hold (their capacity), not the allocator's rounding; `ctl ls`
+// reports it per pane. It walks the scrollback: call it on demand, not
+// per frame.
+func (s *Screen) MemBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	glyph := int(unsafe.Sizeof(vt10x.Glyph{}))
+	n := 2 * s.cols * s.rows * glyph // vt10x's main and alternate grids
+	n += s.sb.bytes()
+	n += cap(s.pending) + cap(s.rowBuf)*int(unsafe.Sizeof(Cell{})) + cap(s.lfBuf)*8 +
+		(cap(s.bulkRow)+cap(s.altMain))*glyph + cap(s.clBuf) + cap(s.kfBuf) + cap(s.rowVers)*8 + cap(s.touched)*8
+	n += cap(s.pens.pens)*int(unsafe.Sizeof(penEntry{})) + len(s.pens.ids)*int(unsafe.Sizeof(style{})+8)
+	for _, t := range s.clusters.texts {
+		n += len(t) + 16
+	}
+	for _, u := range s.f.links.urls {
+		n += len(u) + 16
+	}
+	return int64(n)
+}
+
+// bytes is what the scrollback's lines hold.
+func (b *scrollback) bytes() int {
+	n := cap(b.lines) * int(unsafe.Sizeof(sbLine{}))
+	for i := range b.lines {
+		l := &b.lines[i]
+		n += len(l.text) + cap(l.runs)*int(unsafe.Sizeof(sbRun{})) + cap(l.clusters)*int(unsafe.Sizeof(sbCluster{}))
+		for _, c := range l.clusters {
+			n += len(c.text)
+		}
+	}
+	return n
+}

@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// frameCell is the first character of pane i's first row as the local
+// view last rendered it.
+func frameCell(m *Model, i int) rune {
+	s := m.lv().panes[m.panes[i].key]
+	if s == nil {
+		return 0 // never shown
+	}
+	row := ansi.Strip(string(s.row(0)))
+	if row == "" {
+		return 0
+	}
+	return []rune(row)[0]
+}
+
+// A key is answered first: with a frame tick pending, the echo in the
+// pane typed into is taken in the Update that sees its screen change,
+// while another pane's change waits for the tick; a key that changes
+// nothing stops the watching after echoWait.
+func TestEchoDrawnBetweenFrames(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 3, 160, 40)
+	for _, p := range m.panes {
+		m.lv().pv(p) // as composing the view makes them
+	}
+	m.frameArmed, m.lastFrame = true, m.now() // a tick is pending
+	press(m, "x")
+	if !m.panes[0].echo.Load() || m.panes[1].echo.Load() {
+		t.Fatalf("echo awaited: pane 1 %v, pane 2 %v; want only the focused pane", m.panes[0].echo.Load(), m.panes[1].echo.Load())
+	}
+	m.panes[0].screen.Write("\x1b[HQ")
+	m.panes[1].screen.Write("\x1b[HW")
+	_, cmd := m.Update(wakeMsg{kind: wakeDirty})
+	if got := frameCell(m, 0); got != 'Q' {
+		t.Errorf("the focused pane's frame starts with %q, want its echo Q", got)
+	}
+	if got := frameCell(m, 1); got == 'W' {
+		t.Error("a background pane was drawn before the pending tick")
+	}
+	if m.panes[0].echo.Load() || cmd != nil && m.watching {
+		t.Errorf("after the echo: still awaited %v, watching %v", m.panes[0].echo.Load(), m.watching)
+	}
+	m.Update(frameMsg{})
+	if got := frameCell(m, 1); got != 'W' {
+		t.Errorf("after the tick the background pane starts with %q, want W", got)
+	}
+
+	m.frameArmed, m.lastFrame = true, m.now()
+	press(m, "z")
+	if m.Update(wakeMsg{kind: wakeDirty}); !m.watching {
+		t.Error("no watch while an echo is awaited")
+	}
+	m.now = func() time.Time { return fixedNow().Add(echoWait) }
+	m.watching = false
+	if _, cmd := m.Update(wakeMsg{kind: wakeDirty}); cmd != nil || m.panes[0].echo.Load() {
+		t.Errorf("after echoWait: command %v, awaited %v; want the watching to stop", cmd != nil, m.panes[0].echo.Load())
+	}
+}
+
+// The frame budget: the wait after a frame grows with the panes it took,
+// from the configured rate to at most minFPS.
+func TestFrameBudget(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 1, 80, 24)
+	m.cfg.FPS = 60
+	for _, c := range []struct {
+		panes int
+		want  time.Duration
+	}{{0, time.Second / 60}, {4, time.Second / 60}, {48, 48 * framePaneCost}, {1000, time.Second / minFPS}} {
+		m.framePanes = c.panes
+		if got := m.frameInterval(); got != c.want {
+			t.Errorf("after a frame of %d panes the next waits %v, want %v", c.panes, got, c.want)
+		}
+	}
+}
