@@ -65,7 +65,9 @@ func TestStatesCtlStatusFromInsidePane(t *testing.T) {
 	if si := s.session(1); si.State != "waiting" || si.Reason != "needs approval" {
 		t.Fatalf("after ctl status inside the pane: %+v", si)
 	}
-	s.ok("status", "1", "working", "--reason", "tests", "--ttl", "500ms")
+	// The ttl outlasts the two ctl calls even on a slow, loaded machine
+	// (each starts the race-built binary): at 500ms it ran out first there.
+	s.ok("status", "1", "working", "--reason", "tests", "--ttl", "5s")
 	if si := s.session(1); si.State != "working" || si.Reason != "tests" {
 		t.Fatalf("after ctl status working: %+v", si)
 	}
