@@ -73,14 +73,14 @@ func (k *keyScreen) set(fl KeyFlags, mode int) {
 	*cur &= KeyFlagsAll
 }
 
-// keyScreen is the state of the screen shown now.
-func (f *filter) keyScreen() *keyScreen {
+// shownKeys is the keyboard state of the screen shown now.
+func (f *filter) shownKeys() *keyScreen {
 	return &f.st.kbd[boolInt(f.st.modes.AltScreen)]
 }
 
 // syncKeyboard copies the shown screen's keyboard state into the modes.
 func (f *filter) syncKeyboard() {
-	k := f.keyScreen()
+	k := f.shownKeys()
 	f.st.modes.KeyFlags, f.st.modes.ModifyOtherKeys = k.flags(), k.mok
 }
 
@@ -96,7 +96,7 @@ func (f *filter) switchedScreen() {
 // kittyKeys handles CSI > flags u (push), CSI < n u (pop), CSI = flags ;
 // mode u (set) and CSI ? u (query).
 func (f *filter) kittyKeys(prefix byte, ps ansi.Params) {
-	k := f.keyScreen()
+	k := f.shownKeys()
 	switch prefix {
 	case '>':
 		k.push(KeyFlags(param(ps, 0, 0) & int(KeyFlagsAll)))
@@ -117,7 +117,7 @@ func (f *filter) kittyKeys(prefix byte, ps ansi.Params) {
 // resets every resource. The other resources (cursor, function and keypad
 // keys) are xterm's defaults already and stay so.
 func (f *filter) modifyKeys(ps ansi.Params) {
-	k := f.keyScreen()
+	k := f.shownKeys()
 	switch {
 	case len(ps) == 0:
 		k.mok = 0
@@ -132,7 +132,7 @@ func (f *filter) modifyKeys(ps ansi.Params) {
 // disableModifyKeys handles CSI > 4 n, which turns modifyOtherKeys off.
 func (f *filter) disableModifyKeys(ps ansi.Params) {
 	if param(ps, 0, -1) == 4 {
-		f.keyScreen().mok = 0
+		f.shownKeys().mok = 0
 		f.syncKeyboard()
 	}
 }
@@ -140,7 +140,7 @@ func (f *filter) disableModifyKeys(ps ansi.Params) {
 // queryModifyKeys answers XTQMODKEYS CSI ? 4 m with CSI > 4 ; level m.
 func (f *filter) queryModifyKeys(ps ansi.Params) {
 	if param(ps, 0, -1) == 4 {
-		f.out.reply(f.canon('>', 'm', 4, int(f.keyScreen().mok)))
+		f.out.reply(f.canon('>', 'm', 4, int(f.shownKeys().mok)))
 	}
 }
 

@@ -368,7 +368,7 @@ func (s *Screen) keyframeModes(k *kfWriter) {
 	if m.ThemeUpdates {
 		k.mode("?", 2031, true)
 	}
-	k.b = keyframeKeyboard(k.b, s.f.keyScreen())
+	k.b = keyframeKeyboard(k.b, s.f.shownKeys())
 }
 
 // keyframePartial appends the escape sequence or string the pre-parser
