@@ -103,7 +103,9 @@ func (r *replayTap) Resize(_ time.Time, cols, rows int) {
 // reflow the same (it has no scrollback).
 func TestTapReplaySpansReflow(t *testing.T) {
 	s, _ := newScreen(t, 30, 6)
-	s.Write("before the tap, " + strings.Repeat("long 日本語 line ", 6) + "\r\n")
+	for range 3 { // in the scrollback when the tap starts
+		s.Write("before the tap, " + strings.Repeat("long 日本語 line ", 6) + "\r\n")
+	}
 	var r replayTap
 	defer s.Tap(&r)()
 	steps := []func(){
