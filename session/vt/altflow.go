@@ -35,17 +35,11 @@ func (s *Screen) reflowAltMain(cols int) {
 			row[x] = s.cellOf(g)
 		}
 		fixWide(row)
-		wrapped := src[oldCols-1].Mode&vtWrap != 0
-		end := oldCols
-		for !wrapped && end > 0 && row[end-1].Rune == ' ' && row[end-1].Flags == 0 &&
-			s.clearedPen(glyphPen(src[end-1])) {
-			end--
-		}
 		cursor := -1
 		if y == s.saved.Y {
-			cursor, end = s.saved.X, max(end, min(s.saved.X, oldCols))
+			cursor = s.saved.X
 		}
-		r.feed(row[:end], wrapped, cursor)
+		s.feedRow(r, row, func(x int) vt10x.Glyph { return src[x] }, cursor)
 	}
 	r.finish()
 	s.sb = *out

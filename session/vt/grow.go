@@ -1,8 +1,12 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
 
-// Growing a pane. vt10x adds the new rows below the old ones, so the old
+	"github.com/hinshun/vt10x"
+)
+
+// Resizing a pane (resizeTo) and growing it. vt10x adds the new rows below the old ones, so the old
 // top stays and empty rows open below; tmux instead pulls lines back from
 // the scrollback so the bottom stays put. pullBack does that: it scrolls
 // vt10x's screen down over the new (blank) rows and repaints the freed
@@ -14,6 +18,50 @@ import "unicode/utf8"
 // are painted on without a cursor move, so vt10x wraps them itself and
 // sets the auto-wrap mark of their last cell, the only continuation
 // state it keeps, which the next reflow and the scrollback read.
+
+// resizeTo resizes vt10x and the Screen's models of it; with reflow (a
+// width change of the main screen) it rewraps the content.
+func (s *Screen) resizeTo(cols, rows int, reflow bool) {
+	if cols == s.cols && rows == s.rows {
+		return
+	}
+	s.flush()
+	var flow []flowRow
+	var fx, fy int
+	c := s.term.Cursor()
+	alt := s.f.st.modes.AltScreen
+	switch {
+	case reflow && alt:
+		s.reflowAltMain(cols)
+		reflow = false // the alternate screen itself is cut
+	case reflow:
+		flow, fx, fy = s.reflowPlan(cols)
+	case c.Y-rows+1 > 0 && !alt:
+		s.capture(c.Y - rows + 1)
+	}
+	oldCols, oldRows := s.cols, s.rows
+	if s.f.st.modes.AltScreen {
+		s.resizeAltMain(c.Y-rows+1, cols, rows)
+	}
+	s.resizeTabs(oldCols, cols)
+	// vt10x fills what a resize adds with its pen: make it the default.
+	s.toVT(0)
+	s.flush()
+	s.term.Resize(cols, rows)
+	s.cols, s.rows = cols, rows
+	s.resizeRows()
+	s.f.resize(cols, rows)
+	s.cur.known, s.last.ok = false, false
+	if cols > oldCols {
+		s.extendTabs(oldCols)
+	}
+	switch {
+	case reflow:
+		s.paintFlow(flow, fx, fy)
+	case rows > oldRows:
+		s.pullBack(rows - oldRows)
+	}
+}
 
 // pullBack pulls up to grown lines back from the scrollback after the
 // main screen grew by grown rows.
@@ -169,17 +217,11 @@ func (s *Screen) reflowPlan(cols int) (rows []flowRow, cx, cy int) {
 	row := make([]Cell, s.cols)
 	for yy := range s.rows {
 		s.readRowInto(yy, row)
-		wrapped := s.term.Cell(s.cols-1, yy).Mode&vtWrap != 0
-		end := s.cols
-		for !wrapped && end > 0 && row[end-1].Rune == ' ' && row[end-1].Flags == 0 &&
-			s.clearedPen(glyphPen(s.term.Cell(end-1, yy))) {
-			end--
-		}
 		cursor := -1
 		if yy == y {
-			cursor, end = x, max(end, min(x, s.cols))
+			cursor = x
 		}
-		r.feed(row[:end], wrapped, cursor)
+		s.feedRow(r, row, func(x int) vt10x.Glyph { return s.term.Cell(x, yy) }, cursor)
 	}
 	r.finish()
 	s.sb = *out
@@ -188,6 +230,23 @@ func (s *Screen) reflowPlan(cols int) (rows []flowRow, cx, cy int) {
 		cx, cy = r.curX, r.curAt-first
 	}
 	return rows, cx, cy
+}
+
+// feedRow feeds a row of the main screen, read from raw, to r: a row
+// that wrapped whole, another up to its last cell that is text (a blank
+// an erase cleared is not), and at least to the cursor's column cx when
+// the cursor is on it (cx >= 0).
+func (s *Screen) feedRow(r *reflower, row []Cell, raw func(x int) vt10x.Glyph, cx int) {
+	wrapped := raw(len(row)-1).Mode&vtWrap != 0
+	end := len(row)
+	for !wrapped && end > 0 && row[end-1].Rune == ' ' && row[end-1].Flags == 0 &&
+		s.clearedPen(glyphPen(raw(end-1))) {
+		end--
+	}
+	if cx >= 0 {
+		end = max(end, min(cx, len(row)))
+	}
+	r.feed(row[:end], wrapped, cx)
 }
 
 // paintFlow paints rows (from reflowPlan) on the screen, just resized

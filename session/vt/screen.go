@@ -314,50 +314,6 @@ func (s *Screen) Resize(cols, rows int) {
 	s.markDirty()
 }
 
-// resizeTo resizes vt10x and the Screen's models of it; with reflow (a
-// width change of the main screen) it rewraps the content.
-func (s *Screen) resizeTo(cols, rows int, reflow bool) {
-	if cols == s.cols && rows == s.rows {
-		return
-	}
-	s.flush()
-	var flow []flowRow
-	var fx, fy int
-	c := s.term.Cursor()
-	alt := s.f.st.modes.AltScreen
-	switch {
-	case reflow && alt:
-		s.reflowAltMain(cols)
-		reflow = false // the alternate screen itself is cut
-	case reflow:
-		flow, fx, fy = s.reflowPlan(cols)
-	case c.Y-rows+1 > 0 && !alt:
-		s.capture(c.Y - rows + 1)
-	}
-	oldCols, oldRows := s.cols, s.rows
-	if s.f.st.modes.AltScreen {
-		s.resizeAltMain(c.Y-rows+1, cols, rows)
-	}
-	s.resizeTabs(oldCols, cols)
-	// vt10x fills what a resize adds with its pen: make it the default.
-	s.toVT(0)
-	s.flush()
-	s.term.Resize(cols, rows)
-	s.cols, s.rows = cols, rows
-	s.resizeRows()
-	s.f.resize(cols, rows)
-	s.cur.known, s.last.ok = false, false
-	if cols > oldCols {
-		s.extendTabs(oldCols)
-	}
-	switch {
-	case reflow:
-		s.paintFlow(flow, fx, fy)
-	case rows > oldRows:
-		s.pullBack(rows - oldRows)
-	}
-}
-
 // extendTabs sets the default stops (every 8 columns) in the columns a
 // resize added: vt10x extends its old tab array instead of the new one.
 // HTS sets a stop at the cursor, so move there and back.

@@ -226,13 +226,10 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 		row[x] = s.cellOf(cell(x))
 	}
 	fixWide(row)
-	if wrapped {
-		row = s.rowBuf[:s.cols] // blanks to the end: the span of the line
-		for x := end; x < s.cols; x++ {
-			row[x] = Cell{Rune: ' '}
-		}
-	}
 	s.sb.push(row, wrapped)
+	if wrapped && s.sb.max > 0 {
+		s.sb.line(s.sb.len() - 1).span = int32(s.cols) // its blanks too
+	}
 }
 
 // readRowRaw converts screen row y into row, keeping each cell's raw

@@ -76,3 +76,55 @@ func TestTapKeyframeOnRequest(t *testing.T) {
 		t.Fatal(d)
 	}
 }
+
+// replayTap keeps what a tap sees, in order, to replay it.
+type replayTap struct {
+	events []func(*Screen)
+	cols   int
+	rows   int
+}
+
+func (r *replayTap) Keyframe(_ time.Time, cols, rows int, kf []byte) {
+	if r.events == nil {
+		r.cols, r.rows = cols, rows
+	}
+	k := string(kf)
+	r.events = append(r.events, func(s *Screen) { s.Write(k) })
+}
+func (r *replayTap) Output(_ time.Time, text string) {
+	r.events = append(r.events, func(s *Screen) { s.Write(text) })
+}
+func (r *replayTap) Resize(_ time.Time, cols, rows int) {
+	r.events = append(r.events, func(s *Screen) { s.Resize(cols, rows) })
+}
+
+// A recording spanning resizes that reflow replays to the same screen:
+// the keyframe after each reflow carries what the replay could not
+// reflow the same (it has no scrollback).
+func TestTapReplaySpansReflow(t *testing.T) {
+	s, _ := newScreen(t, 30, 6)
+	for range 3 { // in the scrollback when the tap starts
+		s.Write("before the tap, " + strings.Repeat("long 日本語 line ", 6) + "\r\n")
+	}
+	var r replayTap
+	defer s.Tap(&r)()
+	steps := []func(){
+		func() { s.Write("\x1b[32m" + strings.Repeat("green 中文 ", 8) + "\x1b[m\r\n$ ") },
+		func() { s.Resize(12, 6) },
+		func() { s.Write("typed") },
+		func() { s.Resize(40, 8) },
+		func() { s.Resize(17, 5) },
+		func() { s.Write("\r\n" + strings.Repeat("x", 50)) },
+		func() { s.Resize(30, 6) },
+	}
+	for i, step := range steps {
+		step()
+		b, _ := newScreen(t, r.cols, r.rows)
+		for _, e := range r.events {
+			e(b)
+		}
+		if d := screenDiff(s, b); d != "" {
+			t.Fatalf("after step %d the replay differs: %s", i, d)
+		}
+	}
+}
