@@ -8,15 +8,18 @@ import (
 )
 
 // TestCtlServerUsage: ctl ls carries each local pane's CPU share and
-// memory, a pane running yes above half a core while an idle one stays
-// near none. The server samples every 2s; nothing announces a sample, so
-// the test polls within a deadline that only bounds a failure.
+// memory, a pane running yes well above the share that counts as working
+// while an idle one stays near none. On a loaded machine yes gets only
+// what the scheduler gives it, so the bound is a tenth of a core, twice
+// the tracker's threshold, not a fast machine's half. The server samples
+// every 2s; nothing announces a sample, so the test polls within a
+// deadline that only bounds a failure.
 func TestCtlServerUsage(t *testing.T) {
 	s := startCtlServer(t, "", "cat")
 	if out := s.ok("run", "--name", "busy", "--", "sh", "-c", "yes >/dev/null"); out != "2\n" {
 		t.Fatalf("ctl run printed %q, want 2", out)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		rep, err := s.call(control.Request{Op: control.OpLs})
 		if err != nil {
@@ -24,7 +27,7 @@ func TestCtlServerUsage(t *testing.T) {
 		}
 		if len(rep.Sessions) == 2 {
 			idle, busy := rep.Sessions[0], rep.Sessions[1]
-			if busy.CPUPercent != nil && *busy.CPUPercent > 50 {
+			if busy.CPUPercent != nil && *busy.CPUPercent > 10 {
 				if idle.CPUPercent == nil || *idle.CPUPercent > 5 || idle.RSSBytes == nil || *idle.RSSBytes <= 0 || *busy.RSSBytes <= 0 {
 					t.Errorf("idle cat: cpu %v, rss %v; busy rss %v; want about 0%%, some memory", deref(idle.CPUPercent), deref(idle.RSSBytes), *busy.RSSBytes)
 				}
@@ -38,7 +41,7 @@ func TestCtlServerUsage(t *testing.T) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no pane above 50%% CPU within 30s: %+v", rep.Sessions)
+			t.Fatalf("no pane above 10%% CPU within 60s: %+v", rep.Sessions)
 		}
 		time.Sleep(200 * time.Millisecond) // a poll interval: samples come every 2s
 	}
