@@ -59,10 +59,11 @@ func TestContract_A10_SizesClampedAndLogged(t *testing.T) {
 	logs := &logBook{grew: make(chan struct{}, 1)}
 	s, _ := runServerWith(t, Options{Size: attach.Size{Width: 100, Height: 30}, Log: logs.log}, "cat")
 	st := newPipeStream(t, 100, 30, false)
-	st.hello.Size = attach.Size{Width: 20000, Height: 9000}
+	// Too wide only, so that the frames drawn meanwhile stay small.
+	st.hello.Size = attach.Size{Width: 20000, Height: 30}
 	attachClient(t, s, st)
-	logs.waitFor(t, "terminal size 20000x9000 is over the 1000x500 bound")
-	st.resizes <- attach.Size{Width: 65535, Height: 65535}
+	logs.waitFor(t, "terminal size 20000x30 is over the 1000x500 bound: it is drawn at 1000x30")
+	st.resizes <- attach.Size{Width: 65535, Height: 30}
 	st.resizes <- attach.Size{Width: 100, Height: 30}
 	st.waitFor(t, "cat · local")
 	st.typeText(t, "\x02d")
