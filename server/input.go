@@ -16,9 +16,10 @@ package server
 //     most maxSeq bytes, 16 parameters of 9 digits), X10 mouse reports
 //     with their three bytes; anything else that starts with ESC is
 //     dropped;
-//   - OSC, DCS, APC, PM and SOS strings never (a client sends them only
-//     to answer queries, and the decoder of a client makes none),
-//     however long, without keeping them;
+//   - OSC, DCS, APC, PM and SOS strings never, however long, without
+//     keeping them (a client sends them only to answer queries) — but
+//     for the answers to the colour queries the server makes of the
+//     client's terminal (OSC 10, 11, 12), whole within maxOSC bytes;
 //   - ESC and one byte (alt+key) as the same key in the CSI u form, and
 //     an ESC that nothing follows within escWait as the Escape key, so
 //     the decoder never waits on an ESC;
@@ -41,6 +42,9 @@ const (
 	// maxSeq bounds a CSI or SS3 sequence the guard keeps until it is
 	// finished: a key or mouse report takes a few dozen bytes.
 	maxSeq = 64
+	// maxOSC bounds the colour report (OSC 10, 11 or 12) the guard keeps
+	// until it ends: "rgb:ffff/ffff/ffff" and its introducer take 25.
+	maxOSC = 128
 	// maxPaste bounds the piece of a paste the decoder gathers: a paste
 	// reaches the pane in pieces of at most this many bytes.
 	maxPaste = 64 << 10
@@ -433,12 +437,36 @@ func (t *tokenizer) str(b byte) {
 	case t.strEsc:
 		t.st = inText
 		if b != '\\' {
+			t.seq = t.seq[:0]
 			t.feed(b) // ESC cancelled the string; b is read afresh
+			return
 		}
+		t.endString()
 	case b == esc:
 		t.strEsc = true
-	case b == 0x18 || b == 0x1a || t.osc && b == 0x07:
+	case b == 0x18 || b == 0x1a:
+		t.st, t.seq = inText, t.seq[:0]
+	case t.osc && b == 0x07:
 		t.st = inText
+		t.endString()
+	case t.osc && len(t.seq) < maxOSC:
+		t.seq = append(t.seq, b)
+	}
+}
+
+// endString hands on an OSC string that answers the colour queries the
+// server makes of a client's terminal (OSC 10, 11 and 12: its
+// foreground, background and cursor colours), whole and within maxOSC
+// bytes, in the ST form; any other string is dropped.
+func (t *tokenizer) endString() {
+	body := t.seq
+	t.seq = t.seq[:0]
+	if !t.osc || t.paste || len(body) >= maxOSC || len(body) < 4 {
+		return
+	}
+	switch string(body[:3]) {
+	case "10;", "11;", "12;":
+		t.emit("\x1b]" + string(body) + "\x1b\\")
 	}
 }
 

@@ -142,7 +142,7 @@ func TestInputGuardRewritesWhatTheDecoderWaitsOn(t *testing.T) {
 		{"alt+shift+x", "\x1bX", altKeys['X']},
 		{"esc esc", "\x1b\x1b[A", escapeKey + "\x1b[A"},
 		{"not UTF-8", "a\xffb\xc3(c\xed\xa0\x80d", "a" + "b" + "(c" + "d"},
-		{"OSC dropped", "a\x1b]11;rgb:0/0/0\x07b\x1b]52;c;" + strings.Repeat("QUFB", 100000) + "\x1b\\c", "abc"},
+		{"OSC dropped but a colour answer", "a\x1b]11;rgb:0/0/0\x07b\x1b]52;c;" + strings.Repeat("QUFB", 100000) + "\x1b\\c", "a\x1b]11;rgb:0/0/0\x1b\\bc"},
 		{"DCS dropped", "a\x1bP1$r0m\x1b\\b", "ab"},
 		{"string cancelled", "a\x1b]0;x\x1bAb", "aAb"},
 		{"CSI with a control", "a\x1b[1\x01b", "a\x01b"},
@@ -223,4 +223,24 @@ func FuzzInputGuard(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The answers to the colour queries the server makes of a client's
+// terminal pass whole, BEL or ST ended, as ST; any other string, or a
+// colour answer past maxOSC, is dropped.
+func TestInputGuardPassesColourAnswers(t *testing.T) {
+	long := "\x1b]11;rgb:" + strings.Repeat("f", 200) + "\x1b\\"
+	for _, tc := range []struct{ in, want string }{
+		{"\x1b]11;rgb:fafa/f0f0/e6e6\x1b\\", "\x1b]11;rgb:fafa/f0f0/e6e6\x1b\\"},
+		{"\x1b]10;rgb:1010/1010/1010\x07a", "\x1b]10;rgb:1010/1010/1010\x1b\\a"},
+		{"\x1b]12;rgb:0/0/0\x1b\\", "\x1b]12;rgb:0/0/0\x1b\\"},
+		{"\x1b]52;c;c2VjcmV0\x07b", "b"},
+		{"\x1b]2;title\x1b\\", ""},
+		{long + "c", "c"},
+		{"\x1bP>|kitty\x1b\\d", "d"},
+	} {
+		if got := string(guardAll(t, false, []byte(tc.in))); got != tc.want {
+			t.Errorf("guard(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }
