@@ -35,7 +35,7 @@ var keymap = []binding{
 	{keys: []string{"p"}, help: "previous page", run: func(v *view) tea.Cmd { return v.turnPage(-1) }},
 	{keys: []string{"w"}, help: "list every session: / or typing filters, enter goes to it, x k r act on it", run: (*view).openSessions},
 	{keys: []string{"z"}, help: "zoom the focused pane, or unzoom", run: (*view).toggleZoom},
-	{keys: []string{"x"}, help: "close the pane (teardown, then snapshot); on a failed close or kill, dismiss it", run: (*view).closeFocused, touches: true},
+	{keys: []string{"x"}, help: "close the pane, asking if it runs (teardown, snapshot); dismiss a failed close.", run: (*view).closeFocused, touches: true},
 	{keys: []string{"k"}, help: "kill the pane's processes now (SIGKILL)", run: (*view).killFocused, touches: true},
 	{keys: []string{"r"}, help: "restart an exited, killed or failed pane", run: (*view).restartFocused, touches: true},
 	{keys: []string{"["}, help: "scrollback: arrows, pgup/pgdn, / search, n/N, q or esc to leave", run: (*view).enterScroll},
@@ -92,6 +92,12 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.modal = modalNone
 		if key == "y" || key == "Y" {
 			return v.m.startQuit(false)
+		}
+		return nil
+	case modalConfirmClose:
+		v.modal = modalNone
+		if key == "y" || key == "Y" {
+			return v.closeAt(v.m.indexOf(v.closingKey), true)
 		}
 		return nil
 	case modalClosing:
@@ -262,7 +268,16 @@ func (v *view) togglePick() tea.Cmd {
 	return nil
 }
 
-func (v *view) closeFocused() tea.Cmd   { return v.closeAt(v.focus, true) }
+// closeFocused closes the focused pane (x), asking first while its
+// session runs: an ended pane has nothing left to lose, and a start is
+// only cancelled.
+func (v *view) closeFocused() tea.Cmd {
+	if p := v.focused(); p != nil && p.alert == nil && p.phase == phaseRunning {
+		v.modal, v.closingKey = modalConfirmClose, p.key
+		return nil
+	}
+	return v.closeAt(v.focus, true)
+}
 func (v *view) killFocused() tea.Cmd    { return v.killAt(v.focus) }
 func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focus) }
 
