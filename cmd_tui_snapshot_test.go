@@ -88,6 +88,8 @@ workspace = %q
 				return strings.Contains(s, "BOX-READY") && strings.Contains(s, "OTHER-READY")
 			})
 			tt.keys("C-b", "x")
+			tt.waitText("(y/n)") // x asks first on a pane that runs
+			tt.keys("y")
 			s := tt.waitText("close failed")
 			if !strings.Contains(s, `snapshot "boxed"`) || !strings.Contains(s, "ctrl+b x") {
 				t.Errorf("the pane does not say which snapshot failed and how to dismiss it:\n%s", s)

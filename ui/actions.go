@@ -50,7 +50,7 @@ var actions = slices.Concat([]action{
 	{name: "previous-page", keys: []string{"p"}, help: "previous page", run: func(v *view) tea.Cmd { return v.turnPage(-1) }},
 	{name: "list", keys: []string{"w"}, help: "list every session: / or typing filters, enter goes to it, x k r act on it", run: (*view).openSessions},
 	{name: "zoom", keys: []string{"z"}, help: "zoom the focused pane, or unzoom", run: (*view).toggleZoom},
-	{name: "close", keys: []string{"x"}, help: "close the pane (teardown, then snapshot); on a failed close or kill, dismiss it", run: (*view).closeFocused, touches: true},
+	{name: "close", keys: []string{"x"}, help: "close the pane, asking if it runs (teardown, snapshot); dismiss a failed close.", run: (*view).closeFocused, touches: true},
 	{name: "kill", keys: []string{"k"}, help: "kill the pane's processes now (SIGKILL)", run: (*view).killFocused, touches: true},
 	{name: "restart", keys: []string{"r"}, help: "restart an exited, killed or failed pane", run: (*view).restartFocused, touches: true},
 	{name: "scrollback", keys: []string{"["}, help: "scrollback: arrows, pgup/pgdn, / search, n/N; v selects, y copies (below); q or esc leaves", run: (*view).enterScroll},

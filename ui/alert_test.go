@@ -20,7 +20,11 @@ var errFullStore = errors.New(`tear down session "apane": snapshot "apane": writ
 func closeWith(t *testing.T, m *Model, key string) {
 	t.Helper()
 	press(m, "ctrl+b")
-	for _, msg := range runCmd(press(m, key)) {
+	cmd := press(m, key)
+	if m.lv().modal == modalConfirmClose {
+		cmd = press(m, "y") // x asks first on a pane that runs
+	}
+	for _, msg := range runCmd(cmd) {
 		_, after := m.Update(msg)
 		runCmd(after)
 	}
@@ -57,7 +61,7 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 		t.Fatal("the alert went away without being dismissed")
 	}
 	press(m, "ctrl+b")
-	runCmd(press(m, "x"))
+	runCmd(pressX(m))
 	if len(m.panes) != 1 || m.panes[0].spec.Name != "bpane" || strings.Contains(plainView(m), "close failed") {
 		t.Fatalf("prefix x left %d panes:\n%s", len(m.panes), plainView(m))
 	}
@@ -81,7 +85,7 @@ func TestContract_W7_FailedKillShowsErrorUntilDismissed(t *testing.T) {
 		t.Fatalf("after a failed kill: phase %v:\n%s", p.phase, plainView(m))
 	}
 	press(m, "ctrl+b")
-	runCmd(press(m, "x"))
+	runCmd(pressX(m))
 	if len(m.panes) != 1 || m.panes[0].phase != phaseKilled || strings.Contains(plainView(m), "kill failed") {
 		t.Fatalf("prefix x: %d panes:\n%s", len(m.panes), plainView(m))
 	}

@@ -36,7 +36,7 @@ func TestModelReportsEvents(t *testing.T) {
 	m.Update(frameMsg{})
 
 	press(m, "ctrl+b")
-	for _, msg := range runCmd(press(m, "x")) {
+	for _, msg := range runCmd(pressX(m)) {
 		_, after := m.Update(msg)
 		runCmd(after)
 	}

@@ -257,6 +257,16 @@ func press(m *Model, key string) tea.Cmd {
 	return cmd
 }
 
+// pressX presses x after the prefix was pressed, and y when x asks
+// first (a pane that runs), as the user answers.
+func pressX(m *Model) tea.Cmd {
+	cmd := press(m, "x")
+	if m.lv().modal == modalConfirmClose {
+		cmd = press(m, "y")
+	}
+	return cmd
+}
+
 func keyMsg(key string) tea.KeyPressMsg {
 	special := map[string]tea.Key{
 		"ctrl+b": {Code: 'b', Mod: tea.ModCtrl}, "enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape},

@@ -38,6 +38,12 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return v.m.startQuit(false)
 		}
 		return nil
+	case modalConfirmClose:
+		v.modal = modalNone
+		if key == "y" || key == "Y" {
+			return v.closeAt(v.m.indexOf(v.closingKey), true)
+		}
+		return nil
 	case modalClosing:
 		// Input is blocked; a repeated close escalates to kill.
 		return v.escalateClose(key)
@@ -208,7 +214,16 @@ func (v *view) togglePick() tea.Cmd {
 	return nil
 }
 
-func (v *view) closeFocused() tea.Cmd   { return v.closeAt(v.focus, true) }
+// closeFocused closes the focused pane (x), asking first while its
+// session runs: an ended pane has nothing left to lose, and a start is
+// only cancelled.
+func (v *view) closeFocused() tea.Cmd {
+	if p := v.focused(); p != nil && p.alert == nil && p.phase == phaseRunning {
+		v.modal, v.closingKey = modalConfirmClose, p.key
+		return nil
+	}
+	return v.closeAt(v.focus, true)
+}
 func (v *view) killFocused() tea.Cmd    { return v.killAt(v.focus) }
 func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focus) }
 

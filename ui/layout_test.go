@@ -128,7 +128,7 @@ func TestNoPanesLineIsFullWidth(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 1, 80, 24)
 	press(m, "ctrl+b")
-	for _, msg := range runCmd(press(m, "x")) {
+	for _, msg := range runCmd(pressX(m)) {
 		_, after := m.Update(msg)
 		runCmd(after)
 	}

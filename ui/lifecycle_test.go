@@ -11,7 +11,7 @@ func TestKillThenCloseOneResult(t *testing.T) {
 		m.Update(msg)
 	}
 	press(m, "ctrl+b")
-	runCmd(press(m, "x"))
+	runCmd(pressX(m))
 	if b.calls["Close"] != 0 || len(m.panes) != 1 {
 		t.Errorf("close of a killed pane: %d Close calls, %d panes", b.calls["Close"], len(m.panes))
 	}
@@ -27,8 +27,8 @@ func TestQuitEscalatesAfterAClose(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
-	closeCmd := press(m, "x")
-	runCmd(press(m, "x")) // escalate the close to a kill
+	closeCmd := pressX(m)
+	runCmd(pressX(m)) // escalate the close to a kill
 	for _, msg := range runCmd(closeCmd) {
 		_, after := m.Update(msg)
 		runCmd(after) // closes the removed pane's screen

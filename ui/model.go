@@ -89,12 +89,13 @@ const (
 	modalNone modal = iota
 	modalHelp
 	modalConfirmQuit
-	modalClosing // a pane this client closes is being torn down
-	modalRename  // this client is typing a pane's new name
-	modalList    // the list of every pane (prefix w, sessions.go)
-	modalFind    // this client searches across panes (findall.go)
-	modalPrompt  // this client types a line: a command, a pane's number (prompt.go)
-	modalPick    // this client picks what a new pane runs (spawn.go)
+	modalConfirmClose // x on a pane that runs asks first, as tmux's kill-pane
+	modalClosing      // a pane this client closes is being torn down
+	modalRename       // this client is typing a pane's new name
+	modalList         // the list of every pane (prefix w, sessions.go)
+	modalFind         // this client searches across panes (findall.go)
+	modalPrompt       // this client types a line: a command, a pane's number (prompt.go)
+	modalPick         // this client picks what a new pane runs (spawn.go)
 )
 
 // Model is the root model: the panes, their sessions and screens, shared

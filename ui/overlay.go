@@ -80,6 +80,15 @@ func (v *view) confirmText() string {
 	return overlayStyle.Render(fmt.Sprintf("%d session(s) still running.\nQuit and tear them all down? (y/n)", running))
 }
 
+// confirmCloseText asks before x closes a pane that runs.
+func (v *view) confirmCloseText() string {
+	i := v.m.indexOf(v.closingKey)
+	if i < 0 {
+		return overlayStyle.Render("That pane is gone. (any key)")
+	}
+	return overlayStyle.Render(fmt.Sprintf("Close pane %d (%s)? It is torn down. (y/n)", i+1, termsafe.String(v.m.panes[i].spec.Name)))
+}
+
 // teardownText is the modal shown while a pane closes or everything shuts
 // down: one line per session with its teardown stage.
 func (v *view) teardownText() string {

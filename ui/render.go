@@ -155,6 +155,8 @@ func (v *view) compose() ([]string, *tea.Cursor) {
 		lines = overlay(lines, v.width, v.helpText())
 	case v.modal == modalConfirmQuit:
 		lines = overlay(lines, v.width, v.confirmText())
+	case v.modal == modalConfirmClose:
+		lines = overlay(lines, v.width, v.confirmCloseText())
 	case v.modal == modalRename:
 		lines = overlay(lines, v.width, v.renamePrompt())
 	case v.modal == modalList:

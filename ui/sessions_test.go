@@ -146,7 +146,7 @@ func TestSessionListActsOnSelected(t *testing.T) {
 		m.Update(msg)
 	}
 	selectPane(t, m, "cpane")
-	for _, msg := range runCmd(press(m, "x")) {
+	for _, msg := range runCmd(pressX(m)) {
 		_, after := m.Update(msg)
 		runCmd(after) // closes the removed pane's screen
 	}

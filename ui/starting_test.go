@@ -32,7 +32,7 @@ func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
 	m, start := startingModel(t, b)
 	before := b.total()
 	press(m, "ctrl+b")
-	press(m, "x")
+	pressX(m)
 	if b.total() != before {
 		t.Fatalf("x made blocking calls in Update: %v", b.calls)
 	}
@@ -122,7 +122,7 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	go func() { msgs <- start() }()
 	<-h.entered
 	press(m, "ctrl+b")
-	press(m, "x")
+	pressX(m)
 	m.Update(<-msgs)
 	if len(m.panes) != 0 {
 		t.Fatalf("pane still there, status %q", p.status())

@@ -161,7 +161,7 @@ func TestBroadcastReachesPickedPanes(t *testing.T) {
 	press(m, "down") // pane 3
 	press(m, "ctrl+b")
 	press(m, "space") // pick 3
-	press(m, "x")
+	pressX(m)
 	press(m, "ctrl+b")
 	press(m, "b") // broadcast off
 	press(m, "y")
@@ -177,7 +177,7 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
-	cmd := press(m, "x")
+	cmd := pressX(m)
 	if m.lv().modal != modalClosing {
 		t.Fatal("no closing modal")
 	}

@@ -26,7 +26,7 @@ type view struct {
 	prefixPending bool
 	broadcast     bool
 	modal         modal
-	closingKey    int // the pane this client closes, under modalClosing
+	closingKey    int // the pane this client closes, under modalClosing (or asks to, modalConfirmClose)
 	renameKey     int // the pane this client renames, under modalRename
 	renameText    string
 	sessions      sessionList // the list of every pane, under modalList

@@ -95,6 +95,7 @@ func TestContract_W1_UILiveDuringSnapshot(t *testing.T) {
 
 	p.Send(keyMsg("ctrl+b"))
 	p.Send(keyMsg("x"))
+	p.Send(keyMsg("y")) // x asks first on a pane that runs
 	<-b.midway
 	for i := range 100 {
 		p.Send(pingMsg(i))
