@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -79,7 +80,21 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 		why = "the server quit"
 	}
 	s.log(fmt.Sprintf("client %d detached: %s", c.id, why))
-	return errors.Join(termErr, finErr)
+	return joinDistinct(termErr, finErr)
+}
+
+// joinDistinct joins errors, leaving out one that says what an earlier one
+// said: a terminal gone makes the last frame's write and the exit's fail
+// with the same broken pipe, which is one thing to log, not two.
+func joinDistinct(errs ...error) error {
+	var kept []error
+	for _, err := range errs {
+		if err == nil || slices.ContainsFunc(kept, func(k error) bool { return k.Error() == err.Error() }) {
+			continue
+		}
+		kept = append(kept, err)
+	}
+	return errors.Join(kept...)
 }
 
 // waitClient waits for the client's end and says how it ended: why it
