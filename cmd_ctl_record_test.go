@@ -221,7 +221,8 @@ func rowsWithout(screen string, rows, drop int) string {
 
 // A client's view, recorded across a resize, plays back at its size to
 // the frame that client's terminal shows (the status line aside, whose
-// recording mark and clock move on); detaching stops the recording.
+// clock moves on) and ends without the recording's mark; detaching stops
+// the recording.
 func TestCtlServerRecordView(t *testing.T) {
 	need(t, "tmux")
 	cfg := "[[sandbox]]\nname = \"unused\"\n[ui]\nactivity_window = \"100ms\"\nattention_after = \"1s\"\n"
@@ -251,9 +252,15 @@ func TestCtlServerRecordView(t *testing.T) {
 	if !hasEvent(events, asciicast.KindResize, "100x30") {
 		t.Errorf("the view's cast has no resize to 100x30")
 	}
-	got := rowsWithout(played(t, cast), 30, 1)
+	end := played(t, cast)
+	got := rowsWithout(end, 30, 1)
 	if got != want {
 		t.Errorf("the view's cast plays back to\n%s\nbut the client shows\n%s", got, want)
+	}
+	// The cast ends on the frame drawn after the stop, not on one that
+	// still shows the recording's mark.
+	if strings.Contains(end, "REC VIEW") {
+		t.Errorf("the view's cast ends on a frame showing REC VIEW:\n%s", end)
 	}
 
 	// Detaching ends a view recording, not a pane's.

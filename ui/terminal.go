@@ -47,6 +47,7 @@ type drawing struct {
 	lines  []string
 	cursor *tea.Cursor // nil hides it
 	width  int
+	last   bool // the last frame of a view recording that is stopping
 }
 
 // Modes sandmux sets on the outer terminal, and the sequences that undo
@@ -90,7 +91,7 @@ func OpenTerminal(in *os.File, out io.Writer) (*Terminal, error) {
 // yet drawn is replaced by the newer one.
 func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
 	t.mu.Lock()
-	t.pending = &drawing{lines: lines, cursor: cursor, width: width}
+	t.pending = &drawing{lines: lines, cursor: cursor, width: width, last: t.rec != nil && t.rec.isEnding()}
 	t.mu.Unlock()
 	select {
 	case t.wake <- struct{}{}:
@@ -178,7 +179,7 @@ func (t *Terminal) drawPending() {
 	if len(b) > 0 {
 		_, _ = t.out.Write(b) // Best effort: a terminal that went away is noticed by the input side.
 	}
-	t.recordDrawing(rec, full, b)
+	t.recordDrawing(rec, full, f.last, b)
 }
 
 // render returns the bytes that turn the previous frame into f: each

@@ -41,13 +41,24 @@ type viewRecording struct {
 	dropped    int
 	stopped    bool
 
+	// ending: the view stopped showing the recording's mark; the next
+	// frame the Terminal is shown is the cast's last (final closed once
+	// it is taken), so the cast ends on what the user saw after the stop.
+	ending    bool
+	final     chan struct{}
+	finalOnce sync.Once
+
 	err  error
 	once sync.Once
 }
 
+// viewFinalWait bounds how long a stopping recording waits for the frame
+// drawn after its mark left the status line.
+const viewFinalWait = 2 * time.Second
+
 // recordView starts recording what t draws to out.
 func recordView(t *Terminal, out io.WriteCloser, path string, now time.Time) *viewRecording {
-	r := &viewRecording{term: t, path: path, started: now, q: record.NewQueue(out)}
+	r := &viewRecording{term: t, path: path, started: now, q: record.NewQueue(out), final: make(chan struct{})}
 	t.mu.Lock()
 	t.rec, t.repaint = r, true
 	t.mu.Unlock()
@@ -57,9 +68,12 @@ func recordView(t *Terminal, out io.WriteCloser, path string, now time.Time) *vi
 
 // drawn takes one drawing's bytes, from the drawing goroutine; it
 // reports whether it took them, or needs a whole frame first.
-func (r *viewRecording) drawn(at time.Time, cols, rows int, full bool, b []byte) bool {
+func (r *viewRecording) drawn(at time.Time, cols, rows int, full, last bool, b []byte) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if last {
+		defer r.taken()
+	}
 	switch {
 	case r.stopped:
 		return true
@@ -97,10 +111,37 @@ func (r *viewRecording) drawn(at time.Time, cols, rows int, full bool, b []byte)
 	return true
 }
 
-// Stop ends the recording: the Terminal lets it go, what is queued is
-// written and the file closed. It is idempotent.
+// end says the view no longer shows the recording's mark: the frame
+// shown next is the last recorded. Called in Update, before Stop.
+func (r *viewRecording) end() {
+	r.mu.Lock()
+	r.ending = true
+	r.mu.Unlock()
+}
+
+func (r *viewRecording) isEnding() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ending
+}
+
+// taken says the last frame was recorded (or had nothing to draw).
+func (r *viewRecording) taken() { r.finalOnce.Do(func() { close(r.final) }) }
+
+// Stop ends the recording: once the frame after end() was drawn (within
+// viewFinalWait, or at once when the Terminal closes), the Terminal lets
+// it go, what is queued is written and the file closed. It is idempotent.
 func (r *viewRecording) Stop() error {
 	r.once.Do(func() {
+		if r.isEnding() {
+			timer := time.NewTimer(viewFinalWait)
+			select {
+			case <-r.final:
+			case <-r.term.quit:
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
 		r.term.mu.Lock()
 		if r.term.rec == r {
 			r.term.rec = nil
@@ -121,11 +162,17 @@ func (r *viewRecording) Stop() error {
 // recordDrawing hands the drawing just written to the recording, if any,
 // from the drawing goroutine; a recording that needs a whole frame gets
 // the next drawing redrawn whole.
-func (t *Terminal) recordDrawing(rec *viewRecording, full bool, b []byte) {
-	if rec == nil || len(b) == 0 {
+func (t *Terminal) recordDrawing(rec *viewRecording, full, last bool, b []byte) {
+	if rec == nil {
 		return
 	}
-	if !rec.drawn(time.Now(), t.width, t.height, full, b) {
+	if len(b) == 0 {
+		if last {
+			rec.taken()
+		}
+		return
+	}
+	if !rec.drawn(time.Now(), t.width, t.height, full, last, b) {
 		t.mu.Lock()
 		t.repaint = true
 		t.mu.Unlock()
@@ -242,6 +289,7 @@ func (m *Model) stopViewRecording(id int, why string, done func(string, error), 
 		return nil
 	}
 	delete(m.rec.views, id)
+	r.end() // the frame shown after this Update, without the mark, ends the cast
 	m.redraw = true
 	detail := fmt.Sprintf("stopped client %d's view: %s", id, r.path)
 	if why != "" {
