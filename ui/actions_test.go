@@ -2,6 +2,8 @@ package ui
 
 import (
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -62,5 +64,30 @@ func TestBindingsDispatch(t *testing.T) {
 	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
 	if m.panes[0].phase != phaseRunning || m.lv().notice != "read-only" {
 		t.Errorf("a read-only client's f6 (close) acted: phase %v, notice %q", m.panes[0].phase, m.lv().notice)
+	}
+}
+
+// In a narrow terminal help's text wraps under its own column: no line
+// of the box is wider than the terminal (the outer terminal would wrap it
+// into fragments), and every word of every binding's help is still there.
+func TestHelpWrapsInANarrowTerminal(t *testing.T) {
+	for _, width := range []int{44, 60, 80} {
+		m := newTestModel(t, newFakeBackend(), 1, width, 60)
+		help := m.lv().helpText()
+		for _, l := range strings.Split(help, "\n") {
+			if w := ansi.StringWidth(l); w > width {
+				t.Errorf("at %d columns a help line is %d wide: %q", width, w, ansi.Strip(l))
+			}
+		}
+		var words []string
+		for _, l := range strings.Split(ansi.Strip(help), "\n") {
+			words = append(words, strings.Fields(strings.Trim(l, "│ ╭╮╰╯─"))...)
+		}
+		text := " " + strings.Join(words, " ") + " "
+		for _, a := range actions {
+			if a.group == "" && !strings.Contains(text, " "+strings.Join(strings.Fields(a.help), " ")+" ") {
+				t.Errorf("at %d columns help lost %q:\n%s", width, a.help, ansi.Strip(help))
+			}
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -12,21 +14,59 @@ import (
 // bindings in force: each action with the keys bound to it after the
 // prefix, then those bound without it ([keys.root]).
 func (v *view) helpText() string {
+	// The box's border and padding take four columns; in a terminal too
+	// narrow for a line, its text wraps under its own column, never into
+	// the next row's fragments.
+	inner := max(20, v.width-4)
 	var b strings.Builder
-	fmt.Fprintf(&b, "sandmux — press %s, then:\n\n", v.m.cfg.Prefix)
+	writeWrapped(&b, fmt.Sprintf("sandmux — press %s, then:", v.m.cfg.Prefix), inner, "")
+	b.WriteString("\n")
 	for _, l := range helpLines(v.m.keys.prefix) {
-		fmt.Fprintf(&b, "  %-7s %s\n", l.keys, l.help)
+		writeHelpLine(&b, l, inner)
 	}
 	if root := helpLines(v.m.keys.root); len(root) > 0 {
 		b.WriteString("\nwithout the prefix:\n")
 		for _, l := range root {
-			fmt.Fprintf(&b, "  %-7s %s\n", l.keys, l.help)
+			writeHelpLine(&b, l, inner)
 		}
 	}
-	b.WriteString("\nIn scrollback: v starts a selection (or drag the mouse), arrows, w b 0 $ extend it,\nV takes whole lines, y or enter copies it to your terminal's clipboard.\n")
-	b.WriteString("Keys are bound by the actions' names in the config's [keys] (see config.example.toml).\n")
-	b.WriteString("Everything else goes to the focused pane. Any key closes this.")
-	return overlayStyle.Render(b.String())
+	b.WriteString("\n")
+	writeWrapped(&b, "In scrollback: v starts a selection (or drag the mouse), arrows, w b 0 $ extend it, V takes whole lines, y or enter copies it to your terminal's clipboard.", inner, "")
+	writeWrapped(&b, "Keys are bound by the actions' names in the config's [keys] (see config.example.toml).", inner, "")
+	writeWrapped(&b, "Everything else goes to the focused pane. Any key closes this.", inner, "")
+	return overlayStyle.Render(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// helpKeyColumn is the width of help's key column and the space after it.
+const helpKeyColumn = 10
+
+// writeHelpLine writes one binding, its text wrapped to width under its
+// own column.
+func writeHelpLine(b *strings.Builder, l helpLine, width int) {
+	head := fmt.Sprintf("  %-7s ", l.keys)
+	indent := strings.Repeat(" ", helpKeyColumn)
+	if ansi.StringWidth(head) > helpKeyColumn || width-helpKeyColumn < 12 {
+		// Long keys, or too little room for a column: the text below.
+		writeWrapped(b, strings.TrimRight(head, " "), width, "")
+		writeWrapped(b, indent+l.help, width, indent)
+		return
+	}
+	writeWrapped(b, head+l.help, width, indent)
+}
+
+// writeWrapped writes text word-wrapped to width, its continuation lines
+// starting with indent, each line ended.
+func writeWrapped(b *strings.Builder, text string, width int, indent string) {
+	prefix, limit := "", width
+	for {
+		line, rest, more := strings.Cut(ansi.Wrap(text, limit, ""), "\n")
+		b.WriteString(prefix + strings.TrimRight(line, " ") + "\n")
+		if !more {
+			return
+		}
+		text = strings.ReplaceAll(strings.TrimLeft(rest, " "), "\n", " ")
+		prefix, limit = indent, max(1, width-ansi.StringWidth(indent))
+	}
 }
 
 // helpLine is one line of help: the keys, then what they do.
