@@ -97,7 +97,7 @@ workspace = "ws-beta"
 	tt.keys("Down", "Down")
 	tt.waitText("▶ 3 sandbox beta")
 	tt.keys("Enter")
-	tt.waitText("3 beta · local")
+	tt.waitText("3 beta-2 · local") // a taken name gets a suffix
 	if ls := ctlIn(t, tt.dir, "ls"); strings.Count(ls, "beta") != 2 {
 		t.Errorf("the picker did not open a second beta:\n%s", ls)
 	}

@@ -142,8 +142,19 @@ func TestTUIIdleShellStaysIdleOnResize(t *testing.T) {
 	})
 	dir := first.dir
 	first.waitStarted()
-	ctlIn(t, dir, "wait", "1", "--state", "idle", "--timeout", "60s")
-	before := sessionInfo(t, dir)
+	// Idle after the prompt was printed, not the idle of a pane that has
+	// printed nothing yet (which the prompt then turns working).
+	var before control.SessionInfo
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		before = sessionInfo(t, dir)
+		if before.State == "idle" && before.LastOutput != nil && before.Since != nil && before.Since.After(*before.LastOutput) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the shell never went idle after its prompt: %+v", before)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not synchronisation
+	}
 
 	second := startTermIn(t, dir, 70, 20, sandmuxBin+" attach")
 	second.waitStarted()
@@ -161,7 +172,7 @@ func TestTUIIdleShellStaysIdleOnResize(t *testing.T) {
 	cmd := exec.Command(sandmuxBin, "ctl", "-S", serverSocket(dir), "wait", "1", "--state", "working", "--timeout", "3s")
 	cmd.Env = isolatedEnv(dir)
 	if out, err := cmd.CombinedOutput(); err == nil {
-		t.Fatalf("the idle shell turned working on the resize: %s", out)
+		t.Fatalf("the idle shell turned working on the resize: %s %+v", out, sessionInfo(t, dir))
 	}
 	if si := sessionInfo(t, dir); si.State != "idle" {
 		t.Fatalf("after the resize the shell is %s (%s), want idle", si.State, si.Reason)
