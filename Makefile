@@ -53,6 +53,7 @@ FUZZ_TARGETS = \
 	FuzzEncodeKeyNames:./ui \
 	FuzzNormalizeBinding:./ui \
 	FuzzFrames:./attach \
+	FuzzInputGuard:./server \
 	FuzzParseKeys:./sshattach \
 	FuzzLogTail:./daemon \
 	FuzzJSONString:./asciicast \
