@@ -63,7 +63,7 @@ func (s *Screen) glyphRows(rows []flowRow, cols int) []vt10x.Glyph {
 		cells := fr.cells
 		if fr.sb != nil {
 			cells = make([]Cell, fr.sb.width())
-			fr.sb.cellsRaw(cells)
+			fr.sb.cells(cells)
 		}
 		start := len(out)
 		for i := range cells {

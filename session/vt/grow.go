@@ -143,7 +143,7 @@ func (s *Screen) topChain(k int) [][]Cell {
 // the last column, so that the next character wraps.
 func (s *Screen) paintPulled(l *sbLine) bool {
 	cells := make([]Cell, l.width())
-	l.cellsRaw(cells)
+	l.cells(cells)
 	if len(cells) > s.cols {
 		cells = cells[:s.cols]
 		if c := &cells[s.cols-1]; c.Flags&FlagWide != 0 {
@@ -267,7 +267,7 @@ func (s *Screen) paintFlow(rows []flowRow, cx, cy int) {
 	for y := range rows {
 		if l := rows[y].sb; l != nil {
 			rows[y].cells = make([]Cell, l.width())
-			l.cellsRaw(rows[y].cells)
+			l.cells(rows[y].cells)
 		}
 		cells := rows[y].cells
 		wraps := rows[y].wrapped && y < len(rows)-1

@@ -1,7 +1,5 @@
 package vt
 
-import "unicode/utf8"
-
 // Reflow, as tmux's grid_reflow does it. On a width change of the main
 // screen, the scrollback and the screen are read as one sequence of
 // logical lines (rows joined while a row's auto-wrap mark says it goes
@@ -63,7 +61,7 @@ func (r *reflower) passLine(l *sbLine, buf []Cell) []Cell {
 		buf = make([]Cell, w)
 	}
 	buf = buf[:w]
-	l.cellsRaw(buf)
+	l.cells(buf)
 	r.feed(buf, l.wrapped, -1)
 	return buf
 }
@@ -185,31 +183,6 @@ func (l *sbLine) width() int {
 		n += int(r.n)
 	}
 	return max(n, int(l.span))
-}
-
-// cellsRaw writes line l into dst (len = l.width()) with the wide flags
-// as stored.
-func (l *sbLine) cellsRaw(dst []Cell) {
-	text := l.text
-	x := 0
-	for _, r := range l.runs {
-		for k := int32(0); k < r.n && x < len(dst); k++ {
-			ch, size := utf8.DecodeRuneInString(text)
-			text = text[size:]
-			dst[x] = Cell{Rune: ch}
-			dst[x].setStyle(r.st)
-			x++
-		}
-	}
-	for ; x < len(dst); x++ {
-		dst[x] = Cell{Rune: ' '}
-	}
-	for _, c := range l.clusters {
-		if int(c.x) < len(dst) {
-			dst[c.x].Text = c.text
-		}
-	}
-	fixWide(dst)
 }
 
 // pushCopy appends line l as it is.
