@@ -31,7 +31,8 @@ func (v *view) helpText() string {
 		}
 	}
 	b.WriteString("\n")
-	writeWrapped(&b, "In scrollback: v starts a selection (or drag the mouse), arrows, w b 0 $ extend it, V takes whole lines, y or enter copies it to your terminal's clipboard.", inner, "")
+	writeWrapped(&b, "In scrollback: v starts a selection (or drag the mouse), arrows, w b 0 $ extend it,", inner, "")
+	writeWrapped(&b, "V takes whole lines, y or enter copies it to your terminal's clipboard.", inner, "")
 	writeWrapped(&b, "Keys are bound by the actions' names in the config's [keys] (see config.example.toml).", inner, "")
 	writeWrapped(&b, "Everything else goes to the focused pane. Any key closes this.", inner, "")
 	return overlayStyle.Render(strings.TrimSuffix(b.String(), "\n"))
