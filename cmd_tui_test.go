@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,7 +27,9 @@ func startQuad(t *testing.T) *tmuxTerm {
 	tt := startTerm(t, 121, 41, cmd)
 	tt.waitFor("four ready panes", func(s string) bool {
 		for i, n := range []string{"A", "B", "C", "D"} {
-			if !strings.Contains(quadRegion(s, i), "READY-"+n) {
+			// In the body, not the title: the pane is named by its
+			// command's first words, READY-n among them.
+			if !slices.ContainsFunc(strings.Split(quadRegion(s, i), "\n"), func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "READY-"+n) }) {
 				return false
 			}
 		}
