@@ -104,13 +104,20 @@ func (h *handle) cgroupUsage() (providers.Usage, bool) {
 	noMemory := h.usage.noMemory
 	h.usage.mu.Unlock()
 	if !noMemory {
-		if rss, err := h.cg.memoryCurrent(); err == nil {
+		rss, err := h.cg.memoryCurrent()
+		switch {
+		case err == nil && rss > 0:
 			u.RSS = h.usage.keepRSS(rss, now)
 			return u, true
+		case err != nil:
+			h.usage.mu.Lock()
+			h.usage.noMemory = true
+			h.usage.mu.Unlock()
 		}
-		h.usage.mu.Lock()
-		h.usage.noMemory = true
-		h.usage.mu.Unlock()
+		// Nothing charged yet: a process moved into the cgroup keeps its
+		// pages charged where they were made, so a pane just started
+		// reads 0 until it touches new memory. Its resident sets say
+		// what it holds meanwhile.
 	}
 	pids, err := h.cg.procs()
 	if err != nil {
