@@ -21,8 +21,9 @@ type handle struct {
 	stdout io.Reader
 	target string
 	marker string // the value of markerVar in the pane's processes
+	shell  *sweepShell
 
-	wg       sync.WaitGroup // the reaper and the keepalive loop
+	wg       sync.WaitGroup // the reaper, the keepalive loop and the sweep shell
 	closing  chan struct{}  // closed by Close
 	waitDone chan struct{}  // closed once the session ended and status is set
 	status   providers.ExitStatus
@@ -42,8 +43,9 @@ func newHandle(client *ssh.Client, sess *ssh.Session, stdin io.WriteCloser, stdo
 		client: client, sess: sess, stdin: stdin, stdout: stdout, target: o.Target(), marker: marker,
 		closing: make(chan struct{}), waitDone: make(chan struct{}),
 	}
-	// Both end once the connection is closed, which Close always does.
+	// All end once the connection is closed, which Close always does.
 	h.wg.Go(h.reap)
+	h.shell = startSweepShell(client, h.wg.Go)
 	if o.Keepalive > 0 {
 		h.wg.Go(func() { h.keepalive(o.Keepalive) })
 	}

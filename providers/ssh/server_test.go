@@ -28,11 +28,12 @@ type server struct {
 	hostPub string // the host key's public line ("ssh-ed25519 AAAA...")
 	userKey string // the authorized private key file
 	log     *syncBuffer
+	config  string // more sshd_config lines
 }
 
 // startServer starts sshd, or skips the test loudly when it is missing
 // (fails instead under SANDMUX_REQUIRE_ALL=1).
-func startServer(t *testing.T) *server {
+func startServer(t *testing.T, config ...string) *server {
 	t.Helper()
 	if _, err := os.Stat(sshdPath); err != nil {
 		msg := fmt.Sprintf("SKIPPING SSH TEST: %s is missing (install Debian's openssh-server): %v", sshdPath, err)
@@ -44,7 +45,7 @@ func startServer(t *testing.T) *server {
 	// No agent of the machine's user may take part: tests choose their keys.
 	t.Setenv("SSH_AUTH_SOCK", "")
 	dir := t.TempDir()
-	s := &server{dir: dir, userKey: filepath.Join(dir, "user_key"), log: &syncBuffer{}}
+	s := &server{dir: dir, userKey: filepath.Join(dir, "user_key"), log: &syncBuffer{}, config: strings.Join(config, "\n")}
 	keygen(t, filepath.Join(dir, "host_key"))
 	keygen(t, s.userKey)
 	s.hostPub = strings.TrimSpace(readFile(t, filepath.Join(dir, "host_key.pub")))
@@ -80,7 +81,8 @@ StrictModes no
 PermitRootLogin yes
 PidFile %[2]s/sshd.pid
 AcceptEnv SANDMUX_ACCEPTED
-`, s.port, s.dir))
+%[3]s
+`, s.port, s.dir, s.config))
 	cmd := exec.Command(sshdPath, "-f", cfg, "-D", "-e")
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	// Its own process group, so cleanup reaches its per-connection children.

@@ -77,16 +77,24 @@ func (h *handle) sweep(sig syscall.Signal) (int, error) {
 	// Signal and GroupAlive take no context: the bound is the provider's.
 	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
 	defer cancel()
-	var out bytes.Buffer
-	if err := run(ctx, h.client, sweepScript(h.marker, name), nil, &out); err != nil {
+	script := sweepScript(h.marker, name)
+	text, ok, err := h.shell.sweep(ctx, script)
+	if !ok {
+		var out bytes.Buffer
+		err = run(ctx, h.client, script, nil, &out)
+		text = out.String()
+	} else if err != nil && ctx.Err() != nil {
+		_ = h.client.Close() // as run does: a connection this slow counts as dropped
+	}
+	if err != nil {
 		return 0, fmt.Errorf("find the pane's processes on %s: %w", h.target, err)
 	}
-	fields := strings.Fields(out.String())
+	fields := strings.Fields(text)
 	switch {
 	case len(fields) == 1 && fields[0] == "noproc":
 		return 0, errNoProc
 	case len(fields) == 0 || fields[0] != "pids":
-		return 0, fmt.Errorf("find the pane's processes on %s: unexpected output %q", h.target, out.String())
+		return 0, fmt.Errorf("find the pane's processes on %s: unexpected output %q", h.target, text)
 	}
 	return len(fields) - 1, nil
 }
