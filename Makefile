@@ -48,10 +48,10 @@ FUZZ_TARGETS = \
 	FuzzConfig:./config \
 	FuzzParseByteSize:./config \
 	FuzzExtract:./snapshot \
-	FuzzEncodeKey:./ui \
-	FuzzEncodeKeyProtocols:./ui \
-	FuzzEncodeKeyNames:./ui \
-	FuzzNormalizeBinding:./ui \
+	FuzzEncodeKey:./keys/encode \
+	FuzzEncodeKeyProtocols:./keys/encode \
+	FuzzEncodeKeyNames:./keys/encode \
+	FuzzNormalizeBinding:./keys \
 	FuzzFrames:./attach \
 	FuzzInputGuard:./server \
 	FuzzParseKeys:./sshattach \

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/human"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/providers/replay"
 	"github.com/sandmux/sandmux/termsafe"
@@ -128,7 +129,7 @@ func printConfig(w io.Writer, c *config.Config) {
 			fmt.Fprintf(w, "  env:       %s\n", shellQuote(env))
 		}
 		fmt.Fprintf(w, "  graces:    stop %s, kill %s, drain %s\n",
-			config.ShortDuration(s.StopGrace), config.ShortDuration(s.KillGrace), config.ShortDuration(s.DrainGrace))
+			human.Duration(s.StopGrace), human.Duration(s.KillGrace), human.Duration(s.DrainGrace))
 		termsafe.Fprintf(w, "  snapshot:  %s, keep %d, restore %s", s.Snapshot, s.SnapshotKeep, s.Restore)
 		if len(s.SnapshotExclude) > 0 {
 			fmt.Fprintf(w, ", exclude %s", shellQuote(s.SnapshotExclude))

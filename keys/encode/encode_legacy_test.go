@@ -1,4 +1,4 @@
-package ui
+package encode
 
 import (
 	"flag"
@@ -58,7 +58,7 @@ func legacyTable() string {
 	for _, app := range []bool{false, true} {
 		m := vt.Modes{AppCursor: app}
 		for _, k := range legacyKeys() {
-			fmt.Fprintf(&b, "app=%v %q %q\n", app, k.Keystroke(), encodeKey(nil, k, m))
+			fmt.Fprintf(&b, "app=%v %q %q\n", app, k.Keystroke(), Key(nil, k, m))
 		}
 	}
 	return b.String()

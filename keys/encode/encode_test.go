@@ -1,4 +1,4 @@
-package ui
+package encode
 
 import (
 	"strings"
@@ -69,18 +69,18 @@ func TestEncodeKey(t *testing.T) {
 		{"keypad enter (kitty)", tea.Key{Code: tea.KeyKpEnter}, vt.Modes{}, "\r"},
 	}
 	for _, c := range cases {
-		if got := string(encodeKey(nil, c.key, c.m)); got != c.want {
-			t.Errorf("%s: encodeKey(%v) = %q, want %q", c.name, c.key, got, c.want)
+		if got := string(Key(nil, c.key, c.m)); got != c.want {
+			t.Errorf("%s: Key(%v) = %q, want %q", c.name, c.key, got, c.want)
 		}
 	}
 }
 
 func TestEncodePaste(t *testing.T) {
 	plain, bracketed := vt.Modes{}, vt.Modes{BracketedPaste: true}
-	if got := string(encodePaste("a\nb\r\nc", plain)); got != "a\rb\rc" {
+	if got := string(Paste("a\nb\r\nc", plain)); got != "a\rb\rc" {
 		t.Errorf("plain paste = %q", got)
 	}
-	if got := string(encodePaste("x\x1b[201~rm -rf ~\n", bracketed)); got != "\x1b[200~xrm -rf ~\n\x1b[201~" {
+	if got := string(Paste("x\x1b[201~rm -rf ~\n", bracketed)); got != "\x1b[200~xrm -rf ~\n\x1b[201~" {
 		t.Errorf("bracketed paste = %q: an embedded end marker must not end the paste", got)
 	}
 }
@@ -90,35 +90,35 @@ func TestEncodeMouse(t *testing.T) {
 	x10 := vt.Modes{Mouse: vt.MouseNormal}
 	cases := []struct {
 		name string
-		e    mouseEvent
+		e    MouseEvent
 		m    vt.Modes
 		want string
 	}{
-		{"not enabled", mouseEvent{X: 1, Y: 1, Button: tea.MouseLeft}, vt.Modes{}, ""},
-		{"sgr press", mouseEvent{X: 4, Y: 2, Button: tea.MouseLeft}, sgr, "\x1b[<0;5;3M"},
-		{"sgr release", mouseEvent{X: 4, Y: 2, Button: tea.MouseLeft, Release: true}, sgr, "\x1b[<0;5;3m"},
-		{"sgr wheel up", mouseEvent{Button: tea.MouseWheelUp}, sgr, "\x1b[<64;1;1M"},
-		{"sgr ctrl right", mouseEvent{Button: tea.MouseRight, Mod: tea.ModCtrl}, sgr, "\x1b[<18;1;1M"},
-		{"x10 press", mouseEvent{X: 0, Y: 0, Button: tea.MouseLeft}, x10, "\x1b[M !!"},
-		{"x10 release", mouseEvent{X: 0, Y: 0, Button: tea.MouseLeft, Release: true}, x10, "\x1b[M#!!"},
-		{"x10 beyond 223", mouseEvent{X: 300, Y: 0, Button: tea.MouseLeft}, x10, ""},
-		{"motion needs 1002/1003", mouseEvent{Button: tea.MouseLeft, Motion: true}, sgr, ""},
-		{"drag in 1002", mouseEvent{Button: tea.MouseLeft, Motion: true}, vt.Modes{Mouse: vt.MouseButton, MouseEncoding: vt.MouseEncodingSGR}, "\x1b[<32;1;1M"},
-		{"hover in 1003", mouseEvent{Button: tea.MouseNone, Motion: true}, vt.Modes{Mouse: vt.MouseAny, MouseEncoding: vt.MouseEncodingSGR}, "\x1b[<35;1;1M"},
-		{"x10 mode: no release", mouseEvent{Button: tea.MouseLeft, Release: true}, vt.Modes{Mouse: vt.MouseX10}, ""},
+		{"not enabled", MouseEvent{X: 1, Y: 1, Button: tea.MouseLeft}, vt.Modes{}, ""},
+		{"sgr press", MouseEvent{X: 4, Y: 2, Button: tea.MouseLeft}, sgr, "\x1b[<0;5;3M"},
+		{"sgr release", MouseEvent{X: 4, Y: 2, Button: tea.MouseLeft, Release: true}, sgr, "\x1b[<0;5;3m"},
+		{"sgr wheel up", MouseEvent{Button: tea.MouseWheelUp}, sgr, "\x1b[<64;1;1M"},
+		{"sgr ctrl right", MouseEvent{Button: tea.MouseRight, Mod: tea.ModCtrl}, sgr, "\x1b[<18;1;1M"},
+		{"x10 press", MouseEvent{X: 0, Y: 0, Button: tea.MouseLeft}, x10, "\x1b[M !!"},
+		{"x10 release", MouseEvent{X: 0, Y: 0, Button: tea.MouseLeft, Release: true}, x10, "\x1b[M#!!"},
+		{"x10 beyond 223", MouseEvent{X: 300, Y: 0, Button: tea.MouseLeft}, x10, ""},
+		{"motion needs 1002/1003", MouseEvent{Button: tea.MouseLeft, Motion: true}, sgr, ""},
+		{"drag in 1002", MouseEvent{Button: tea.MouseLeft, Motion: true}, vt.Modes{Mouse: vt.MouseButton, MouseEncoding: vt.MouseEncodingSGR}, "\x1b[<32;1;1M"},
+		{"hover in 1003", MouseEvent{Button: tea.MouseNone, Motion: true}, vt.Modes{Mouse: vt.MouseAny, MouseEncoding: vt.MouseEncodingSGR}, "\x1b[<35;1;1M"},
+		{"x10 mode: no release", MouseEvent{Button: tea.MouseLeft, Release: true}, vt.Modes{Mouse: vt.MouseX10}, ""},
 	}
 	for _, c := range cases {
-		if got := string(encodeMouse(c.e, c.m)); got != c.want {
+		if got := string(Mouse(c.e, c.m)); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
 }
 
 func TestEncodeFocus(t *testing.T) {
-	if encodeFocus(true, vt.Modes{}) != nil {
+	if Focus(true, vt.Modes{}) != nil {
 		t.Error("focus sent to a child that did not ask")
 	}
-	if got := string(encodeFocus(false, vt.Modes{FocusEvents: true})); got != "\x1b[O" {
+	if got := string(Focus(false, vt.Modes{FocusEvents: true})); got != "\x1b[O" {
 		t.Errorf("blur = %q", got)
 	}
 }
@@ -132,14 +132,14 @@ func FuzzEncodeKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, code int32, text string, mod uint16, appCursor, paste bool) {
 		k := tea.Key{Code: rune(code), Text: text, Mod: tea.KeyMod(mod)}
 		m := vt.Modes{AppCursor: appCursor, BracketedPaste: paste}
-		out := encodeKey(nil, k, m)
+		out := Key(nil, k, m)
 		if utf8.ValidString(text) && !utf8.Valid(out) {
-			t.Errorf("encodeKey(%#v) = %q: invalid UTF-8", k, out)
+			t.Errorf("Key(%#v) = %q: invalid UTF-8", k, out)
 		}
 		if text != "" && k.Mod == 0 && len(out) == 0 {
-			t.Errorf("encodeKey dropped text %q", text)
+			t.Errorf("Key dropped text %q", text)
 		}
-		p := encodePaste(text, m)
+		p := Paste(text, m)
 		if paste && (len(p) < len(pasteStart)+len(pasteEnd) || strings.Index(string(p), pasteEnd) != len(p)-len(pasteEnd)) {
 			t.Errorf("bracketed paste %q does not end exactly at its one end marker", p)
 		}

@@ -1,4 +1,4 @@
-package ui
+package encode
 
 import (
 	"fmt"
@@ -35,19 +35,19 @@ var keyMods = map[string]tea.KeyMod{"ctrl": tea.ModCtrl, "alt": tea.ModAlt, "shi
 // maxKeyNameQuote bounds how much of a refused name an error quotes.
 const maxKeyNameQuote = 24
 
-// EncodeKeyNames returns the bytes a terminal sends, to a child in modes
+// KeyNames returns the bytes a terminal sends, to a child in modes
 // m, for each named key pressed in turn. An unknown name, or a key no
 // terminal sends anything for (ctrl+é), is an error naming it; nothing
 // is returned then, so a typo is never half typed.
-func EncodeKeyNames(names []string, m vt.Modes) ([]byte, error) {
+func KeyNames(names []string, m vt.Modes) ([]byte, error) {
 	var out []byte
 	for i, name := range names {
-		k, err := parseKeyName(name)
+		k, err := ParseKeyName(name)
 		if err != nil {
 			return nil, fmt.Errorf("key %d: %w", i+1, err)
 		}
 		n := len(out)
-		out = encodeKey(out, k, m)
+		out = Key(out, k, m)
 		if len(out) == n {
 			return nil, fmt.Errorf("key %d, %s: a terminal sends nothing for it; drop the modifier, or send the bytes with sandmux ctl send", i+1, quoteKeyName(name))
 		}
@@ -55,11 +55,11 @@ func EncodeKeyNames(names []string, m vt.Modes) ([]byte, error) {
 	return out, nil
 }
 
-// parseKeyName reads one key name: modifiers joined by "+" (ctrl, alt,
+// ParseKeyName reads one key name: modifiers joined by "+" (ctrl, alt,
 // shift, in any order), then a named key or one character. "+" itself is
 // "+" alone or last ("ctrl++"). Names and modifiers ignore case; a single
 // character keeps its own.
-func parseKeyName(name string) (tea.Key, error) {
+func ParseKeyName(name string) (tea.Key, error) {
 	mods, key := splitKeyName(name)
 	code, named := namedKeys[strings.ToLower(key)]
 	r, size := utf8.DecodeRuneInString(key)
@@ -129,13 +129,13 @@ func quoteKeyName(s string) string {
 	return strconv.Quote(s)
 }
 
-// EncodePasteData returns data as `ctl send --paste` types it: bracketed,
+// PasteData returns data as `ctl send --paste` types it: bracketed,
 // with any embedded end marker removed, when the child in modes m asked
 // for bracketed paste; else the bytes as they are, since a script that
 // sends raw bytes means them.
-func EncodePasteData(data []byte, m vt.Modes) []byte {
+func PasteData(data []byte, m vt.Modes) []byte {
 	if !m.BracketedPaste {
 		return data
 	}
-	return encodePaste(string(data), m)
+	return Paste(string(data), m)
 }

@@ -1,4 +1,13 @@
-package ui
+// Package encode turns what a user types into the bytes a pane's child
+// expects: a key press (by the kitty keyboard protocol's flags the child
+// set, by modifyOtherKeys, else as xterm sends it), a paste, a mouse
+// report, a focus report, and keys named as `sandmux ctl keys` and the
+// help overlay spell them.
+//
+// It owns the encoding alone: which keys a client typed is Bubble Tea's
+// to decode and the UI's to route, and the modes a child asked for are
+// its screen's (vt.Modes). It keeps no state.
+package encode
 
 import (
 	"strconv"
@@ -46,12 +55,12 @@ var ctrlSymbols = map[rune]byte{
 	']': 0x1d, '5': 0x1d, '^': 0x1e, '6': 0x1e, '_': 0x1f, '7': 0x1f, '/': 0x1f, '?': 0x7f, '8': 0x7f,
 }
 
-// encodeKey returns the bytes a terminal sends for a press of k to a
+// Key returns the bytes a terminal sends for a press of k to a
 // child in modes m, appended to dst: by the kitty keyboard protocol's
 // flags when the child asked for it (encode_kitty.go), by modifyOtherKeys
 // when it asked for that (encode_mok.go), else the legacy way. It returns
 // dst unchanged for keys with no encoding.
-func encodeKey(dst []byte, k tea.Key, m vt.Modes) []byte {
+func Key(dst []byte, k tea.Key, m vt.Modes) []byte {
 	switch {
 	case m.KeyFlags != 0:
 		return encodeKitty(dst, k, keyPress, m.KeyFlags, m)
@@ -61,7 +70,7 @@ func encodeKey(dst []byte, k tea.Key, m vt.Modes) []byte {
 	return encodeLegacy(dst, k, m)
 }
 
-// encodeLegacy is encodeKey for a child that asked for no keyboard
+// encodeLegacy is Key for a child that asked for no keyboard
 // enhancement: the bytes xterm sends.
 func encodeLegacy(dst []byte, k tea.Key, m vt.Modes) []byte {
 	ctrl, alt, shift := k.Mod.Contains(tea.ModCtrl), k.Mod.Contains(tea.ModAlt), k.Mod.Contains(tea.ModShift)
@@ -162,11 +171,11 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// encodePaste returns pasted text as the child should get it: bracketed
+// Paste returns pasted text as the child should get it: bracketed
 // when it enabled bracketed paste (with any embedded end marker removed, so
 // the paste cannot end early and inject keystrokes), else with line feeds
 // as carriage returns, as typed.
-func encodePaste(text string, m vt.Modes) []byte {
+func Paste(text string, m vt.Modes) []byte {
 	if m.BracketedPaste {
 		// Removing one marker can join the halves of another.
 		for strings.Contains(text, pasteEnd) {
@@ -178,8 +187,8 @@ func encodePaste(text string, m vt.Modes) []byte {
 	return []byte(strings.ReplaceAll(text, "\n", "\r"))
 }
 
-// mouseEvent is a mouse event already made relative to a pane's body.
-type mouseEvent struct {
+// MouseEvent is a mouse event already made relative to a pane's body.
+type MouseEvent struct {
 	X, Y    int // 0-based cell in the pane body
 	Button  tea.MouseButton
 	Mod     tea.KeyMod
@@ -187,9 +196,9 @@ type mouseEvent struct {
 	Motion  bool
 }
 
-// encodeMouse returns the report a child in modes m expects for e, or nil
+// Mouse returns the report a child in modes m expects for e, or nil
 // when it did not ask for this kind of event.
-func encodeMouse(e mouseEvent, m vt.Modes) []byte {
+func Mouse(e MouseEvent, m vt.Modes) []byte {
 	switch m.Mouse {
 	case vt.MouseNone:
 		return nil
@@ -225,8 +234,8 @@ func encodeMouse(e mouseEvent, m vt.Modes) []byte {
 	return []byte(ansi.MouseX10(b, e.X, e.Y))
 }
 
-// encodeFocus returns the focus report for a child that asked for them.
-func encodeFocus(focused bool, m vt.Modes) []byte {
+// Focus returns the focus report for a child that asked for them.
+func Focus(focused bool, m vt.Modes) []byte {
 	if !m.FocusEvents {
 		return nil
 	}

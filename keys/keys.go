@@ -1,4 +1,13 @@
-package ui
+// Package keys is how sandmux names keys and binds them: a key as a
+// config or a binding writes it, normalised to the spelling a client's
+// decoder reports (NormalizeKey, NormalizeBinding), the default prefix,
+// a [keys] Binding, and the names of the actions a binding may run.
+//
+// It is a leaf with no terminal library in it, so that the config can
+// check keys without the UI. It does not say what an action does (the
+// UI's action table does, by these names), nor what bytes a key sends
+// to a pane (package keys/encode).
+package keys
 
 import (
 	"fmt"
@@ -8,13 +17,12 @@ import (
 	"unicode/utf8"
 )
 
-// The prefix key as a config writes it, next to the key map that matches
-// it.
-
 // Defaults of the UI's settings, which the config's defaults refer to.
 const (
 	DefaultPrefix = "ctrl+b"
-	DefaultFPS    = 60
+	// DefaultFPS is no key's, but the UI's one other default the config
+	// shares: it lives here so the config needs no other package of the UI.
+	DefaultFPS = 60
 )
 
 // Key names as Bubble Tea's Keystroke spells them, modifiers in its order.

@@ -1,4 +1,4 @@
-package ui
+package encode
 
 import (
 	"strings"
@@ -39,7 +39,7 @@ func TestEncodeKeyNames(t *testing.T) {
 		{[]string{"l", "s", "enter"}, vt.Modes{}, "ls\r"},
 	}
 	for _, c := range cases {
-		got, err := EncodeKeyNames(c.names, c.m)
+		got, err := KeyNames(c.names, c.m)
 		if err != nil {
 			t.Errorf("%q: %v", c.names, err)
 			continue
@@ -67,7 +67,7 @@ func TestEncodeKeyNamesRefuses(t *testing.T) {
 		{[]string{strings.Repeat("x", 1000)}, "…"},
 	}
 	for _, c := range cases {
-		got, err := EncodeKeyNames(c.names, vt.Modes{})
+		got, err := KeyNames(c.names, vt.Modes{})
 		if err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%.40q: got %q, %v; want an error saying %q", c.names, got, err, c.says)
 			continue
@@ -82,10 +82,10 @@ func TestEncodeKeyNamesRefuses(t *testing.T) {
 }
 
 func TestEncodePasteData(t *testing.T) {
-	if got := EncodePasteData([]byte("a\nb"), vt.Modes{}); string(got) != "a\nb" {
+	if got := PasteData([]byte("a\nb"), vt.Modes{}); string(got) != "a\nb" {
 		t.Errorf("without bracketed paste: got %q, want the bytes as sent", got)
 	}
-	got := EncodePasteData([]byte("a\x1b[201~b"), vt.Modes{BracketedPaste: true})
+	got := PasteData([]byte("a\x1b[201~b"), vt.Modes{BracketedPaste: true})
 	if string(got) != "\x1b[200~ab\x1b[201~" {
 		t.Errorf("bracketed: got %q, want the text bracketed with its end marker removed", got)
 	}
@@ -96,7 +96,7 @@ func FuzzEncodeKeyNames(f *testing.F) {
 		f.Add(seed, false)
 	}
 	f.Fuzz(func(t *testing.T, name string, appCursor bool) {
-		got, err := EncodeKeyNames([]string{name, name}, vt.Modes{AppCursor: appCursor})
+		got, err := KeyNames([]string{name, name}, vt.Modes{AppCursor: appCursor})
 		if err != nil {
 			if got != nil {
 				t.Fatalf("%q: bytes %q with error %v", name, got, err)
@@ -110,8 +110,8 @@ func FuzzEncodeKeyNames(f *testing.F) {
 			t.Fatalf("%q twice: got %q, want the same bytes twice", name, got)
 		}
 		// The name Bubble Tea writes for the parsed key means the same key.
-		k, _ := parseKeyName(name)
-		again, err := EncodeKeyNames([]string{k.String()}, vt.Modes{AppCursor: appCursor})
+		k, _ := ParseKeyName(name)
+		again, err := KeyNames([]string{k.String()}, vt.Modes{AppCursor: appCursor})
 		if err != nil || string(again) != string(got[:len(got)/2]) {
 			t.Fatalf("%q is written %q, which gives %q, %v; want %q", name, k.String(), again, err, got[:len(got)/2])
 		}

@@ -1,4 +1,4 @@
-package ui
+package encode
 
 import (
 	"bufio"
@@ -66,7 +66,7 @@ var kittyCases = []kittyCase{
 	{"up release", tea.Key{Code: tea.KeyUp}, keyRelease, [5]string{"", "", "\x1b[1;1:3A", "", "\x1b[1;1:3A"}},
 }
 
-// encodeEvent is encodeKey for any event: a release only for a child
+// encodeEvent is Key for any event: a release only for a child
 // with event types.
 func encodeEvent(k tea.Key, ev keyEvent, m vt.Modes) string {
 	if m.KeyFlags != 0 {
@@ -75,7 +75,7 @@ func encodeEvent(k tea.Key, ev keyEvent, m vt.Modes) string {
 	if ev == keyRelease {
 		return ""
 	}
-	return string(encodeKey(nil, k, m))
+	return string(Key(nil, k, m))
 }
 
 func TestEncodeKittyTable(t *testing.T) {
@@ -112,15 +112,15 @@ func TestEncodeModifyOtherKeys(t *testing.T) {
 		{"ctrl+space", tea.Key{Code: tea.KeySpace, Mod: tea.ModCtrl}, "\x00", "\x1b[27;5;32~"},
 	}
 	for _, c := range cases {
-		if got := string(encodeKey(nil, c.key, vt.Modes{ModifyOtherKeys: 1})); got != c.l1 {
+		if got := string(Key(nil, c.key, vt.Modes{ModifyOtherKeys: 1})); got != c.l1 {
 			t.Errorf("%s, level 1: %q, want %q", c.name, got, c.l1)
 		}
-		if got := string(encodeKey(nil, c.key, vt.Modes{ModifyOtherKeys: 2})); got != c.l2 {
+		if got := string(Key(nil, c.key, vt.Modes{ModifyOtherKeys: 2})); got != c.l2 {
 			t.Errorf("%s, level 2: %q, want %q", c.name, got, c.l2)
 		}
 	}
 	// The kitty protocol wins when a child asked for both.
-	if got := string(encodeKey(nil, tea.Key{Code: tea.KeyEnter, Mod: tea.ModShift}, vt.Modes{KeyFlags: 1, ModifyOtherKeys: 2})); got != "\x1b[13;2u" {
+	if got := string(Key(nil, tea.Key{Code: tea.KeyEnter, Mod: tea.ModShift}, vt.Modes{KeyFlags: 1, ModifyOtherKeys: 2})); got != "\x1b[13;2u" {
 		t.Errorf("both: %q", got)
 	}
 }
