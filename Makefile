@@ -37,7 +37,7 @@ bench-scale: build
 FUZZ_TARGETS = \
 	FuzzCollector:./session \
 	FuzzRead:./asciicast \
-	FuzzPlayKeys:. \
+	FuzzPlayKeys:./play \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \

@@ -1,4 +1,14 @@
-package main
+// Package play plays an asciicast v2 recording on this terminal at the
+// recording's pace, as `sandmux play` does: pauses shortened by a speed
+// factor and an idle limit, and space, . and q as its keys.
+//
+// It owns the player and its keys, found among whatever else the
+// terminal sends back (answers to the cast's queries, mouse reports,
+// pastes). The cast's output is the terminal stream it recorded and is
+// written as it is, for the terminal to interpret; what play says about
+// the cast goes through termsafe. It does not parse the cast (package
+// asciicast does) nor read flags (main does).
+package play
 
 import (
 	"bufio"
