@@ -1,59 +1,65 @@
-package main
+package headless
 
 import (
+	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
-	"sync"
-	"syscall"
 	"time"
-
-	"github.com/charmbracelet/x/term"
 
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/tty"
 )
 
-// resizeFollower resizes a recorded command's PTY when the user's terminal
-// changes size, and records each change as an asciicast "r" event, so the
-// recording plays back at the size the command drew for.
-type resizeFollower struct {
-	ch   chan os.Signal
-	done chan struct{}
-	wg   sync.WaitGroup
+// Passing is this terminal passed through to a recorded session: raw
+// mode, its keystrokes typed into the session, and, when followed, its
+// size changes given to the session's PTY and recorded as asciicast "r"
+// events, so that the recording plays back at the size the command drew
+// for.
+type Passing struct {
+	restore func() error
+	pump    *tty.Pump
+	sizes   *tty.SizeFollower // nil when the size is fixed
 }
 
-func followResizes(in *os.File, sess *session.Session, cast *asciicast.Writer) *resizeFollower {
-	f := &resizeFollower{ch: make(chan os.Signal, 1), done: make(chan struct{})}
-	signal.Notify(f.ch, syscall.SIGWINCH)
-	start := time.Now()
-	f.wg.Go(func() {
-		for {
-			select {
-			case <-f.ch:
-				w, h, err := term.GetSize(in.Fd())
-				if err != nil || w <= 0 || h <= 0 {
-					continue // A size we cannot read is no size to record.
-				}
-				if sess.Resize(providers.Size{Cols: uint16(w), Rows: uint16(h)}) != nil {
-					continue // The command is closing: nothing to draw for.
-				}
-				cast.WriteEvent(time.Since(start), "r", strconv.Itoa(w)+"x"+strconv.Itoa(h))
-			case <-f.done:
-				return
+// Passthrough passes in through to sess until Stop. With follow, in's
+// size is followed from size, the size sess started at; cast, when not
+// nil, records each change at its time since start.
+func Passthrough(in *os.File, sess *session.Session, size providers.Size, follow bool, cast *asciicast.Writer, start time.Time) (*Passing, error) {
+	restore, err := tty.MakeRaw(in)
+	if err != nil {
+		return nil, err
+	}
+	p := &Passing{restore: restore}
+	p.pump = tty.StartPump(in, 4096, func(b []byte) error {
+		_ = sess.Write(b) // Best effort: input to a closing session is moot.
+		return nil
+	}, nil)
+	if !p.pump.Cancelable() {
+		p.Stop()
+		return nil, fmt.Errorf("read the terminal: its reads cannot be stopped")
+	}
+	if follow {
+		p.sizes = tty.FollowSize(in, int(size.Cols), int(size.Rows), nil, func(w, h int) {
+			if sess.Resize(providers.Size{Cols: uint16(w), Rows: uint16(h)}) != nil {
+				return // The command is closing: nothing to draw for.
 			}
-		}
-	})
-	return f
+			if cast != nil {
+				cast.WriteEvent(time.Since(start), "r", strconv.Itoa(w)+"x"+strconv.Itoa(h))
+			}
+		})
+	}
+	return p, nil
 }
 
-// stop stops following and waits for the follower; nil is a no-op.
-func (f *resizeFollower) stop() {
-	if f == nil {
+// Stop stops following and reading, waits for both, and restores the
+// terminal; a nil Passing is a no-op.
+func (p *Passing) Stop() {
+	if p == nil {
 		return
 	}
-	signal.Stop(f.ch)
-	close(f.done)
-	f.wg.Wait()
+	p.sizes.Stop()
+	p.pump.Stop()
+	_ = p.restore() // Best effort: nothing better to do on exit.
 }
