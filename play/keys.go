@@ -1,12 +1,13 @@
 package play
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/muesli/cancelreader"
+	"github.com/sandmux/sandmux/tty"
 )
 
 // playKey is what a key does to a playing cast.
@@ -160,39 +161,29 @@ func (k *keyParser) pasteByte(c byte) {
 	}
 }
 
-// keyReader reads play's keys from the terminal on a goroutine it owns
-// until stopped.
+// keyReader reads play's keys from the terminal, on its pump's
+// goroutine, until stopped.
 type keyReader struct {
 	keys chan playKey
-	r    cancelreader.CancelReader
 	done chan struct{}
-	wg   sync.WaitGroup
+	pump *tty.Pump
 	once sync.Once
 }
 
 func readKeys(in *os.File) (*keyReader, error) {
-	r, err := cancelreader.NewReader(in)
-	if err != nil {
-		return nil, err
+	k := &keyReader{keys: make(chan playKey, 16), done: make(chan struct{})}
+	var p keyParser
+	emit := func(key playKey) {
+		select {
+		case k.keys <- key:
+		case <-k.done:
+		}
 	}
-	k := &keyReader{keys: make(chan playKey, 16), r: r, done: make(chan struct{})}
-	k.wg.Go(func() {
-		var p keyParser
-		buf := make([]byte, 256)
-		emit := func(key playKey) {
-			select {
-			case k.keys <- key:
-			case <-k.done:
-			}
-		}
-		for {
-			n, err := r.Read(buf)
-			p.feed(buf[:n], emit)
-			if err != nil {
-				return
-			}
-		}
-	})
+	k.pump = tty.StartPump(in, 256, func(b []byte) error { p.feed(b, emit); return nil }, nil)
+	if !k.pump.Cancelable() {
+		k.pump.Stop()
+		return nil, errors.New("the terminal's reads cannot be stopped")
+	}
 	return k, nil
 }
 
@@ -200,8 +191,6 @@ func readKeys(in *os.File) (*keyReader, error) {
 func (k *keyReader) stop() {
 	k.once.Do(func() {
 		close(k.done)
-		k.r.Cancel()
-		k.wg.Wait()
-		_ = k.r.Close() // Best effort: the terminal stays open for the shell.
+		k.pump.Stop()
 	})
 }

@@ -7,10 +7,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/termsafe"
+	"github.com/sandmux/sandmux/tty"
 )
 
 // Options are how a cast plays.
@@ -68,15 +67,15 @@ func (c *Cast) Play(ctx context.Context, o Options, in *os.File, out, errOut io.
 		idle = o.Idle
 	}
 	var keyCh <-chan playKey
-	raw := in != nil && term.IsTerminal(in.Fd())
+	raw := tty.IsTerminal(in)
 	if raw {
-		state, err := term.MakeRaw(in.Fd())
+		restore, err := tty.MakeRaw(in)
 		if err != nil {
-			termsafe.Fprintln(errOut, "sandmux play: raw mode:", err)
-			return fmt.Errorf("raw mode: %w", err)
+			termsafe.Fprintln(errOut, "sandmux play:", err)
+			return err
 		}
 		// Deferred, so a panic restores the terminal as well.
-		defer func() { _ = term.Restore(in.Fd(), state) }() // Best effort: nothing better to do on exit.
+		defer func() { _ = restore() }() // Best effort: nothing better to do on exit.
 		if keys, err := readKeys(in); err != nil {
 			termsafe.Fprintln(errOut, "sandmux play: reading keys:", err)
 		} else {
@@ -127,8 +126,8 @@ const ResetInputModes = "\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x1b[?1002l\x1b
 // playNotes says where a quit stopped, and when the cast ended at a size
 // this terminal is not.
 func playNotes(n noteWriter, out io.Writer, p *player, quit bool) {
-	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		if w, h, err := term.GetSize(f.Fd()); err == nil && (w != p.cols || h != p.rows) {
+	if f, ok := out.(*os.File); ok {
+		if w, h, ok := tty.Size(f); ok && (w != p.cols || h != p.rows) {
 			n.say("sandmux play: the recording ended at %dx%d and this terminal is %dx%d, so lines may have wrapped (play it again in a %dx%d terminal)", p.cols, p.rows, w, h, p.cols, p.rows)
 		}
 	}
@@ -145,5 +144,5 @@ func playNotes(n noteWriter, out io.Writer, p *player, quit bool) {
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
+	return ok && tty.IsTerminal(f)
 }
