@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/human"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/providers/replay"
 	"github.com/sandmux/sandmux/termsafe"
@@ -45,7 +46,7 @@ func runCheck(_ context.Context, args []string, s stdio) int {
 		flags.Usage()
 		return exitUsage
 	}
-	cfg, err := config.Load(*file, providerRegistry)
+	cfg, err := config.Load(*file, all.Registry)
 	if err != nil {
 		termsafe.Fprintln(s.err, err)
 		return exitFailure

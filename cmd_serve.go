@@ -22,6 +22,7 @@ import (
 	"github.com/sandmux/sandmux/endpoint"
 	"github.com/sandmux/sandmux/notify"
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/server"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
@@ -76,7 +77,7 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 	// A server started in the background logs to its state file, which
 	// every write keeps bounded (A17).
 	logger.SetOutput(daemon.RotatingLog(logger.Writer(), daemon.LogName(socket)))
-	cfg, err := config.Load(f.cfgPath, providerRegistry)
+	cfg, err := config.Load(f.cfgPath, all.Registry)
 	if err != nil {
 		return exitFailure, err
 	}
@@ -163,7 +164,7 @@ func (sv serverParts) release(socket string, logger *log.Logger) {
 // providers make that could outlive the server (contract A5).
 func newServer(ctx context.Context, cfg *config.Config, store, socket, instance string, cmds []string, size providers.Size, logger *log.Logger) serverParts {
 	warned := &warnings{}
-	table := providerTableFor(cfg, warned.add, instance)
+	table := all.Table(cfg.Providers.Local.Shell, warned.add, instance)
 	env := paneEnv(socket)
 	specs := withEnv(sandboxPanes(cfg, table, store), env)
 	if len(cmds) > 0 {

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
@@ -261,7 +262,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		}
 	}
 	if *cfgPath != "" {
-		cfg, err := config.Load(*cfgPath, providerRegistry)
+		cfg, err := config.Load(*cfgPath, all.Registry)
 		if err != nil {
 			termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 			return exitFailure

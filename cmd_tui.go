@@ -19,6 +19,7 @@ import (
 	"github.com/sandmux/sandmux/daemon"
 	"github.com/sandmux/sandmux/endpoint"
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/termsafe"
@@ -106,7 +107,7 @@ func runAttach(ctx context.Context, args []string, s stdio) int {
 // the config (checked here first, so its errors reach this terminal) or
 // on cmds; a server already running gets cmds as new panes instead.
 func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string, s stdio) error {
-	cfg, err := config.Load(f.cfgPath, providerRegistry)
+	cfg, err := config.Load(f.cfgPath, all.Registry)
 	if err != nil {
 		return err
 	}
@@ -294,7 +295,7 @@ func (w *warnings) add(msg string) {
 // sandboxPanes turns the config's sandboxes into panes, with workspace
 // restore before start and snapshots after teardown as their policies say.
 func sandboxPanes(cfg *config.Config, table providers.Table, store string) []ui.PaneSpec {
-	ws := workspace.Policy{Registry: providerRegistry, Store: store, Providers: table}
+	ws := workspace.Policy{Registry: all.Registry, Store: store, Providers: table}
 	specs := make([]ui.PaneSpec, 0, len(cfg.Sandboxes))
 	for _, sb := range cfg.Sandboxes {
 		opts := session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace, AfterTeardown: ws.Hook(sb)}

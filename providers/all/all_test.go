@@ -1,10 +1,9 @@
-package main
+package all
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
 )
 
@@ -12,12 +11,12 @@ import (
 // in the table, and a provider whose workspace the descriptor says is read
 // through streams implements providers.Workspace.
 func TestProviderRegistry(t *testing.T) {
-	table := providerTable(&config.Config{}, func(string) {})
-	names := providerRegistry.Names()
+	table := Table("", func(string) {}, "")
+	names := Registry.Names()
 	if sorted := slices.Sorted(slices.Values(names)); !slices.Equal(slices.Compact(sorted), table.Names()) || len(names) != len(table) {
 		t.Fatalf("registry names %v, table %v: want each name once, each in the table", names, table.Names())
 	}
-	for _, d := range providerRegistry {
+	for _, d := range Registry {
 		_, streams := table[d.Name].(providers.Workspace)
 		if streams != (d.Workspace == providers.WorkspaceStream) {
 			t.Errorf("%s: descriptor says workspace %v, but implements providers.Workspace: %v", d.Name, d.Workspace, streams)
