@@ -19,6 +19,7 @@ import (
 	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/providers/replay"
+	"github.com/sandmux/sandmux/serve"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -85,7 +86,7 @@ func missingProgram(argv []string) (string, bool) {
 		if len(words) > 1 && words[0] == "exec" {
 			words = words[1:]
 		}
-		if len(words) == 0 || strings.ContainsAny(words[0], shellChars) {
+		if len(words) == 0 || strings.ContainsAny(words[0], serve.ShellChars) {
 			return "", true // a line the shell reads as more than a program's name
 		}
 		// The shell says, builtins and functions included; its own

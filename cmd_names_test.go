@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/sandmux/sandmux/serve"
 )
 
 // Ad-hoc commands that share their first word are named by as many more
@@ -15,8 +17,8 @@ func TestAdHocNames(t *testing.T) {
 		{[]string{"cat", "cat"}, []string{"cat", "cat"}}, // the UI makes these cat, cat-2
 		{[]string{"(cd x && ls)", "(cd y && ls)"}, []string{"cd x", "cd y"}},
 	} {
-		if got := adHocNames(c.cmds); !slices.Equal(got, c.want) {
-			t.Errorf("adHocNames(%q) = %q, want %q", c.cmds, got, c.want)
+		if got := serve.AdHocNames(c.cmds); !slices.Equal(got, c.want) {
+			t.Errorf("serve.AdHocNames(%q) = %q, want %q", c.cmds, got, c.want)
 		}
 	}
 }
