@@ -1,4 +1,4 @@
-package main
+package ctl
 
 import (
 	"errors"
@@ -15,8 +15,8 @@ import (
 	"github.com/sandmux/sandmux/status"
 )
 
-// errUsage is a usage error whose flag set already said what is wrong.
-var errUsage = errors.New("")
+// ErrUsage is a usage error whose flag set already said what is wrong.
+var ErrUsage = errors.New("")
 
 // parseArgs parses fs's flags wherever they stand among args, so that
 // `wait 2 --state exited` reads as `wait --state exited 2` does, and
@@ -26,7 +26,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, errUsage
+			return nil, ErrUsage
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -70,7 +70,7 @@ func oneSession(op control.Op) func(*flag.FlagSet, []string) (control.Request, e
 func parseRun(fs *flag.FlagSet, args []string) (control.Request, error) {
 	name := fs.String("name", "", "the pane's `NAME` (default: the command's first word)")
 	if err := fs.Parse(args); err != nil {
-		return control.Request{}, errUsage
+		return control.Request{}, ErrUsage
 	}
 	if fs.NArg() == 0 {
 		return control.Request{}, errors.New("give the command to run, after --")

@@ -1,4 +1,4 @@
-package main
+package ctl
 
 import (
 	"flag"
@@ -41,7 +41,7 @@ func TestCtlFlagsAnywhere(t *testing.T) {
 func parseCtl(sub string, args []string) (control.Request, error) {
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return ctlCommands[sub].parse(fs, args)
+	return Commands[sub].Parse(fs, args)
 }
 
 func reqEqual(a, b control.Request) bool {
@@ -62,13 +62,13 @@ func FuzzCtlParseArgs(f *testing.F) {
 		if len(args) == 0 {
 			return
 		}
-		sub, ok := ctlCommands[args[0]]
+		sub, ok := Commands[args[0]]
 		if !ok {
 			return
 		}
 		fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		_, _ = sub.parse(fs, args[1:]) // must not panic
+		_, _ = sub.Parse(fs, args[1:]) // must not panic
 		fs = flag.NewFlagSet("x", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		fs.Bool("b", false, "")
