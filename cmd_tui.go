@@ -2,22 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/charmbracelet/x/term"
 
 	"github.com/sandmux/sandmux/attach"
-	"github.com/sandmux/sandmux/config"
-	"github.com/sandmux/sandmux/control"
-	"github.com/sandmux/sandmux/daemon"
 	"github.com/sandmux/sandmux/endpoint"
-	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/serve"
 	"github.com/sandmux/sandmux/termsafe"
 )
@@ -64,7 +57,11 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitUsage
 	}
-	if err := ensureServer(ctx, f, socket, fs.Args(), s); err != nil {
+	o := serve.Client{Config: f.cfgPath, Name: f.name, Socket: socket, Cmds: fs.Args()}
+	if w, h, ok := terminalSize(s); ok {
+		o.Size = fmt.Sprintf("%dx%d", w, h)
+	}
+	if err := serve.Ensure(ctx, o, s.err); err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err) // an error keeps its lines
 		return exitFailure
 	}
@@ -96,108 +93,6 @@ func runAttach(ctx context.Context, args []string, s stdio) int {
 		return exitUsage
 	}
 	return attachTerminal(ctx, socket, f.readOnly, s)
-}
-
-// ensureServer makes sure a server answers at socket: it starts one on
-// the config (checked here first, so its errors reach this terminal) or
-// on cmds; a server already running gets cmds as new panes instead.
-func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string, s stdio) error {
-	cfg, err := config.Load(f.cfgPath, all.Registry)
-	if err != nil {
-		return err
-	}
-	if err := refuseTemporaryServer(socket); err != nil {
-		return err
-	}
-	serveArgs := []string{"serve", "-S", socket}
-	file := serve.ConfigFile(cfg)
-	if file != "" {
-		serveArgs = append(serveArgs, "-c", file)
-	}
-	if w, h, ok := terminalSize(s); ok {
-		serveArgs = append(serveArgs, "--size", fmt.Sprintf("%dx%d", w, h))
-	}
-	serveArgs = append(append(serveArgs, "--"), cmds...)
-	pid, err := daemon.Start(ctx, daemon.Options{Socket: socket, Name: daemon.LogName(socket), Args: serveArgs})
-	if err != nil {
-		return err
-	}
-	if pid != 0 {
-		return nil // started on cmds
-	}
-	if file != "" {
-		otherConfig(ctx, socket, f.name, file, s)
-	}
-	names := serve.AdHocNames(cmds)
-	for i, c := range cmds {
-		if err := ctlRun(ctx, socket, names[i], c); err != nil {
-			return fmt.Errorf("open %q in the running server: %w", c, err)
-		}
-	}
-	return nil
-}
-
-// errTemporary is why a go run build starts no server.
-var errTemporary = errors.New("sandmux runs from a temporary build (go run deletes it when it exits), and a server started from it " +
-	"would outlive its file: install it with go install . (or make install) and run sandmux from your PATH")
-
-// refuseTemporaryServer refuses to start a server from a binary that
-// go run made: it goes as soon as this client exits. A server already
-// running is attached to as ever.
-func refuseTemporaryServer(socket string) error {
-	exe, err := os.Executable()
-	if err != nil || !temporaryBuild(exe) {
-		return nil // Best effort: daemon.Start reports a missing executable itself.
-	}
-	if conn, err := endpoint.Dial(socket); err == nil {
-		_ = conn.Close() // Best effort: it answered, which is all we asked.
-		return nil
-	}
-	return errTemporary
-}
-
-// temporaryBuild reports whether exe is where go run builds: WORK/b001/exe/NAME
-// under a go-build directory.
-func temporaryBuild(exe string) bool {
-	dir := filepath.Dir(exe)
-	return filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build")
-}
-
-// otherConfig says, in one line, when the server that runs already read
-// another config than file: this one is not used, and -L starts a server
-// of its own on it. A server that cannot say is left alone.
-func otherConfig(ctx context.Context, socket, name, file string, s stdio) {
-	conn, err := endpoint.Dial(socket)
-	if err != nil {
-		return
-	}
-	cl := control.NewClient(conn)
-	defer cl.Close()
-	rep, err := cl.Call(ctx, control.Request{Op: control.OpLs})
-	if err != nil || rep.Config == file {
-		return
-	}
-	if name == "" {
-		name = endpoint.DefaultName
-	}
-	running := rep.Config
-	if running == "" {
-		running = "the built-in config"
-	}
-	termsafe.Fprintf(s.err, "sandmux: the server %s runs on %s, not %s: attaching to it; sandmux -L NAME -c %s starts a server of its own\n",
-		name, running, file, file)
-}
-
-// ctlRun opens a local pane running cmd (a command line) in the server.
-func ctlRun(ctx context.Context, socket, name, cmd string) error {
-	conn, err := endpoint.Dial(socket)
-	if err != nil {
-		return err
-	}
-	cl := control.NewClient(conn)
-	defer cl.Close()
-	_, err = cl.Call(ctx, control.Request{Op: control.OpRun, Name: name, Argv: []string{cmd}})
-	return err
 }
 
 // attachTerminal attaches this terminal to the server at socket until
