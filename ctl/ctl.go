@@ -23,8 +23,6 @@ import (
 	"github.com/sandmux/sandmux/termsafe"
 )
 
-import ()
-
 // Command is one ctl subcommand: its usage, and how its arguments
 // become a request.
 type Command struct {

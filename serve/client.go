@@ -17,8 +17,6 @@ import (
 	"github.com/sandmux/sandmux/termsafe"
 )
 
-import ()
-
 // Client is what a client asks of the server it attaches to.
 type Client struct {
 	Config string   // the config file, "" for the search path

@@ -15,8 +15,6 @@ import (
 	"github.com/sandmux/sandmux/workspace"
 )
 
-import ()
-
 // ConfigFile is the absolute path of the config cfg was read from, ""
 // for the built-in one.
 func ConfigFile(cfg *config.Config) string {
@@ -29,8 +27,9 @@ func ConfigFile(cfg *config.Config) string {
 	return cfg.Source // Best effort: a relative name still names it.
 }
 
-// warnings collects provider warnings while the TUI owns the terminal,
-// to be printed once it has exited.
+// warnings collects the providers' warnings (an SSH host key not
+// checked), each once, for the summary every client is shown at the
+// quit: a server has no terminal of its own to print them on.
 type warnings struct {
 	mu   sync.Mutex
 	seen map[string]bool

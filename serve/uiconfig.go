@@ -7,8 +7,8 @@ import (
 	"github.com/sandmux/sandmux/ui"
 )
 
-import ()
-
+// uiConfig is the UI's config from the file's options; events is where
+// the model's events go, parsers how many screens parse at once.
 func uiConfig(cfg *config.Config, events func(ui.Event), parsers int) ui.Config {
 	var via ui.Notify
 	for _, w := range cfg.UI.Notify {
