@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -107,7 +108,12 @@ func Run(ctx context.Context, f Options, logger *log.Logger, out io.Writer) (int
 		_ = l.Close() // Best effort: nothing was served yet.
 		return exitFailure, err
 	}
+	return sv.serve(ctx, l, ssh, socket, logger, out)
+}
 
+// serve serves clients on l (and ssh, when not nil) until the quit, then
+// stops the listeners, waits for them and releases what the server held.
+func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshattach.Server, socket string, logger *log.Logger, out io.Writer) (int, error) {
 	serveCtx, stopServing := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
