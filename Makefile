@@ -37,7 +37,7 @@ bench-scale: build
 FUZZ_TARGETS = \
 	FuzzCollector:./session \
 	FuzzRead:./asciicast \
-	FuzzPlayKeys:. \
+	FuzzPlayKeys:./play \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
@@ -48,10 +48,10 @@ FUZZ_TARGETS = \
 	FuzzConfig:./config \
 	FuzzParseByteSize:./config \
 	FuzzExtract:./snapshot \
-	FuzzEncodeKey:./ui \
-	FuzzEncodeKeyProtocols:./ui \
-	FuzzEncodeKeyNames:./ui \
-	FuzzNormalizeBinding:./ui \
+	FuzzEncodeKey:./keys/encode \
+	FuzzEncodeKeyProtocols:./keys/encode \
+	FuzzEncodeKeyNames:./keys/encode \
+	FuzzNormalizeBinding:./keys \
 	FuzzFrames:./attach \
 	FuzzInputGuard:./server \
 	FuzzParseKeys:./sshattach \

@@ -15,8 +15,11 @@ import (
 	"strings"
 
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/human"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/providers/replay"
+	"github.com/sandmux/sandmux/serve"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -44,7 +47,7 @@ func runCheck(_ context.Context, args []string, s stdio) int {
 		flags.Usage()
 		return exitUsage
 	}
-	cfg, err := config.Load(*file, providerRegistry)
+	cfg, err := config.Load(*file, all.Registry)
 	if err != nil {
 		termsafe.Fprintln(s.err, err)
 		return exitFailure
@@ -83,7 +86,7 @@ func missingProgram(argv []string) (string, bool) {
 		if len(words) > 1 && words[0] == "exec" {
 			words = words[1:]
 		}
-		if len(words) == 0 || strings.ContainsAny(words[0], shellChars) {
+		if len(words) == 0 || strings.ContainsAny(words[0], serve.ShellChars) {
 			return "", true // a line the shell reads as more than a program's name
 		}
 		// The shell says, builtins and functions included; its own
@@ -99,7 +102,7 @@ func missingProgram(argv []string) (string, bool) {
 
 // printConfig writes the config's source, then one block per sandbox.
 // Every string of a config may hold anything: each is printed escaped
-// (termsafe), commands as a shell reads them back (shellQuote).
+// (termsafe), commands as a shell reads them back (termsafe.ShellQuote).
 func printConfig(w io.Writer, c *config.Config) {
 	if c.Source == config.BuiltinSource {
 		termsafe.Fprintf(w, "config: %s (none of %s exists)\n", config.BuiltinSource, strings.Join(config.SearchPath(), ", "))
@@ -111,13 +114,13 @@ func printConfig(w io.Writer, c *config.Config) {
 		command := "the provider's shell"
 		switch file, _ := s.Options["file"].(string); {
 		case s.Provider == replay.Descriptor.Name:
-			command = "none: it plays " + shellQuote([]string{file}) // a replay pane runs nothing
+			command = "none: it plays " + termsafe.ShellQuote([]string{file}) // a replay pane runs nothing
 		case len(s.Command) > 0:
-			command = shellQuote(s.Command)
+			command = termsafe.ShellQuote(s.Command)
 		}
 		termsafe.Fprintf(w, "\nsandbox %s\n", s.Name)
 		termsafe.Fprintf(w, "  provider:  %s\n", s.Provider)
-		fmt.Fprintf(w, "  command:   %s\n", command) // shellQuote's output is safe as it is
+		fmt.Fprintf(w, "  command:   %s\n", command) // ShellQuote's output is safe as it is
 		termsafe.Fprintf(w, "  workspace: %s%s\n", s.Workspace, workspaceNote(s))
 		termsafe.Fprintf(w, "  size:      %s (TERM=%s)\n", s.Size, s.Term)
 		if len(s.Env) > 0 {
@@ -125,13 +128,13 @@ func printConfig(w io.Writer, c *config.Config) {
 			for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 				env = append(env, k+"="+s.Env[k])
 			}
-			fmt.Fprintf(w, "  env:       %s\n", shellQuote(env))
+			fmt.Fprintf(w, "  env:       %s\n", termsafe.ShellQuote(env))
 		}
 		fmt.Fprintf(w, "  graces:    stop %s, kill %s, drain %s\n",
-			config.ShortDuration(s.StopGrace), config.ShortDuration(s.KillGrace), config.ShortDuration(s.DrainGrace))
+			human.Duration(s.StopGrace), human.Duration(s.KillGrace), human.Duration(s.DrainGrace))
 		termsafe.Fprintf(w, "  snapshot:  %s, keep %d, restore %s", s.Snapshot, s.SnapshotKeep, s.Restore)
 		if len(s.SnapshotExclude) > 0 {
-			fmt.Fprintf(w, ", exclude %s", shellQuote(s.SnapshotExclude))
+			fmt.Fprintf(w, ", exclude %s", termsafe.ShellQuote(s.SnapshotExclude))
 		}
 		fmt.Fprintln(w)
 	}
@@ -164,25 +167,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// shellQuote joins words as a shell would need them typed, so the printed
-// command can be pasted. It is safe to print: a word termsafe would escape
-// is written $'…' with termsafe's escapes, which bash, zsh and ksh read
-// back as the word.
-func shellQuote(words []string) string {
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		switch {
-		case w != "" && !strings.ContainsFunc(w, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-		}):
-			quoted[i] = w
-		case !termsafe.Safe(w):
-			quoted[i] = "$'" + strings.ReplaceAll(termsafe.String(w), "'", `\'`) + "'"
-		default:
-			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(quoted, " ")
 }

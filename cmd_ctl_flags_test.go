@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sandmux/sandmux/ctl"
 )
 
 // The global flags work after the subcommand too: ctl ls --json is what
@@ -17,7 +19,7 @@ func TestCtlGlobalFlagsAfterTheSubcommand(t *testing.T) {
 	if code != exitOK || json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 {
 		t.Fatalf("ctl ls --json -S PATH: exit %d, stdout %q, stderr %q; want the JSON list", code, out, errOut)
 	}
-	if out, _, code := ctl(t, path, "screen", "1", "--json"); code != exitOK || !strings.Contains(out, `"screen"`) {
+	if out, _, code := ctlBin(t, path, "screen", "1", "--json"); code != exitOK || !strings.Contains(out, `"screen"`) {
 		t.Errorf("ctl screen 1 --json: exit %d, %q; want the reply as JSON", code, out)
 	}
 }
@@ -36,7 +38,7 @@ func TestCtlUsageOnce(t *testing.T) {
 		{[]string{"status", "1", "idle", "--ttl", "1.5"}, "write 1.5s"},
 		{[]string{"wait", "-h"}, "usage: sandmux ctl wait"},
 	} {
-		_, errOut, code := ctl(t, path, c.args...)
+		_, errOut, code := ctlBin(t, path, c.args...)
 		sub := "usage: sandmux ctl " + c.args[0]
 		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Count(errOut, sub) != 1 || strings.Count(errOut, c.want) != 1 {
 			t.Errorf("ctl %q: exit %d, stderr:\n%s\nwant exit 2, %q once and %q once", c.args, code, errOut, c.want, sub)
@@ -48,7 +50,7 @@ func TestCtlUsageOnce(t *testing.T) {
 func TestCtlHelpListsEverySubcommand(t *testing.T) {
 	_, errOut, _ := runBin(t, "", "ctl", "-h")
 	first, _, _ := strings.Cut(errOut, "\n")
-	for _, name := range slices.Sorted(maps.Keys(ctlCommands)) {
+	for _, name := range slices.Sorted(maps.Keys(ctl.Commands)) {
 		if !strings.Contains(first, "|"+name+"|") && !strings.Contains(first, " "+name+"|") && !strings.Contains(first, "|"+name+" ") {
 			t.Errorf("ctl -h's first line does not list %s: %q", name, first)
 		}

@@ -67,7 +67,7 @@ func fakeServer(t *testing.T) (string, *recordingHandler) {
 	return path, h
 }
 
-func ctl(t *testing.T, path string, args ...string) (string, string, int) {
+func ctlBin(t *testing.T, path string, args ...string) (string, string, int) {
 	t.Helper()
 	return runBin(t, "", append([]string{"ctl", "-S", path}, args...)...)
 }
@@ -88,7 +88,7 @@ func TestCtlSubcommandsBecomeRequests(t *testing.T) {
 		{[]string{"quit", "--kill"}, control.Request{Op: control.OpQuit, Kill: true}},
 	}
 	for _, c := range cases {
-		if _, errOut, code := ctl(t, path, c.args...); code != 0 {
+		if _, errOut, code := ctlBin(t, path, c.args...); code != 0 {
 			t.Errorf("ctl %v: exit %d: %s", c.args, code, errOut)
 			continue
 		}
@@ -106,11 +106,11 @@ func TestCtlSubcommandsBecomeRequests(t *testing.T) {
 
 func TestCtlOutput(t *testing.T) {
 	path, _ := fakeServer(t)
-	out, _, code := ctl(t, path, "ls")
+	out, _, code := ctlBin(t, path, "ls")
 	if code != 0 || !strings.Contains(out, "NAME") || !strings.Contains(out, `web\x1b]0;x\x07`) || strings.ContainsRune(out, 0x1b) {
 		t.Errorf("ctl ls = %q (exit %d): want a table with the name escaped", out, code)
 	}
-	out, _, _ = ctl(t, path, "--json", "ls")
+	out, _, _ = ctlBin(t, path, "--json", "ls")
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 2 {
 		t.Fatalf("ctl --json ls = %q: %v", out, err)
@@ -120,13 +120,13 @@ func TestCtlOutput(t *testing.T) {
 			t.Errorf("ctl --json ls has no field %q: %v", field, list[0])
 		}
 	}
-	if out, _, code := ctl(t, path, "wait", "--state", "exited", "--timeout", "5s", "2"); code != 0 || out != "3\n" {
+	if out, _, code := ctlBin(t, path, "wait", "--state", "exited", "--timeout", "5s", "2"); code != 0 || out != "3\n" {
 		t.Errorf("ctl wait = %q (exit %d), want the exit code 3", out, code)
 	}
-	if out, _, _ := ctl(t, path, "screen", "1"); out != "$ ls\nfile\n" {
+	if out, _, _ := ctlBin(t, path, "screen", "1"); out != "$ ls\nfile\n" {
 		t.Errorf("ctl screen = %q", out)
 	}
-	if _, errOut, code := ctl(t, path, "kill", "9"); code != exitFailure || !strings.Contains(errOut, "ctl ls lists them") {
+	if _, errOut, code := ctlBin(t, path, "kill", "9"); code != exitFailure || !strings.Contains(errOut, "ctl ls lists them") {
 		t.Errorf("ctl kill 9: exit %d, %q; want 1 and the server's message", code, errOut)
 	}
 }
@@ -134,11 +134,11 @@ func TestCtlOutput(t *testing.T) {
 func TestCtlUsageAndNoServer(t *testing.T) {
 	path, _ := fakeServer(t)
 	for _, args := range [][]string{{}, {"frob"}, {"kill"}, {"send", "1", `\q`}, {"wait", "1"}, {"wait", "--state", "nap", "1"}, {"ls", "extra"}, {"run"}} {
-		if _, _, code := ctl(t, path, args...); code != exitUsage {
+		if _, _, code := ctlBin(t, path, args...); code != exitUsage {
 			t.Errorf("ctl %v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
-	_, errOut, code := ctl(t, filepath.Join(t.TempDir(), "none.sock"), "ls")
+	_, errOut, code := ctlBin(t, filepath.Join(t.TempDir(), "none.sock"), "ls")
 	if code != exitFailure || !strings.Contains(errOut, "no sandmux server is running") {
 		t.Errorf("ctl with no server: exit %d, %q", code, errOut)
 	}

@@ -5,22 +5,6 @@ import (
 	"testing"
 )
 
-// Ad-hoc commands that share their first word are named by as many more
-// words as tell them apart; the rest keep their first word.
-func TestAdHocNames(t *testing.T) {
-	for _, c := range []struct{ cmds, want []string }{
-		{[]string{"htop", "make test"}, []string{"htop", "make"}},
-		{[]string{"echo pane1; exec bash", "echo pane2; exec bash", "top"}, []string{"echo pane1", "echo pane2", "top"}},
-		{[]string{"make -C a test", "make -C b test"}, []string{"make -C a", "make -C b"}},
-		{[]string{"cat", "cat"}, []string{"cat", "cat"}}, // the UI makes these cat, cat-2
-		{[]string{"(cd x && ls)", "(cd y && ls)"}, []string{"cd x", "cd y"}},
-	} {
-		if got := adHocNames(c.cmds); !slices.Equal(got, c.want) {
-			t.Errorf("adHocNames(%q) = %q, want %q", c.cmds, got, c.want)
-		}
-	}
-}
-
 // Pane names are unique: a second start of a sandbox, or a run under a
 // name taken, gets -2, so ctl finds each by its name; twenty ad-hoc
 // commands that start alike are told apart by their words.

@@ -5,16 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
-	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/play"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -24,117 +20,30 @@ const playUsage = "sandmux play [--speed X] [--idle-limit S] FILE.cast"
 // terminal shows anyway.
 const maxPlaySpeed = 1000
 
-// runPlay plays an asciicast v2 recording on this terminal. The cast's
-// output is the terminal stream it recorded and is written as it is, for
-// the terminal to interpret; what play says about the cast goes through
-// termsafe. With standard input a terminal, it is put in raw mode for the
-// keys (and so that the stream reaches the terminal unchanged), and
-// restored on every way out: the end, q, an error, a panic, SIGINT,
-// SIGTERM or SIGHUP. The terminal's input modes that the cast may have set
-// (mouse, bracketed paste, cursor keys) are reset at the end too; the
-// screen is left as the cast drew it.
-//
-// A resize in the cast cannot resize this terminal: play draws on as it
-// is, and after the end says once, on standard error, when the size the
-// cast ended at is not this terminal's (the lines may have wrapped).
+// runPlay plays an asciicast v2 recording on this terminal (package
+// play), until its end, q, or SIGINT, SIGTERM or SIGHUP, which exit
+// 128+N.
 func runPlay(ctx context.Context, args []string, s stdio) int {
 	opts, code := parsePlayArgs(args, s)
 	if code >= 0 {
 		return code
 	}
-	f, dec, err := openCast(opts.file)
+	cast, err := play.Open(opts.file)
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux play:", err)
 		return exitFailure
 	}
-	defer f.Close()
-	idle := dec.Header.IdleTimeLimit
-	if opts.idle >= 0 {
-		idle = opts.idle
-	}
-
+	defer cast.Close()
 	ctx, caught, stop := signalContext(ctx)
 	defer stop()
-	var keys *keyReader
-	var keyCh <-chan playKey
-	raw := s.in != nil && term.IsTerminal(s.in.Fd())
-	if raw {
-		state, err := term.MakeRaw(s.in.Fd())
-		if err != nil {
-			termsafe.Fprintln(s.err, "sandmux play: raw mode:", err)
-			return exitFailure
-		}
-		// Deferred, so a panic restores the terminal as well.
-		defer func() { _ = term.Restore(s.in.Fd(), state) }() // Best effort: nothing better to do on exit.
-		if keys, err = readKeys(s.in); err != nil {
-			termsafe.Fprintln(s.err, "sandmux play: reading keys:", err)
-		} else {
-			keyCh = keys.keys
-			defer keys.stop()
-		}
-	}
-	p := newPlayer(dec, s.out, opts.speed, idle, keyCh)
-	quit, err := p.play(ctx)
-	notes := noteWriter{w: s.err, eol: "\n"}
-	if raw {
-		notes.eol = "\r\n" // the terminal is still raw: a newline does not return
-	}
-	if outIsTerminal(s.out) {
-		_, _ = io.WriteString(s.out, resetInputModes) // Best effort: the terminal may be gone.
-		notes.lead = notes.eol                        // the cast's last line may not have ended
-	}
+	err = cast.Play(ctx, play.Options{Speed: opts.speed, Idle: opts.idle}, s.in, s.out, s.err)
 	if sig, ok := caught().(syscall.Signal); ok {
 		return 128 + int(sig)
 	}
 	if err != nil {
-		notes.say("sandmux play: %s: %v", opts.file, err)
-		return exitFailure
+		return exitFailure // said by Play
 	}
-	playNotes(notes, s.out, p, quit)
 	return exitOK
-}
-
-// noteWriter writes what play says after the cast, escaped, each line
-// ended as the terminal's mode needs.
-type noteWriter struct {
-	w         io.Writer
-	lead, eol string
-}
-
-func (n *noteWriter) say(format string, args ...any) {
-	_, _ = io.WriteString(n.w, n.lead) // Best effort, as the rest of the note.
-	n.lead = ""
-	termsafe.Fprintf(n.w, format, args...)
-	_, _ = io.WriteString(n.w, n.eol)
-}
-
-// resetInputModes turns off what a cast may have turned on that changes
-// what the keyboard and mouse send, and shows the cursor; it leaves the
-// screen as the cast drew it (the alternate screen included).
-const resetInputModes = "\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l"
-
-// playNotes says on standard error where a quit stopped, and when the cast
-// ended at a size this terminal is not.
-func playNotes(n noteWriter, out io.Writer, p *player, quit bool) {
-	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		if w, h, err := term.GetSize(f.Fd()); err == nil && (w != p.cols || h != p.rows) {
-			n.say("sandmux play: the recording ended at %dx%d and this terminal is %dx%d, so lines may have wrapped (play it again in a %dx%d terminal)", p.cols, p.rows, w, h, p.cols, p.rows)
-		}
-	}
-	if !quit {
-		return
-	}
-	at := time.Duration(p.last * float64(time.Second)).Round(time.Second)
-	if p.marked {
-		n.say("sandmux play: stopped at %s (after the marker %q)", at, p.marker)
-	} else {
-		n.say("sandmux play: stopped at %s", at)
-	}
-}
-
-func outIsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }
 
 // playOptions are play's flags and file.
@@ -198,24 +107,4 @@ func parseSeconds(v string, dst *float64) error {
 		return nil
 	}
 	return parseNumber(v, 0, 1e9, dst)
-}
-
-// openCast opens a recording and reads its header. A FIFO or device would
-// block or never end: a recording is a regular file.
-func openCast(path string) (*os.File, *asciicast.Decoder, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("%w (give the path of an asciicast v2 recording)", err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: not a regular file (give the path of an asciicast v2 recording)", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w (give the path of an asciicast v2 recording)", err)
-	}
-	dec, err := asciicast.NewDecoder(f)
-	if err != nil {
-		_ = f.Close() // Best effort: the header error is the one to report.
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, dec, nil
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/creack/pty"
 
+	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/play"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -168,10 +170,10 @@ func TestPlayKeysOnTerminal(t *testing.T) {
 	if strings.Contains(out, "third") {
 		t.Errorf("played past the quit: %q", out)
 	}
-	if !strings.Contains(out, resetInputModes) {
+	if !strings.Contains(out, play.ResetInputModes) {
 		t.Errorf("the input modes the cast set were not reset: %q", out)
 	}
-	note := out[strings.Index(out, resetInputModes)+len(resetInputModes):]
+	note := out[strings.Index(out, play.ResetInputModes)+len(play.ResetInputModes):]
 	if want := `sandmux play: stopped at 1h0m0s (after the marker "intro \x1b[31mdone")`; !strings.Contains(note, want) {
 		t.Errorf("after the cast: %q, want %q", note, want)
 	}
@@ -272,11 +274,15 @@ func TestPlaySpeedZeroEndScreen(t *testing.T) {
 // outputOf is the output events of a recording.
 func outputOf(t *testing.T, path string) []string {
 	t.Helper()
-	f, dec, err := openCast(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	dec, err := asciicast.NewDecoder(f)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
 	for {
 		e, err := dec.Next()

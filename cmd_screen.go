@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sandmux/sandmux/headless"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
@@ -50,14 +51,14 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	screen := vt.New(int(size.Cols), int(size.Rows), vt.WithScrollback(100000))
 	defer screen.Close()
 	opts := session.Options{Screen: screen}
-	run, err := startHeadless(ctx, "screen", fs.Args(), size, opts)
+	run, err := headless.Start(ctx, "screen", fs.Args(), size, opts)
 	if err != nil {
-		termsafe.Fprintln(s.err, "sandmux screen:", startError(fs.Args(), err))
+		termsafe.Fprintln(s.err, "sandmux screen:", headless.StartError(fs.Args(), err))
 		return exitFailure
 	}
-	input := typeInput(s.in, run.sess)
-	_ = run.finish(ctx) // Its outcome is in the session's info, read by exitCode.
-	input.wait()
+	input := headless.TypeInput(s.in, run.Session())
+	_ = run.Finish(ctx) // Its outcome is in the session's info, read by ExitCode.
+	input.Wait()
 
 	out := screen.Dump(nil, *withScrollback, *withSGR)
 	out = append(out, '\n')
@@ -65,7 +66,7 @@ func runScreen(ctx context.Context, args []string, s stdio) int {
 	if timedOut() && caught() == nil {
 		return exitTimeout
 	}
-	return run.exitCode(caught())
+	return run.ExitCode(caught())
 }
 
 // withTimeout is ctx bounded by d (unbounded when d is 0); timedOut reports

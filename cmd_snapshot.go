@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/snapshot"
 	"github.com/sandmux/sandmux/termsafe"
@@ -149,9 +150,11 @@ func limitFlags(fs *flag.FlagSet) func() (snapshot.Limits, error) {
 	maxBytes := fs.String("max-bytes", "4GiB", "refuse archives with more file content than `N` (bytes, or with KiB, MiB, GiB)")
 	maxMembers := fs.Int("max-members", snapshot.DefaultMaxMembers, "refuse archives with more than `N` members")
 	return func() (snapshot.Limits, error) {
-		b, err := parseByteSize(*maxBytes)
-		if err != nil {
-			return snapshot.Limits{}, fmt.Errorf("--max-bytes: %w", err)
+		// The config's sizes, as [record] writes them; no archive is
+		// smaller than nothing.
+		b, err := config.ParseByteSize(*maxBytes)
+		if err != nil || b <= 0 {
+			return snapshot.Limits{}, fmt.Errorf("--max-bytes: %q is not a size: write e.g. 4GiB or 1048576", *maxBytes)
 		}
 		return snapshot.Limits{MaxBytes: b, MaxMembers: *maxMembers}, nil
 	}
@@ -261,7 +264,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		}
 	}
 	if *cfgPath != "" {
-		cfg, err := config.Load(*cfgPath, providerRegistry)
+		cfg, err := config.Load(*cfgPath, all.Registry)
 		if err != nil {
 			termsafe.Fprintln(s.err, "sandmux snapshot ls:", err)
 			return exitFailure
@@ -341,22 +344,6 @@ func progressPrinter(w io.Writer) func(snapshot.Progress) {
 			fmt.Fprint(f, "\r\x1b[K")
 		}
 	}
-}
-
-// parseByteSize reads a byte count: a number, optionally with KiB, MiB or GiB.
-func parseByteSize(v string) (int64, error) {
-	mult := int64(1)
-	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
-		if s, ok := strings.CutSuffix(v, suffix); ok {
-			v, mult = s, m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a size: write e.g. 4GiB or 1048576", v)
-	}
-	return n * mult, nil
 }
 
 // rememberElsewhere records an archive written with -o in the store, so

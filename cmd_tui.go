@@ -2,28 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/charmbracelet/x/term"
 
 	"github.com/sandmux/sandmux/attach"
-	"github.com/sandmux/sandmux/config"
-	"github.com/sandmux/sandmux/control"
-	"github.com/sandmux/sandmux/daemon"
 	"github.com/sandmux/sandmux/endpoint"
-	"github.com/sandmux/sandmux/providers"
-	"github.com/sandmux/sandmux/providers/local"
-	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/serve"
 	"github.com/sandmux/sandmux/termsafe"
-	"github.com/sandmux/sandmux/ui"
-	"github.com/sandmux/sandmux/workspace"
 )
 
 const (
@@ -68,7 +57,11 @@ func runTUI(ctx context.Context, args []string, s stdio) int {
 		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitUsage
 	}
-	if err := ensureServer(ctx, f, socket, fs.Args(), s); err != nil {
+	o := serve.Client{Config: f.cfgPath, Name: f.name, Socket: socket, Cmds: fs.Args()}
+	if w, h, ok := terminalSize(s); ok {
+		o.Size = fmt.Sprintf("%dx%d", w, h)
+	}
+	if err := serve.Ensure(ctx, o, s.err); err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err) // an error keeps its lines
 		return exitFailure
 	}
@@ -102,120 +95,6 @@ func runAttach(ctx context.Context, args []string, s stdio) int {
 	return attachTerminal(ctx, socket, f.readOnly, s)
 }
 
-// ensureServer makes sure a server answers at socket: it starts one on
-// the config (checked here first, so its errors reach this terminal) or
-// on cmds; a server already running gets cmds as new panes instead.
-func ensureServer(ctx context.Context, f tuiFlags, socket string, cmds []string, s stdio) error {
-	cfg, err := config.Load(f.cfgPath, providerRegistry)
-	if err != nil {
-		return err
-	}
-	if err := refuseTemporaryServer(socket); err != nil {
-		return err
-	}
-	serveArgs := []string{"serve", "-S", socket}
-	file := configFile(cfg)
-	if file != "" {
-		serveArgs = append(serveArgs, "-c", file)
-	}
-	if w, h, ok := terminalSize(s); ok {
-		serveArgs = append(serveArgs, "--size", fmt.Sprintf("%dx%d", w, h))
-	}
-	serveArgs = append(append(serveArgs, "--"), cmds...)
-	pid, err := daemon.Start(ctx, daemon.Options{Socket: socket, Name: daemon.LogName(socket), Args: serveArgs})
-	if err != nil {
-		return err
-	}
-	if pid != 0 {
-		return nil // started on cmds
-	}
-	if file != "" {
-		otherConfig(ctx, socket, f.name, file, s)
-	}
-	names := adHocNames(cmds)
-	for i, c := range cmds {
-		if err := ctlRun(ctx, socket, names[i], c); err != nil {
-			return fmt.Errorf("open %q in the running server: %w", c, err)
-		}
-	}
-	return nil
-}
-
-// errTemporary is why a go run build starts no server.
-var errTemporary = errors.New("sandmux runs from a temporary build (go run deletes it when it exits), and a server started from it " +
-	"would outlive its file: install it with go install . (or make install) and run sandmux from your PATH")
-
-// refuseTemporaryServer refuses to start a server from a binary that
-// go run made: it goes as soon as this client exits. A server already
-// running is attached to as ever.
-func refuseTemporaryServer(socket string) error {
-	exe, err := os.Executable()
-	if err != nil || !temporaryBuild(exe) {
-		return nil // Best effort: daemon.Start reports a missing executable itself.
-	}
-	if conn, err := endpoint.Dial(socket); err == nil {
-		_ = conn.Close() // Best effort: it answered, which is all we asked.
-		return nil
-	}
-	return errTemporary
-}
-
-// temporaryBuild reports whether exe is where go run builds: WORK/b001/exe/NAME
-// under a go-build directory.
-func temporaryBuild(exe string) bool {
-	dir := filepath.Dir(exe)
-	return filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build")
-}
-
-// configFile is the absolute path of the config cfg was read from, ""
-// for the built-in one.
-func configFile(cfg *config.Config) string {
-	if cfg.Source == config.BuiltinSource {
-		return ""
-	}
-	if abs, err := filepath.Abs(cfg.Source); err == nil {
-		return abs
-	}
-	return cfg.Source // Best effort: a relative name still names it.
-}
-
-// otherConfig says, in one line, when the server that runs already read
-// another config than file: this one is not used, and -L starts a server
-// of its own on it. A server that cannot say is left alone.
-func otherConfig(ctx context.Context, socket, name, file string, s stdio) {
-	conn, err := endpoint.Dial(socket)
-	if err != nil {
-		return
-	}
-	cl := control.NewClient(conn)
-	defer cl.Close()
-	rep, err := cl.Call(ctx, control.Request{Op: control.OpLs})
-	if err != nil || rep.Config == file {
-		return
-	}
-	if name == "" {
-		name = endpoint.DefaultName
-	}
-	running := rep.Config
-	if running == "" {
-		running = "the built-in config"
-	}
-	termsafe.Fprintf(s.err, "sandmux: the server %s runs on %s, not %s: attaching to it; sandmux -L NAME -c %s starts a server of its own\n",
-		name, running, file, file)
-}
-
-// ctlRun opens a local pane running cmd (a command line) in the server.
-func ctlRun(ctx context.Context, socket, name, cmd string) error {
-	conn, err := endpoint.Dial(socket)
-	if err != nil {
-		return err
-	}
-	cl := control.NewClient(conn)
-	defer cl.Close()
-	_, err = cl.Call(ctx, control.Request{Op: control.OpRun, Name: name, Argv: []string{cmd}})
-	return err
-}
-
 // attachTerminal attaches this terminal to the server at socket until
 // it detaches or the server quit, then prints what the server said.
 func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) int {
@@ -246,9 +125,6 @@ func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) 
 	return exit.Code
 }
 
-// passes maps the config's ui.bell and ui.notifications values.
-var passes = map[string]ui.Pass{"any": ui.PassAny, "other": ui.PassOther, "none": ui.PassNone}
-
 const noTerminalMessage = `sandmux: the TUI needs a terminal, and standard input or output is not one.
 To run a command without one, use:
   sandmux screen -- CMD [ARGS...]               print its final screen
@@ -269,135 +145,4 @@ func terminalSize(s stdio) (w, h int, ok bool) {
 	}
 	w, h, err := term.GetSize(f.Fd())
 	return w, h, err == nil && w > 0 && h > 0
-}
-
-// warnings collects provider warnings while the TUI owns the terminal,
-// to be printed once it has exited.
-type warnings struct {
-	mu   sync.Mutex
-	seen map[string]bool
-	list []string
-}
-
-func (w *warnings) add(msg string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.seen[msg] {
-		if w.seen == nil {
-			w.seen = map[string]bool{}
-		}
-		w.seen[msg] = true
-		w.list = append(w.list, msg)
-	}
-}
-
-// sandboxPanes turns the config's sandboxes into panes, with workspace
-// restore before start and snapshots after teardown as their policies say.
-func sandboxPanes(cfg *config.Config, table providers.Table, store string) []ui.PaneSpec {
-	ws := workspace.Policy{Registry: providerRegistry, Store: store, Providers: table}
-	specs := make([]ui.PaneSpec, 0, len(cfg.Sandboxes))
-	for _, sb := range cfg.Sandboxes {
-		opts := session.Options{StopGrace: sb.StopGrace, KillGrace: sb.KillGrace, DrainGrace: sb.DrainGrace, AfterTeardown: ws.Hook(sb)}
-		specs = append(specs, ui.PaneSpec{
-			Name:     sb.Name,
-			Provider: sb.Provider,
-			Spec:     sb.Spec(),
-			Options:  opts,
-			Prepare:  ws.Prepare(sb),
-			// The config's pane: the config is where to look.
-			StartHint: "check the command and workspace in the config",
-		})
-	}
-	return specs
-}
-
-// adHocPanes opens one local pane per command, in the current directory.
-func adHocPanes(cmds []string) []ui.PaneSpec {
-	dir, _ := os.Getwd() // Best effort: "" means the child inherits ours.
-	specs := make([]ui.PaneSpec, 0, len(cmds))
-	names := adHocNames(cmds)
-	for i, c := range cmds {
-		name := names[i]
-		specs = append(specs, ui.PaneSpec{
-			Name:     name,
-			Provider: local.Descriptor.Name,
-			Spec:     providers.Spec{Name: name, Command: commandLine(c), Dir: dir},
-		})
-	}
-	return specs
-}
-
-// maxNameWords bounds how many of a command's words its pane's name takes.
-const maxNameWords = 3
-
-// adHocNames names each command's pane: a short name, the command's first
-// word, as tmux names windows (prefix , renames it); when other commands
-// start with the same word, as many more words as tell them apart, up to
-// maxNameWords. Panes whose names still match get -2, -3 from the UI.
-func adHocNames(cmds []string) []string {
-	words := make([][]string, len(cmds))
-	for i, c := range cmds {
-		for _, w := range strings.Fields(c) {
-			if w = strings.Trim(w, ";&|()<>'\"`"); w != "" {
-				words[i] = append(words[i], w)
-			}
-		}
-	}
-	prefix := func(i, n int) string {
-		if len(words[i]) == 0 {
-			return firstWord(cmds[i])
-		}
-		return strings.Join(words[i][:min(n, len(words[i]))], " ")
-	}
-	names := make([]string, len(cmds))
-	for i := range cmds {
-		for n := 1; n <= maxNameWords; n++ {
-			names[i] = prefix(i, n)
-			shared := false
-			for j := range cmds {
-				shared = shared || j != i && prefix(j, n) == names[i]
-			}
-			if !shared {
-				break
-			}
-		}
-	}
-	return names
-}
-
-// runPane is a local pane running argv, for ctl run; without a name it
-// is called by the command's first word. One argument is a command line,
-// as sandmux 'CMD' takes it.
-func runPane(name string, argv []string) ui.PaneSpec {
-	if len(argv) == 1 {
-		argv = commandLine(argv[0])
-	}
-	if name == "" {
-		name = filepath.Base(argv[0])
-		if len(argv) >= 3 && argv[1] == "-c" {
-			name = firstWord(argv[2]) // sh -c 'CMD': the command's own word
-		}
-	}
-	dir, _ := os.Getwd() // Best effort: "" means the child inherits ours.
-	return ui.PaneSpec{Name: name, Provider: local.Descriptor.Name, Spec: providers.Spec{Name: name, Command: argv, Dir: dir}}
-}
-
-// shellChars are the characters that make a command line the shell's.
-const shellChars = " \t\n'\"\\$`;&|<>()*?[]{}~#=!"
-
-// commandLine is how a command given as one string runs, for sandmux
-// 'CMD' and ctl run 'CMD' alike: a plain word is the program itself (so a
-// missing one fails the start, saying so), anything else is run by sh -c.
-func commandLine(cmd string) []string {
-	if cmd != "" && !strings.ContainsAny(cmd, shellChars) {
-		return []string{cmd}
-	}
-	return []string{"sh", "-c", cmd}
-}
-
-func firstWord(cmd string) string {
-	if f := strings.Fields(cmd); len(f) > 0 {
-		return f[0]
-	}
-	return cmd
 }

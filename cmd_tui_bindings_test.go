@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/keys"
 )
 
 // [keys] binds actions to keys after the prefix and without it, unbinds
@@ -105,7 +105,7 @@ func TestDocsNameEveryAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range ui.ActionNames() {
+	for _, name := range keys.ActionNames() {
 		if strings.HasPrefix(name, "focus-") && name != "focus-1" && name != "focus-9" && len(name) == len("focus-1") {
 			continue // written as focus-1 … focus-9
 		}

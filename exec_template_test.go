@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/config"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/workspace"
 )
@@ -65,13 +66,13 @@ func TestConfigExampleTestedExecTemplates(t *testing.T) {
 			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := config.Load(path, providerRegistry)
+			cfg, err := config.Load(path, all.Registry)
 			if err != nil {
 				t.Fatalf("%s: %v", line, err)
 			}
 			sb := cfg.Sandboxes[0]
-			table := providerTable(cfg, func(string) {})
-			ws := workspace.Policy{Registry: providerRegistry, Store: filepath.Join(dir, "store"), Providers: table}
+			table := all.Table(cfg.Providers.Local.Shell, func(string) {}, "")
+			ws := workspace.Policy{Registry: all.Registry, Store: filepath.Join(dir, "store"), Providers: table}
 			if notice, err := ws.Prepare(sb)(t.Context()); err != nil || (notice != "" && !strings.HasPrefix(notice, "created workspace ")) {
 				t.Fatalf("prepare: %q, %v", notice, err)
 			}

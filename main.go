@@ -3,17 +3,19 @@
 //
 // Wiring, once:
 //
-//	sandmux (client) ─► daemon.Start ─► sandmux serve (a session of its own)
+//	sandmux (client) ─► serve.Ensure ─► daemon.Start ─► sandmux serve (a session of its own): serve.Run
 //	      │                                   │
 //	      └─► attach wire ─► endpoint socket ─┤◄─ sshattach (ssh -tt) ◄─ remote client
 //	                                          │◄─ control (sandmux ctl)
 //	                                          ▼
 //	          server ─► ui.Model ─► session.Manager ─► providers (local, ssh, docker, exec)
 //	                                       └─► Collector ─► consumers (screen, recorder)
-//	headless commands: record, screen, check, snapshot
+//	without a server: record, screen (package headless), play (package play), check, snapshot
+//	sandmux ctl: package ctl
 //
-// main owns the command line, config loading and validation, and wiring; the
-// logic lives in the packages.
+// main owns the command line: one file per command, its flags, what it
+// prints and its exit code. The logic lives in the packages, the server's
+// assembly in package serve.
 package main
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/docker"
 	"github.com/sandmux/sandmux/providers/ssh"
 	"github.com/sandmux/sandmux/session"
@@ -75,7 +76,7 @@ func remoteCase(t *testing.T, provider, dir string, opts map[string]any) (config
 		Size:    providers.Size{Cols: 80, Rows: 24}, StopGrace: time.Second, KillGrace: time.Second, DrainGrace: time.Second,
 		Snapshot: config.SnapshotOnClose, Restore: config.RestoreReplace, SnapshotKeep: 5, Options: opts,
 	}
-	return sb, workspace.Policy{Registry: providerRegistry, Store: filepath.Join(t.TempDir(), "store"), Providers: providers.Table{}}
+	return sb, workspace.Policy{Registry: all.Registry, Store: filepath.Join(t.TempDir(), "store"), Providers: providers.Table{}}
 }
 
 func roundTrip(t *testing.T, sb config.Sandbox, ws workspace.Policy, tree func() string, change func()) {

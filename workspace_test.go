@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/providers/all"
 	"github.com/sandmux/sandmux/providers/local"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
@@ -27,7 +28,7 @@ func testSandbox(t *testing.T, policy config.SnapshotPolicy, restore config.Rest
 		StopGrace: time.Second, KillGrace: time.Second, DrainGrace: time.Second,
 		Snapshot: policy, Restore: restore, SnapshotKeep: 5, SnapshotExclude: []string{"*.log"},
 	}
-	return sb, workspace.Policy{Registry: providerRegistry, Store: filepath.Join(dir, "store"), Providers: providers.Table{"local": local.New("")}}
+	return sb, workspace.Policy{Registry: all.Registry, Store: filepath.Join(dir, "store"), Providers: providers.Table{"local": local.New("")}}
 }
 
 // run starts sb through a real Manager, waits for its shell to have

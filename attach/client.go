@@ -2,8 +2,8 @@ package attach
 
 // The client's end of the local wire:
 //
-//	terminal ──read──▶ pumpInput ──'i' frames──▶ server
-//	SIGWINCH ──▶ watchSize ──'r' frames──▶ server
+//	terminal ──read──▶ tty.Pump ─► sendInput ──'i' frames──▶ server
+//	SIGWINCH ──▶ tty.SizeFollower ─► sendSize ──'r' frames──▶ server
 //	SIGHUP, SIGTERM, SIGINT, ctx ──▶ watchHangup closes the connection (never behind a blocked write)
 //	server ──'o' frames──▶ pumpOutput (RunClient's goroutine) ──write──▶ terminal;  'x' ends it
 //
@@ -24,11 +24,9 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/charmbracelet/x/term"
-	"github.com/muesli/cancelreader"
-
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/termsafe"
+	"github.com/sandmux/sandmux/tty"
 )
 
 // ErrServerGone means the server closed the connection without saying how
@@ -91,62 +89,30 @@ func RunClient(ctx context.Context, conn net.Conn, in, out *os.File, hello Hello
 	// must not leave the terminal raw.
 	signal.Notify(hangups, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(hangups)
-	var winch chan os.Signal // stays nil when the trigger is injected
-	if cfg.resize == nil {
-		winch = make(chan os.Signal, 1)
-		signal.Notify(winch, syscall.SIGWINCH)
-		defer signal.Stop(winch)
+	c := &client{conn: conn, frames: &frameReader{r: br}, out: cfg.out, hangups: hangups}
+	if c.out == nil {
+		c.out = out
 	}
-	restore, err := makeRaw(in)
+	// Followed from here, before raw mode, so that no change is missed.
+	sizes := tty.FollowSize(out, hello.Size.Width, hello.Size.Height, cfg.resize, func(w, h int) {
+		c.guard(func() { c.sendSize(Size{Width: w, Height: h}) })
+	})
+	defer sizes.Stop()
+	restore, err := tty.MakeRaw(in)
 	if err != nil {
 		return Exit{}, err
 	}
 	defer func() { err = errors.Join(err, restore()) }()
-
-	c := &client{
-		conn:     conn,
-		frames:   &frameReader{r: br},
-		out:      cfg.out,
-		sizeOf:   func() Size { return sizeOf(out, Size{}) },
-		lastSize: hello.Size,
-		resize:   cfg.resize,
-		winch:    winch,
-		hangups:  hangups,
-	}
-	if c.out == nil {
-		c.out = out
-	}
-	return c.run(ctx, in)
+	return c.run(ctx, in, sizes)
 }
 
 // sizeOf is f's terminal size, or def when it has none.
 func sizeOf(f *os.File, def Size) Size {
-	if f == nil {
-		return def
-	}
-	w, h, err := term.GetSize(f.Fd())
-	if err != nil || checkSize(Size{Width: w, Height: h}) != nil {
+	w, h, ok := tty.Size(f)
+	if !ok || checkSize(Size{Width: w, Height: h}) != nil {
 		return def
 	}
 	return Size{Width: w, Height: h}
-}
-
-// makeRaw puts in into raw mode when it is a terminal and returns what
-// restores it.
-func makeRaw(in *os.File) (func() error, error) {
-	if in == nil || !term.IsTerminal(in.Fd()) {
-		return func() error { return nil }, nil
-	}
-	st, err := term.MakeRaw(in.Fd())
-	if err != nil {
-		return nil, fmt.Errorf("put the terminal in raw mode: %w", err)
-	}
-	return func() error {
-		if err := term.Restore(in.Fd(), st); err != nil {
-			return fmt.Errorf("restore the terminal: %w (run `stty sane` to fix it)", err)
-		}
-		return nil
-	}, nil
 }
 
 // handshake asks to attach and reads the server's answer; frames follow
@@ -199,13 +165,9 @@ type client struct {
 	conn    net.Conn
 	frames  *frameReader
 	out     io.Writer
-	sizeOf  func() Size
-	resize  <-chan struct{}
-	winch   <-chan os.Signal
 	hangups <-chan os.Signal
 
-	wmu      sync.Mutex // one frame at a time, from pumpInput and watchSize
-	lastSize Size       // owned by watchSize: the size the server last heard
+	wmu sync.Mutex // one frame at a time, from the input pump and the size follower
 
 	mu      sync.Mutex
 	stopped bool  // this side ended the attachment
@@ -215,21 +177,22 @@ type client struct {
 }
 
 // run relays until the server's exit frame, this side's end or the
-// connection's, then stops every goroutine it started and says how the
-// attachment ended.
-func (c *client) run(ctx context.Context, in *os.File) (Exit, error) {
-	input, inTerminal := cancelable(in)
-	defer input.Close() // Best effort: releases the epoll and its pipe.
+// connection's, then stops every goroutine it started (and sizes) and
+// says how the attachment ended.
+func (c *client) run(ctx context.Context, in *os.File, sizes *tty.SizeFollower) (Exit, error) {
+	inTerminal := tty.IsTerminal(in)
+	frame := make([]byte, headerLen+inputChunk)
+	input := tty.StartPump(in, inputChunk, func(b []byte) error { return c.sendInput(frame, b) },
+		func(why error) { c.inputEnded(why, inTerminal) })
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { c.guard(func() { c.pumpInput(input, inTerminal) }) })
 	wg.Go(func() { c.guard(func() { c.watchHangup(ctx, done) }) })
-	wg.Go(func() { c.guard(func() { c.watchSize(done) }) })
 
 	exit, gotExit, readErr := c.guardedOutput()
 	close(done)
-	input.Cancel()
-	_ = c.conn.Close() // Best effort: unblocks pumpInput's write.
+	_ = c.conn.Close() // Best effort: unblocks the pump's write.
+	input.Stop()
+	sizes.Stop()
 	wg.Wait()
 
 	if !gotExit && c.drewSome {
@@ -254,23 +217,6 @@ func (c *client) run(ctx context.Context, in *os.File) (Exit, error) {
 		return Exit{}, fmt.Errorf("attach: %w (use the same sandmux for client and server)", readErr)
 	}
 }
-
-// cancelable wraps in so that a blocked read can be ended. Input that
-// epoll cannot watch (a regular file, /dev/null) never blocks a read for
-// long, so it is read as it is.
-func cancelable(in *os.File) (cancelreader.CancelReader, bool) {
-	r, err := cancelreader.NewReader(in)
-	if err != nil {
-		return plainReader{in}, false
-	}
-	return r, term.IsTerminal(in.Fd())
-}
-
-// plainReader is input whose reads end by themselves.
-type plainReader struct{ io.Reader }
-
-func (plainReader) Cancel() bool { return false }
-func (plainReader) Close() error { return nil }
 
 // stop ends the attachment from this side: failure is a panic, nil a
 // hangup. Closing the connection ends pumpOutput's read.
@@ -299,32 +245,33 @@ func (c *client) guardedOutput() (exit Exit, gotExit bool, err error) {
 	return exit, gotExit, err
 }
 
-// pumpInput sends what the terminal gives, one frame per read, header and
-// bytes in one write. The terminal ending is a hangup; input that is no
-// terminal may simply end.
-func (c *client) pumpInput(in io.Reader, inTerminal bool) {
-	buf := make([]byte, headerLen+inputChunk)
-	for {
-		n, err := in.Read(buf[headerLen:])
-		if n > 0 {
-			putHeader(buf, frameInput, n)
-			c.wmu.Lock()
-			_, werr := c.conn.Write(buf[:headerLen+n])
-			c.wmu.Unlock()
-			if werr != nil {
-				return // the connection ended: pumpOutput says how
-			}
+// errConnEnded stops the input pump when a frame could not be written:
+// the connection ended, and pumpOutput says how.
+var errConnEnded = errors.New("the connection ended")
+
+// sendInput sends what one read of the terminal gave as one frame,
+// header and bytes in one write; frame is the pump's own buffer.
+func (c *client) sendInput(frame, b []byte) (err error) {
+	c.guard(func() {
+		n := copy(frame[headerLen:], b)
+		putHeader(frame, frameInput, n)
+		c.wmu.Lock()
+		_, werr := c.conn.Write(frame[:headerLen+n])
+		c.wmu.Unlock()
+		if werr != nil {
+			err = errConnEnded
 		}
-		switch {
-		case err == nil:
-		case errors.Is(err, cancelreader.ErrCanceled):
-			return
-		case inTerminal || !errors.Is(err, io.EOF):
-			c.stop(nil)
-			return
-		default:
-			return
-		}
+	})
+	return err
+}
+
+// inputEnded is the end of the terminal's input: a terminal ending is a
+// hangup; input that is no terminal may simply end.
+func (c *client) inputEnded(why error, inTerminal bool) {
+	switch {
+	case errors.Is(why, tty.ErrStopped), errors.Is(why, errConnEnded):
+	case inTerminal || !errors.Is(why, io.EOF):
+		c.stop(nil)
 	}
 }
 
@@ -341,27 +288,11 @@ func (c *client) watchHangup(ctx context.Context, done <-chan struct{}) {
 	}
 }
 
-// watchSize sends the terminal's size each time it may have changed,
-// until done.
-func (c *client) watchSize(done <-chan struct{}) {
-	for {
-		select {
-		case <-done:
-			return
-		case <-c.winch:
-			c.sendSize()
-		case <-c.resize:
-			c.sendSize()
-		}
+// sendSize tells the server the terminal's new size.
+func (c *client) sendSize(sz Size) {
+	if checkSize(sz) != nil {
+		return // no size a server takes
 	}
-}
-
-func (c *client) sendSize() {
-	sz := c.sizeOf()
-	if sz == (Size{}) || sz == c.lastSize {
-		return
-	}
-	c.lastSize = sz
 	frame := appendFrame(nil, frameResize, resizePayload(sz))
 	c.wmu.Lock()
 	_, _ = c.conn.Write(frame) // Best effort: a failed write ended the connection, and pumpOutput says how.

@@ -15,11 +15,12 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/sandmux/sandmux/human"
+	"github.com/sandmux/sandmux/keys"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
-	"github.com/sandmux/sandmux/ui"
 	"github.com/sandmux/sandmux/xdg"
 )
 
@@ -40,7 +41,7 @@ type Config struct {
 	Sandboxes []Sandbox
 	// Keys are the [keys] bindings, keys normalised; keysAt is where
 	// each was written, for errors.
-	Keys   []ui.Binding
+	Keys   []keys.Binding
 	keysAt []string
 	// Rules are the [[rule]] tables, compiled, in the file's order.
 	Rules     []*status.Rule
@@ -249,13 +250,13 @@ var sandboxOptions = []option[Sandbox]{
 	{table: "sandbox", key: "term", def: providers.DefaultTerm, inherit: true,
 		help: "The TERM the command sees.",
 		kind: stringKind(func(s *Sandbox) *string { return &s.Term }, checkTerm)},
-	{table: "sandbox", key: "stop_grace", def: ShortDuration(session.DefaultStopGrace), inherit: true,
+	{table: "sandbox", key: "stop_grace", def: human.Duration(session.DefaultStopGrace), inherit: true,
 		help: "When the sandbox is closed, how long to wait after SIGHUP before sending SIGTERM.",
 		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.StopGrace }, 10*time.Millisecond, 10*time.Minute)},
-	{table: "sandbox", key: "kill_grace", def: ShortDuration(session.DefaultKillGrace), inherit: true,
+	{table: "sandbox", key: "kill_grace", def: human.Duration(session.DefaultKillGrace), inherit: true,
 		help: "How long to wait after SIGTERM before sending SIGKILL.",
 		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.KillGrace }, 10*time.Millisecond, 10*time.Minute)},
-	{table: "sandbox", key: "drain_grace", def: ShortDuration(session.DefaultDrainGrace), inherit: true,
+	{table: "sandbox", key: "drain_grace", def: human.Duration(session.DefaultDrainGrace), inherit: true,
 		help: "After the command exits, how long a background child may hold the terminal open while output drains; then the group is killed.",
 		kind: durationKind(func(s *Sandbox) *time.Duration { return &s.DrainGrace }, 10*time.Millisecond, 10*time.Minute)},
 	{table: "sandbox", key: "snapshot", def: "never", inherit: true,
@@ -273,10 +274,10 @@ var sandboxOptions = []option[Sandbox]{
 }
 
 var uiOptions = []option[UIConfig]{
-	{table: "ui", key: "prefix", def: ui.DefaultPrefix,
+	{table: "ui", key: "prefix", def: keys.DefaultPrefix,
 		help: "The key that starts a sandmux command; the key after it says which.",
 		kind: stringKind(func(u *UIConfig) *string { return &u.Prefix }, normalizeKey)},
-	{table: "ui", key: "fps", def: int64(ui.DefaultFPS),
+	{table: "ui", key: "fps", def: int64(keys.DefaultFPS),
 		help: "At most how many frames a second the UI draws while panes change.",
 		kind: intKind(func(u *UIConfig) *int { return &u.FPS }, 1, 240)},
 	{table: "ui", key: "scrollback", def: int64(vt.DefaultScrollback),

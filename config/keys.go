@@ -8,12 +8,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/keys"
 )
 
 // The [keys] tables: [keys.prefix] binds keys after the prefix, as tmux's
 // bind does, and [keys.root] keys that act at once, as bind -n does. Each
-// key names an action (the help overlay's commands, ui.ActionNames) or
+// key names an action (the help overlay's commands, keys.ActionNames) or
 // "none", which unbinds it.
 //
 //	[keys.prefix]
@@ -28,7 +28,7 @@ var keyTables = map[string]bool{"prefix": false, "root": true}
 // decodeKeys reads [keys] into bindings, in file order within each
 // table (the prefix table's first): unknown tables, keys that are no
 // key, actions that are none, and a key bound twice are reported.
-func (p *problems) decodeKeys(doc map[string]any) (binds []ui.Binding, at []string) {
+func (p *problems) decodeKeys(doc map[string]any) (binds []keys.Binding, at []string) {
 	t := p.table(doc, "", "keys")
 	if t == nil {
 		return nil, nil
@@ -65,26 +65,26 @@ func (p *problems) decodeKeys(doc map[string]any) (binds []ui.Binding, at []stri
 }
 
 // binding checks one key = "action" line.
-func binding(key string, v any, root bool) (ui.Binding, error) {
-	k, err := ui.NormalizeBinding(key)
+func binding(key string, v any, root bool) (keys.Binding, error) {
+	k, err := keys.NormalizeBinding(key)
 	if err != nil {
-		return ui.Binding{}, fmt.Errorf("%s %w", literal(key), err)
+		return keys.Binding{}, fmt.Errorf("%s %w", literal(key), err)
 	}
 	if root && utf8.RuneCountInString(k) == 1 {
-		return ui.Binding{}, fmt.Errorf("%s alone would take that character from every pane: bind it with a modifier (e.g. \"alt+%s\") or under [keys.prefix]", literal(key), k)
+		return keys.Binding{}, fmt.Errorf("%s alone would take that character from every pane: bind it with a modifier (e.g. \"alt+%s\") or under [keys.prefix]", literal(key), k)
 	}
 	name, ok := v.(string)
 	if !ok {
-		return ui.Binding{}, fmt.Errorf(`%s is not an action's name (write e.g. "new-pane", or "none" to unbind)`, literal(v))
+		return keys.Binding{}, fmt.Errorf(`%s is not an action's name (write e.g. "new-pane", or "none" to unbind)`, literal(v))
 	}
-	if name != ui.ActionNone && !slices.Contains(ui.ActionNames(), name) {
-		return ui.Binding{}, unknownAction(name)
+	if name != keys.ActionNone && !slices.Contains(keys.ActionNames(), name) {
+		return keys.Binding{}, unknownAction(name)
 	}
-	return ui.Binding{Root: root, Key: k, Action: name}, nil
+	return keys.Binding{Root: root, Key: k, Action: name}, nil
 }
 
 func unknownAction(name string) error {
-	names := append(ui.ActionNames(), ui.ActionNone)
+	names := append(keys.ActionNames(), keys.ActionNone)
 	best, dist := "", 4
 	for _, n := range names {
 		if d := editDistance(strings.ToLower(name), n); d < dist {

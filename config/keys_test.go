@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/keys"
 )
 
 // [keys] binds keys to the actions help lists, after the prefix or
@@ -30,7 +30,7 @@ f5 = "new-pane"
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ui.Binding{
+	want := []keys.Binding{
 		{Key: "C", Action: "new-command"}, {Key: "T", Action: "go-to"}, {Key: "x", Action: "none"}, {Key: "|", Action: "zoom"},
 		{Root: true, Key: "alt+n", Action: "next-page"}, {Root: true, Key: "f5", Action: "new-pane"},
 	}

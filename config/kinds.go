@@ -16,9 +16,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sandmux/sandmux/human"
+	"github.com/sandmux/sandmux/keys"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/snapshot"
-	"github.com/sandmux/sandmux/ui"
 )
 
 func stringKind[T any](field func(*T) *string, check func(string) (string, error)) kind[T] {
@@ -73,7 +74,7 @@ func intKind[T any](field func(*T) *int, lo, hi int) kind[T] {
 
 func durationKind[T any](field func(*T) *time.Duration, lo, hi time.Duration) kind[T] {
 	return kind[T]{
-		typ: fmt.Sprintf("duration, %q to %q", ShortDuration(lo), ShortDuration(hi)),
+		typ: fmt.Sprintf("duration, %q to %q", human.Duration(lo), human.Duration(hi)),
 		set: func(t *T, v any) error {
 			s, ok := v.(string)
 			d, err := time.ParseDuration(s)
@@ -85,17 +86,13 @@ func durationKind[T any](field func(*T) *time.Duration, lo, hi time.Duration) ki
 		},
 		check: func(t *T) error {
 			if d := *field(t); d < lo || d > hi {
-				return fmt.Errorf("%q is out of range (use %q to %q)", ShortDuration(d), ShortDuration(lo), ShortDuration(hi))
+				return fmt.Errorf("%q is out of range (use %q to %q)", human.Duration(d), human.Duration(lo), human.Duration(hi))
 			}
 			return nil
 		},
 		get: func(t *T) any { return *field(t) },
 	}
 }
-
-// ShortDuration formats d without the zero units time.Duration.String
-// appends ("10m", not "10m0s"), as the UI does.
-func ShortDuration(d time.Duration) string { return ui.ShortDuration(d) }
 
 // maxSide bounds a terminal side: big enough for any real screen, small
 // enough that a screen buffer stays a few megabytes.
@@ -330,9 +327,9 @@ func checkShell(s string) (string, error) {
 }
 
 // normalizeKey checks a key like "Ctrl+B" and returns it as the UI
-// compares keys (ui.NormalizeKey: "ctrl+b"), quoting it in the error.
+// compares keys (keys.NormalizeKey: "ctrl+b"), quoting it in the error.
 func normalizeKey(s string) (string, error) {
-	k, err := ui.NormalizeKey(s)
+	k, err := keys.NormalizeKey(s)
 	if err != nil {
 		return s, fmt.Errorf("%s %w", literal(s), err)
 	}

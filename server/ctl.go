@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/keys/encode"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
-	"github.com/sandmux/sandmux/ui"
 )
 
 // The control handler turns each request of `sandmux ctl` into calls on
@@ -191,11 +191,11 @@ func (h *ctlHandler) send(_ context.Context, req control.Request) (control.Reply
 	if len(req.Data) == 0 {
 		return control.Reply{}, errors.New("send needs data: nothing to type")
 	}
-	encode := func(vt.Modes) []byte { return req.Data }
+	bytesFor := func(vt.Modes) []byte { return req.Data }
 	if req.Paste {
-		encode = func(m vt.Modes) []byte { return ui.EncodePasteData(req.Data, m) }
+		bytesFor = func(m vt.Modes) []byte { return encode.PasteData(req.Data, m) }
 	}
-	return h.input(req, encode)
+	return h.input(req, bytesFor)
 }
 
 func (h *ctlHandler) keys(_ context.Context, req control.Request) (control.Reply, error) {
@@ -204,21 +204,21 @@ func (h *ctlHandler) keys(_ context.Context, req control.Request) (control.Reply
 	}
 	// Names are checked before anything is typed; modes only change which
 	// bytes a valid name becomes, never whether it has any.
-	if _, err := ui.EncodeKeyNames(req.Keys, vt.Modes{}); err != nil {
+	if _, err := encode.KeyNames(req.Keys, vt.Modes{}); err != nil {
 		return control.Reply{}, err
 	}
 	return h.input(req, func(m vt.Modes) []byte {
-		b, _ := ui.EncodeKeyNames(req.Keys, m) // Best effort: the names were checked above.
+		b, _ := encode.KeyNames(req.Keys, m) // Best effort: the names were checked above.
 		return b
 	})
 }
 
-func (h *ctlHandler) input(req control.Request, encode func(vt.Modes) []byte) (control.Reply, error) {
+func (h *ctlHandler) input(req control.Request, bytesFor func(vt.Modes) []byte) (control.Reply, error) {
 	si, err := h.resolve(req.Session)
 	if err != nil {
 		return control.Reply{}, err
 	}
-	if err := h.core.Input(si.ID, encode); err != nil {
+	if err := h.core.Input(si.ID, bytesFor); err != nil {
 		return control.Reply{}, fmt.Errorf("type into %s: %w", describe(si), err)
 	}
 	return control.Reply{}, nil

@@ -5,6 +5,9 @@ import (
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/keys"
+	"github.com/sandmux/sandmux/keys/encode"
 )
 
 // The actions: every command a client can run from the keyboard, by the
@@ -30,9 +33,6 @@ type action struct {
 // actionSendPrefix sends the prefix key to the pane; by default it is
 // bound to the prefix itself, whatever key that is.
 const actionSendPrefix = "send-prefix"
-
-// ActionNone, bound to a key in [keys], unbinds it.
-const ActionNone = "none"
 
 // actions is every action, in the order help lists them.
 var actions = slices.Concat([]action{
@@ -79,9 +79,9 @@ func focusActions() []action {
 	return out
 }
 
-// ActionNames returns the name of every action, as [keys] binds them,
-// in help's order.
-func ActionNames() []string {
+// actionNames returns the name of every action in the table, in help's
+// order: keys.ActionNames, which the config checks bindings against.
+func actionNames() []string {
 	names := make([]string, len(actions))
 	for i, a := range actions {
 		names[i] = a.name
@@ -98,14 +98,6 @@ func actionNamed(name string) *action {
 	return nil
 }
 
-// Binding is one [keys] entry: Key (as NormalizeKey spells it) runs the
-// action named Action (ActionNone: nothing) after the prefix, or, with
-// Root, at once, as tmux's bind -n.
-type Binding struct {
-	Root        bool
-	Key, Action string
-}
-
 // keyTables are a model's bindings: the prefix table (keys after the
 // prefix) and the root table (keys that act at once).
 type keyTables struct {
@@ -115,7 +107,7 @@ type keyTables struct {
 // newKeyTables lays the config's bindings over the defaults: each
 // action's keys, and send-prefix on the prefix itself. A binding of an
 // action the table does not have unbinds the key (Load refuses those).
-func newKeyTables(prefixKey string, binds []Binding) keyTables {
+func newKeyTables(prefixKey string, binds []keys.Binding) keyTables {
 	t := keyTables{prefix: map[string]*action{}, root: map[string]*action{}}
 	for i := range actions {
 		for _, k := range actions[i].keys {
@@ -167,7 +159,7 @@ func (v *view) runAction(a *action) tea.Cmd {
 }
 
 func (v *view) sendPrefix() tea.Cmd {
-	k, err := parseKeyName(v.m.cfg.Prefix)
+	k, err := encode.ParseKeyName(v.m.cfg.Prefix)
 	if err != nil {
 		return nil // a prefix a terminal cannot send is never typed either
 	}

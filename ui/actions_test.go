@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/keys"
 )
 
 // Help lists every action with the keys bound to it: by default each
@@ -30,7 +33,7 @@ func TestHelpListsEveryBinding(t *testing.T) {
 		t.Errorf("help lacks the focus-N line:\n%s", help)
 	}
 
-	m.keys = newKeyTables("ctrl+b", []Binding{{Key: "x", Action: ActionNone}, {Key: "|", Action: "zoom"},
+	m.keys = newKeyTables("ctrl+b", []keys.Binding{{Key: "x", Action: keys.ActionNone}, {Key: "|", Action: "zoom"},
 		{Root: true, Key: "f5", Action: "new-pane"}, {Key: "5", Action: "list"}})
 	help = m.lv().helpText()
 	for _, want := range []string{"  z |     zoom", "without the prefix:", "  f5      open a local shell", "  w 5     list every session", "  6       focus the pane with number 6"} {
@@ -49,7 +52,7 @@ func TestHelpListsEveryBinding(t *testing.T) {
 func TestBindingsDispatch(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
-	m.keys = newKeyTables("ctrl+b", []Binding{{Key: "x", Action: ActionNone}, {Root: true, Key: "f5", Action: "zoom"},
+	m.keys = newKeyTables("ctrl+b", []keys.Binding{{Key: "x", Action: keys.ActionNone}, {Root: true, Key: "f5", Action: "zoom"},
 		{Root: true, Key: "f6", Action: "close"}})
 	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF5}))
 	if !m.lv().zoom {
@@ -89,5 +92,14 @@ func TestHelpWrapsInANarrowTerminal(t *testing.T) {
 				t.Errorf("at %d columns help lost %q:\n%s", width, a.help, ansi.Strip(help))
 			}
 		}
+	}
+}
+
+// The action table has the names the config checks bindings against, in
+// help's order: a name in one and not the other is a binding the config
+// refuses though it works, or accepts though it does nothing.
+func TestActionNamesAreTheConfigs(t *testing.T) {
+	if got, want := actionNames(), keys.ActionNames(); !slices.Equal(got, want) {
+		t.Errorf("the action table's names\n%q\nare not keys.ActionNames\n%q\n(add or rename the action in both)", got, want)
 	}
 }

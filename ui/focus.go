@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/keys/encode"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -18,10 +19,10 @@ func (v *view) setFocus(i int) tea.Cmd {
 	v.pv(p).attention = false
 	var cmds []tea.Cmd
 	if old != nil && !v.readOnly {
-		v.m.input(old, func(modes vt.Modes) []byte { return encodeFocus(false, modes) })
+		v.m.input(old, func(modes vt.Modes) []byte { return encode.Focus(false, modes) })
 	}
 	if !v.readOnly {
-		v.m.input(p, func(modes vt.Modes) []byte { return encodeFocus(true, modes) })
+		v.m.input(p, func(modes vt.Modes) []byte { return encode.Focus(true, modes) })
 	}
 	if n := v.pageSize(); !v.zoom && i/n != v.page {
 		v.page = i / n
@@ -103,6 +104,6 @@ func (v *view) handleFocusReport(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	_, focused := msg.(tea.FocusMsg)
-	v.m.input(p, func(modes vt.Modes) []byte { return encodeFocus(focused, modes) })
+	v.m.input(p, func(modes vt.Modes) []byte { return encode.Focus(focused, modes) })
 	return nil
 }

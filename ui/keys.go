@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/keys/encode"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -92,7 +93,7 @@ func (v *view) escalateClose(key string) tea.Cmd {
 // broadcasting, each encoded for that pane's own modes. Session.Write only
 // queues: Update does not block.
 func (v *view) sendKey(k tea.Key) tea.Cmd {
-	return v.sendInput(func(modes vt.Modes) []byte { return encodeKey(nil, k, modes) })
+	return v.sendInput(func(modes vt.Modes) []byte { return encode.Key(nil, k, modes) })
 }
 
 func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
@@ -152,7 +153,7 @@ func (v *view) handlePaste(text string) tea.Cmd {
 	if v.modal != modalNone || v.scrollMode || v.m.quitting {
 		return nil
 	}
-	return v.sendInput(func(modes vt.Modes) []byte { return encodePaste(text, modes) })
+	return v.sendInput(func(modes vt.Modes) []byte { return encode.Paste(text, modes) })
 }
 
 func (v *view) toggleHelp() tea.Cmd {

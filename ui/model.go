@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/keys"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
 )
@@ -50,7 +51,7 @@ type Config struct {
 	// Record is [record]: the panes' rings and where recordings go.
 	Record RecordConfig
 	// Keys are the config's [keys] bindings, over the default ones.
-	Keys []Binding
+	Keys []keys.Binding
 	// Spawn makes the panes a client opens from the keyboard (prefix c
 	// and C); nil: those keys say they cannot.
 	Spawn *Spawner
@@ -71,10 +72,10 @@ const (
 
 func (c Config) withDefaults() Config {
 	if c.Prefix == "" {
-		c.Prefix = DefaultPrefix
+		c.Prefix = keys.DefaultPrefix
 	}
 	if c.FPS <= 0 {
-		c.FPS = DefaultFPS
+		c.FPS = keys.DefaultFPS
 	}
 	if c.Scrollback < 0 {
 		c.Scrollback = 0

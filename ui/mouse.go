@@ -1,5 +1,9 @@
 package ui
 
+import (
+	"github.com/sandmux/sandmux/keys/encode"
+)
+
 import tea "charm.land/bubbletea/v2"
 
 // handleMouse: a click focuses the pane under it (and goes to the child
@@ -34,7 +38,7 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 			cmds = append(cmds, v.setFocus(i))
 		}
 		p := v.m.panes[i]
-		e := mouseEvent{X: ev.X - r.x, Y: ev.Y - r.y - 1, Button: ev.Button, Mod: ev.Mod}
+		e := encode.MouseEvent{X: ev.X - r.x, Y: ev.Y - r.y - 1, Button: ev.Button, Mod: ev.Mod}
 		switch msg.(type) {
 		case tea.MouseReleaseMsg:
 			e.Release = true
@@ -42,7 +46,7 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 			e.Motion = true
 		}
 		if e.Y >= 0 && p.sess != nil && v.pv(p).scroll == 0 && !v.readOnly && p.screen != nil {
-			if b := encodeMouse(e, p.screen.Modes()); b != nil {
+			if b := encode.Mouse(e, p.screen.Modes()); b != nil {
 				_ = p.sess.Write(b) // Best effort: the child may be gone.
 				return tea.Batch(cmds...)
 			}

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/human"
 	"github.com/sandmux/sandmux/record"
 )
 
@@ -103,7 +103,7 @@ func (m *Model) saveLast(p *pane, d time.Duration, path string, done func(string
 		if err != nil {
 			return recNoticeMsg{view: tell, text: "not saved: " + err.Error()}
 		}
-		return recNoticeMsg{view: tell, text: fmt.Sprintf("saved the last %s to %s", ShortDuration(d), path)}
+		return recNoticeMsg{view: tell, text: fmt.Sprintf("saved the last %s to %s", human.Duration(d), path)}
 	}, nil
 }
 
@@ -257,17 +257,4 @@ func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, e
 		return nil, fmt.Errorf("client %d's view is not recorded: sandmux ctl record start --view records it", id)
 	}
 	return m.stopViewRecording(id, "", done, noView), nil
-}
-
-// ShortDuration writes d without the zero units time.Duration.String
-// appends ("5m", not "5m0s"): how sandmux writes durations to people.
-func ShortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }
