@@ -224,8 +224,14 @@ func (g *inputGuard) Close(st io.Reader) {
 // closeWait is how long Close waits for a finished stream's Read.
 const closeWait = time.Second
 
-// holding reports bytes kept that more input could still complete.
+// holding reports bytes kept that more input could still complete and
+// that a pause ends. Inside a paste nothing is timed: the decoder gathers
+// a paste to its end marker, waiting on nothing in it, and a paste split
+// by a slow link must come through whole.
 func (t *tokenizer) holding() bool {
+	if t.paste {
+		return false
+	}
 	switch t.st {
 	case inUTF8, inEsc, inCSI, inSS3, inX10:
 		return true
@@ -241,19 +247,19 @@ func (t *tokenizer) holding() bool {
 // short is dropped.
 func (t *tokenizer) expire() {
 	st, seq, intro := t.st, t.seq, t.intro
-	if st == inString && intro == 0 {
-		return // a string being dropped: only its end ends it
+	if st == inString && intro == 0 || t.paste {
+		return // a string being dropped, or a paste: only its end ends it
 	}
 	t.reset()
 	t.intro = 0
 	switch {
-	case st == inString && !t.paste: // ESC ] typed, say: alt+]
+	case st == inString: // ESC ] typed, say: alt+]
 		t.emit(altKeys[intro])
-	case st == inEsc && !t.paste:
+	case st == inEsc:
 		t.emit(escapeKey)
-	case st == inCSI && len(seq) == 2 && !t.paste: // ESC [ typed: alt+[
+	case st == inCSI && len(seq) == 2: // ESC [ typed: alt+[
 		t.emit(altKeys['['])
-	case st == inSS3 && len(seq) == 2 && !t.paste: // ESC O: alt+shift+o
+	case st == inSS3 && len(seq) == 2: // ESC O: alt+shift+o
 		t.emit(altKeys['O'])
 	}
 }

@@ -244,3 +244,26 @@ func TestInputGuardPassesColourAnswers(t *testing.T) {
 		}
 	}
 }
+
+// A paste whose read ends inside an escape sequence, with a pause longer
+// than escWait before the rest (a slow link), comes through whole: the
+// decoder waits on nothing inside a paste, so the guard does not either.
+// It dropped the sequence's start when the pause came.
+func TestInputGuardPastePausedInASequence(t *testing.T) {
+	var out []byte
+	tk := tokenizer{out: &out}
+	feed := func(s string) {
+		for _, b := range []byte(s) {
+			tk.feed(b)
+		}
+	}
+	feed("\x1b[200~pasted \x1b[")
+	if tk.holding() {
+		t.Error("the guard times what it holds inside a paste: a pause would end it")
+	}
+	tk.expire() // what a pause does to what is held
+	feed("31mred\x1b[201~")
+	if want := "\x1b[200~pasted \x1b[31mred\x1b[201~"; string(out) != want {
+		t.Errorf("the paste came through as %q, want %q", out, want)
+	}
+}
