@@ -221,7 +221,7 @@ func fixedNow() time.Time { return time.Date(2026, 11, 29, 12, 34, 56, 0, time.U
 
 // newTestModel builds a model of n panes at w×h and starts every pane
 // synchronously: each start command is run here, its message delivered.
-func newTestModel(t *testing.T, b *fakeBackend, n, w, h int) *Model {
+func newTestModel(t testing.TB, b *fakeBackend, n, w, h int) *Model {
 	t.Helper()
 	var specs []PaneSpec
 	for i := range n {
