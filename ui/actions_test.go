@@ -51,7 +51,7 @@ func TestBindingsDispatch(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	m.keys = newKeyTables("ctrl+b", []Binding{{Key: "x", Action: ActionNone}, {Root: true, Key: "f5", Action: "zoom"},
 		{Root: true, Key: "f6", Action: "close"}})
-	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF5}))
+	send(m, tea.KeyPressMsg(tea.Key{Code: tea.KeyF5}))
 	if !m.lv().zoom {
 		t.Error("f5, bound to zoom without the prefix, did not zoom")
 	}
@@ -61,7 +61,7 @@ func TestBindingsDispatch(t *testing.T) {
 		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modal)
 	}
 	m.lv().readOnly = true
-	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
+	send(m, tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
 	if m.panes[0].phase != phaseRunning || m.lv().notice != "read-only" {
 		t.Errorf("a read-only client's f6 (close) acted: phase %v, notice %q", m.panes[0].phase, m.lv().notice)
 	}

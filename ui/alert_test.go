@@ -30,7 +30,7 @@ func closeWith(t *testing.T, m *Model, key string) {
 	}
 }
 
-func plainView(m *Model) string { return ansi.Strip(m.View().Content) }
+func plainView(m *Model) string { return ansi.Strip(content(m)) }
 
 // TestContract_W7_FailedCloseKeepsPaneUntilDismissed: a close whose
 // teardown (its snapshot) failed leaves the pane on the grid showing the
@@ -50,7 +50,7 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 			t.Errorf("the view lacks %q:\n%s", want, v)
 		}
 	}
-	if strings.Contains(m.View().Content, "\x1b]52") {
+	if strings.Contains(content(m), "\x1b]52") {
 		t.Error("the error's escape sequence reached the terminal raw")
 	}
 	if m.TeardownErr() == nil {

@@ -16,7 +16,7 @@ func benchModel(b *testing.B) *Model {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = term.Close() })
-	m.lv().term = term
+	drawTo(m, term)
 	m.Update(frameMsg{})
 	return m
 }

@@ -91,7 +91,7 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("results %q, want %q", got, want)
 	}
-	if view := stripSGR(m.View().Content); !strings.Contains(view, "3 matching line(s) in 2 pane(s)") ||
+	if view := stripSGR(content(m)); !strings.Contains(view, "3 matching line(s) in 2 pane(s)") ||
 		!strings.Contains(view, "10 jpane") {
 		t.Errorf("the modal lacks its counts or a result:\n%s", view)
 	}
@@ -105,7 +105,7 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	if s.scroll == 0 || !highlighted(s, "second needle j", "needle") {
 		t.Fatalf("scrolled %d; the frame does not show the match highlighted:\n%s", s.scroll, vt.RenderText(nil, &s.frame))
 	}
-	if view := stripSGR(m.View().Content); !strings.Contains(view, "second needle j") {
+	if view := stripSGR(content(m)); !strings.Contains(view, "second needle j") {
 		t.Errorf("the view does not show the match:\n%s", view)
 	}
 	// n goes on to the older match, as the pane's own search does.
@@ -129,7 +129,7 @@ func TestFindHostileTextIsEscaped(t *testing.T) {
 	press(m, "/")
 	typeText(m, "needle")
 	searchNow(t, m)
-	m.Update(tea.PasteMsg{Content: "\x1b]0;x\x07"}) // pasted into the query
+	send(m, tea.PasteMsg{Content: "\x1b]0;x\x07"}) // pasted into the query
 	// The pane's body is the child's to draw; the modal is sandmux's.
 	box := m.lv().findText()
 	if why := chromeUnsafe(box); why != "" {
@@ -194,7 +194,7 @@ func TestFindBadRegexpSaysSo(t *testing.T) {
 	if cmd := press(m, "enter"); cmd != nil {
 		t.Fatal("a bad expression ran a search")
 	}
-	if view := stripSGR(m.View().Content); !strings.Contains(view, "fix the expression") {
+	if view := stripSGR(content(m)); !strings.Contains(view, "fix the expression") {
 		t.Errorf("the modal does not say what is wrong:\n%s", view)
 	}
 }

@@ -54,9 +54,6 @@ type Config struct {
 	// Spawn makes the panes a client opens from the keyboard (prefix c
 	// and C); nil: those keys say they cannot.
 	Spawn *Spawner
-	// Server: the program is no client of its own; only ClientMsg input
-	// counts, and Bubble Tea's own size and input messages are dropped.
-	Server bool
 }
 
 // Pass says which panes' signals reach the user's terminal.
@@ -191,18 +188,9 @@ func (m *Model) addPane(s PaneSpec) *pane {
 // Results returns one line of outcome per session, once the program ended.
 func (m *Model) Results() []Result { return m.quitResults }
 
-// Init asks for the terminal's size; the panes start once it is known, so
-// every PTY opens at its pane's size. A server sends StartMsg instead.
-func (m *Model) Init() tea.Cmd {
-	if m.cfg.Server {
-		return nil
-	}
-	return tea.RequestWindowSize
-}
-
-// UseTerminal makes the local client's view draw its frames through t,
-// after every Update, instead of through Bubble Tea's renderer.
-func (m *Model) UseTerminal(t *Terminal) { m.localView().term = t }
+// Init starts nothing: the panes start at StartMsg, or when the first
+// client attaches, so every PTY opens at its pane's size.
+func (m *Model) Init() tea.Cmd { return nil }
 
 // Update handles a message, then hands each client's new frame to its
 // Terminal: composing is CPU work on cached rows; each Terminal's own
@@ -245,9 +233,10 @@ func quiet(msg tea.Msg) bool {
 	return false
 }
 
-// update dispatches each message to the code that owns it. Input without
-// a client (Bubble Tea's own, in a program that is its own client) goes
-// to the local view.
+// update dispatches each message to the code that owns it. Input comes
+// only as ClientMsg, from an attached client's view: the program that
+// runs the model reads no terminal, so Bubble Tea's own input messages
+// never arrive.
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case ClientMsg:
@@ -256,12 +245,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return v.input(msg.Msg)
-	case tea.WindowSizeMsg, tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg,
-		tea.ForegroundColorMsg, tea.BackgroundColorMsg, tea.CursorColorMsg, ColorSchemeMsg:
-		if m.cfg.Server {
-			return nil
-		}
-		return m.localView().input(msg)
 	case AttachMsg:
 		return m.attach(msg)
 	case DetachMsg:

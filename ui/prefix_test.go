@@ -61,7 +61,7 @@ func TestEscapeThenPrefixInOneRead(t *testing.T) {
 	if m.lv().modal != modalList {
 		t.Fatal("test setup: prefix w did not open the list")
 	}
-	m.Update(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl | tea.ModAlt})
+	send(m, tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl | tea.ModAlt})
 	if m.lv().modal != modalNone || !m.lv().prefixPending {
 		t.Fatalf("alt+ctrl+b: modal %v, prefix pending %v; want the list closed and the prefix pending", m.lv().modal, m.lv().prefixPending)
 	}

@@ -27,7 +27,7 @@ func newRecModel(t *testing.T, b *fakeBackend, n int, rec RecordConfig) *Model {
 		b.output[name] = ""
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 100, Record: rec}, b, specs)
-	m.lv().width, m.lv().height, m.started = 160, 50, true
+	attachClient(m, 160, 50)
 	for i := range m.panes {
 		m.Update(startOf(m.startPane(i)))
 	}

@@ -127,22 +127,9 @@ func (v *view) bodySize(i int) providers.Size {
 	return providers.Size{Cols: 80, Rows: 23}
 }
 
-// View composes the frame: pane titles and bodies, the status line, and
-// an overlay when one is open.
-//
-// When the program draws through a Terminal (UseTerminal), Update hands
-// every frame to it and View returns nothing for Bubble Tea to draw.
-func (m *Model) View() tea.View {
-	v := m.viewByID(0)
-	if v == nil || v.term != nil {
-		return tea.View{}
-	}
-	tv := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion, ReportFocus: true, WindowTitle: "sandmux"}
-	lines, cursor := v.compose()
-	tv.SetContent(strings.Join(lines, "\n"))
-	tv.Cursor = cursor
-	return tv
-}
+// View is empty: Bubble Tea's renderer is off, and Update hands each
+// client's frame to that client's Terminal.
+func (m *Model) View() tea.View { return tea.View{} }
 
 // compose composes the screen's lines, the overlay if one is open, and where
 // the real cursor goes (nil: hidden).

@@ -118,7 +118,7 @@ func TestSessionListEnterFocusesPaneOnAnotherPage(t *testing.T) {
 	if v.modal != modalNone || v.focus != target || v.page != target/n {
 		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modal, v.focus, v.page, target, target/n)
 	}
-	if !strings.Contains(ansi.Strip(m.View().Content), name) {
+	if !strings.Contains(ansi.Strip(content(m)), name) {
 		t.Errorf("%s is not on screen after enter", name)
 	}
 }
@@ -202,7 +202,7 @@ func TestSessionListEscapesHostileText(t *testing.T) {
 	if !strings.Contains(stripSGR(text), `evil\x1b]0;pwned\x07-no`) {
 		t.Errorf("the list lacks the escaped name:\n%s", stripSGR(text))
 	}
-	if why := chromeUnsafe(m.View().Content); why != "" {
+	if why := chromeUnsafe(content(m)); why != "" {
 		t.Errorf("the view with the list holds %s", why)
 	}
 }

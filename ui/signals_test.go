@@ -17,7 +17,7 @@ func signalsModel(t *testing.T, cfg func(*Config)) (*Model, *Terminal, *lockedBu
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.UseTerminal(tm)
+	drawTo(m, tm)
 	return m, tm, out
 }
 

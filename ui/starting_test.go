@@ -17,7 +17,7 @@ import (
 func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 	t.Helper()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
-	m.lv().width, m.lv().height, m.started = 80, 24, true
+	attachClient(m, 80, 24)
 	p := m.panes[0]
 	start := p.start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.screen.Close() }) // also once the pane was removed
@@ -114,7 +114,7 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	h := hangingProvider{entered: make(chan struct{})}
 	mgr := session.NewManager(providers.Table{"hang": h})
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []PaneSpec{{Name: "apane", Provider: "hang"}})
-	m.lv().width, m.lv().height, m.started = 80, 24, true
+	attachClient(m, 80, 24)
 	p := m.panes[0]
 	start := p.start(t.Context(), m.backend, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.screen.Close() })
@@ -161,7 +161,7 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 func TestInputWhileStartingIsKept(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
-	m.lv().width, m.lv().height, m.started = 80, 24, true
+	attachClient(m, 80, 24)
 	start := m.panes[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { m.panes[0].screen.Close() })
 	for _, k := range []string{"h", "i", "enter"} {

@@ -42,9 +42,9 @@ func TestUpdateNeverBlocks(t *testing.T) {
 	// Every prefix command, then the modal keys.
 	for _, a := range actions {
 		for _, key := range a.keys {
-			m.Update(keyMsg("ctrl+b"))
-			m.Update(keyMsg(key))
-			m.Update(keyMsg("esc")) // close whatever opened
+			send(m, keyMsg("ctrl+b"))
+			send(m, keyMsg(key))
+			send(m, keyMsg("esc")) // close whatever opened
 			m.lv().modal, m.lv().scrollMode = modalNone, false
 			if got := b.total(); got != before {
 				t.Fatalf("prefix %q made %d blocking call(s): %v", key, got-before, b.calls)
@@ -53,7 +53,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 	}
 	m.Update(QuitMsg{})
 	m.Update(QuitMsg{})
-	m.Update(keyMsg("q"))
+	send(m, keyMsg("q"))
 	if got := b.total(); got != before {
 		t.Fatalf("quit requests made %d blocking call(s) in Update: %v", got-before, b.calls)
 	}

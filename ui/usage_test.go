@@ -140,7 +140,7 @@ func TestUsageBacksOffWhileIdle(t *testing.T) {
 	round(0)
 	stale := usageTickMsg{gen: m.usageGen}
 	press(m, "ctrl+b")
-	_, cmd := m.Update(keyMsg("w"))
+	cmd := send(m, keyMsg("w"))
 	if m.lv().modal != modalList || cmd == nil || m.usageInterval() != usageEvery {
 		t.Fatalf("the session list: modal %v, command %v, interval %v; want the list, a sample and %v", m.lv().modal, cmd != nil, m.usageInterval(), usageEvery)
 	}

@@ -11,8 +11,7 @@ import (
 
 // view is one client's look at the shared panes: its terminal's size,
 // its focus, page, zoom and modes, and the frames it drew of each pane.
-// Every attached client has its own; a program that is its own client
-// (tests, the local view) has view 0.
+// Every attached client has its own, tests' included.
 type view struct {
 	m  *Model
 	id int
@@ -54,7 +53,7 @@ type view struct {
 	statusKey, status string
 
 	out         []byte      // a line being composed, reused
-	term        *Terminal   // draws this client's frames; nil: Bubble Tea does
+	term        *Terminal   // draws this client's frames; nil: nothing does
 	cursorColor string      // the cursor colour last set on the terminal ("": its own)
 	colors      clientTheme // what the terminal told of its colours (theme.go)
 	// detached is called, from Update, when the client asks to leave.
@@ -109,18 +108,6 @@ func (m *Model) newView(id int) *view {
 	v := &view{m: m, id: id, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{},
 		colors: clientTheme{theme: vt.DefaultTheme}}
 	m.views = append(m.views, v)
-	return v
-}
-
-// localView is view 0, made on first use.
-func (m *Model) localView() *view {
-	if v := m.viewByID(0); v != nil {
-		return v
-	}
-	v := m.newView(0)
-	if m.active == nil {
-		m.active = v
-	}
 	return v
 }
 
