@@ -98,8 +98,8 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 
 	press(m, "down")
 	press(m, "enter")
-	if v.modal != modalNone || v.focus != 9 || v.page != 2 || !v.scrollMode {
-		t.Fatalf("after enter: modal %d focus %d page %d scroll mode %v", v.modal, v.focus, v.page, v.scrollMode)
+	if v.modal != modalNone || v.focusIndex() != 9 || v.page != 2 || !v.scrollMode {
+		t.Fatalf("after enter: modal %d focus %d page %d scroll mode %v", v.modal, v.focusIndex(), v.page, v.scrollMode)
 	}
 	s := v.pv(m.panes[9])
 	if s.scroll == 0 || !highlighted(s, "second needle j", "needle") {

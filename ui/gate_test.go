@@ -89,7 +89,7 @@ func TestPanesMarkedShown(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "z")
-	if n, first := shown(); n != 1 || first != m.lv().focus {
+	if n, first := shown(); n != 1 || first != m.lv().focusIndex() {
 		t.Errorf("zoomed: %d shown from %d, want the focused pane alone", n, first)
 	}
 }

@@ -99,8 +99,9 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 	if v.readOnly {
 		return nil
 	}
+	focus := v.focusIndex()
 	for i, p := range v.m.panes {
-		target := i == v.focus
+		target := i == focus
 		if v.broadcast {
 			target = v.pv(p).picked
 		}
@@ -222,10 +223,10 @@ func (v *view) closeFocused() tea.Cmd {
 		v.modal, v.closingKey = modalConfirmClose, p.key
 		return nil
 	}
-	return v.closeAt(v.focus, true)
+	return v.closeAt(v.focusIndex(), true)
 }
-func (v *view) killFocused() tea.Cmd    { return v.killAt(v.focus) }
-func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focus) }
+func (v *view) killFocused() tea.Cmd    { return v.killAt(v.focusIndex()) }
+func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focusIndex()) }
 
 // closeAt closes pane i (x); modal shows the teardown over the panes
 // until the pane goes, as x does (the session list shows it in its rows).

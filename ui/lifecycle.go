@@ -276,14 +276,7 @@ func (m *Model) removePane(i int, done func(error)) tea.Cmd {
 	cmds := []tea.Cmd{m.endScreen(p, "the pane closed")}
 	m.panes = append(m.panes[:i], m.panes[i+1:]...)
 	for _, v := range m.views {
-		delete(v.panes, p.key)
-		if v.focus > i || v.focus == len(m.panes) {
-			v.focus = max(0, v.focus-1)
-		}
-		if v.modal == modalClosing && v.closingKey == p.key {
-			v.modal = modalNone
-		}
-		cmds = append(cmds, v.relayout())
+		cmds = append(cmds, v.paneRemoved(p.key, i))
 	}
 	m.emit(Event{Kind: EventClosed, Pane: info})
 	if done != nil {

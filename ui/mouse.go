@@ -30,7 +30,7 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 			continue
 		}
 		var cmds []tea.Cmd
-		if _, click := msg.(tea.MouseClickMsg); click && i != v.focus {
+		if _, click := msg.(tea.MouseClickMsg); click && i != v.focusIndex() {
 			cmds = append(cmds, v.setFocus(i))
 		}
 		p := v.m.panes[i]

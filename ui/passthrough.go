@@ -47,7 +47,7 @@ const maxNotice = 512
 // carrying the pane's name and the text escaped, so nothing the child sent
 // can end the sequence or start another.
 func (v *view) passSignals(i int, p *pane, sig vt.Signals) {
-	other := i != v.focus
+	other := i != v.focusIndex()
 	if sig.Bell && passes(v.m.cfg.Bell, other) {
 		v.term.Passthrough("\a")
 	}

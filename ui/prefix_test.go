@@ -66,8 +66,8 @@ func TestEscapeThenPrefixInOneRead(t *testing.T) {
 		t.Fatalf("alt+ctrl+b: modal %v, prefix pending %v; want the list closed and the prefix pending", m.lv().modal, m.lv().prefixPending)
 	}
 	press(m, "right")
-	if m.lv().focus != 1 {
-		t.Errorf("the command after it did not run: focus %d", m.lv().focus)
+	if m.lv().focusIndex() != 1 {
+		t.Errorf("the command after it did not run: focus %d", m.lv().focusIndex())
 	}
 }
 

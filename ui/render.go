@@ -49,7 +49,7 @@ func (v *view) pageRects() ([]int, []rect) {
 	w, h := v.area()
 	key := layoutKey{w, h, len(v.m.panes), v.page, -1}
 	if v.zoom {
-		key.zoomed = v.focus
+		key.zoomed = v.focusIndex()
 	}
 	if key != v.layoutKey || !v.laidOut {
 		v.layoutKey, v.laidOut = key, true
@@ -65,7 +65,7 @@ func (v *view) layOut() ([]int, []rect) {
 		return nil, nil
 	}
 	if v.zoom {
-		return []int{v.focus}, []rect{{0, 0, w, h}}
+		return []int{v.focusIndex()}, []rect{{0, 0, w, h}}
 	}
 	n := v.pageSize()
 	first := min(v.page*n, (len(v.m.panes)-1)/n*n)
@@ -213,7 +213,7 @@ func (v *view) title(i int, p *pane, w int) string {
 	}
 	style, styleID := titleStyle, 't'
 	switch {
-	case i == v.focus:
+	case i == v.focusIndex():
 		style, styleID = titleFocused, 'f'
 	case v.broadcast && s.picked:
 		style, styleID = titlePicked, 'p'
@@ -305,8 +305,9 @@ func (v *view) cursor() *tea.Cursor {
 		return nil
 	}
 	idx, rects := v.pageRects()
+	focus := v.focusIndex()
 	for k, i := range idx {
-		if i != v.focus {
+		if i != focus {
 			continue
 		}
 		r := rects[k]

@@ -115,8 +115,8 @@ func TestSessionListEnterFocusesPaneOnAnotherPage(t *testing.T) {
 	openList(t, m)
 	selectPane(t, m, name)
 	press(m, "enter")
-	if v.modal != modalNone || v.focus != target || v.page != target/n {
-		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modal, v.focus, v.page, target, target/n)
+	if v.modal != modalNone || v.focusIndex() != target || v.page != target/n {
+		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modal, v.focusIndex(), v.page, target, target/n)
 	}
 	if !strings.Contains(ansi.Strip(content(m)), name) {
 		t.Errorf("%s is not on screen after enter", name)
@@ -131,8 +131,8 @@ func TestSessionListActsOnSelected(t *testing.T) {
 	for _, msg := range runCmd(press(m, "k")) {
 		m.Update(msg)
 	}
-	if p := m.panes[1]; p.phase != phaseKilled || m.lv().focus != 0 {
-		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focus)
+	if p := m.panes[1]; p.phase != phaseKilled || m.lv().focusIndex() != 0 {
+		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focusIndex())
 	}
 	if m.panes[0].phase != phaseRunning || m.panes[2].phase != phaseRunning {
 		t.Error("k reached another pane than the selected one")
@@ -187,8 +187,8 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.panes[1].status(), v.notice)
 	}
 	send("enter")
-	if v.focus != 1 || m.lv().focus != 0 {
-		t.Errorf("enter from a read-only list: its focus %d, the other client's %d; want 1 and 0", v.focus, m.lv().focus)
+	if v.focusIndex() != 1 || m.lv().focusIndex() != 0 {
+		t.Errorf("enter from a read-only list: its focus %d, the other client's %d; want 1 and 0", v.focusIndex(), m.lv().focusIndex())
 	}
 }
 

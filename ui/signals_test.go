@@ -94,8 +94,8 @@ func TestPaneNumbersFocus(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "9")
-	if m.lv().focus != 8 {
-		t.Errorf("prefix 9 focused pane %d, want 9", m.lv().focus+1)
+	if m.lv().focusIndex() != 8 {
+		t.Errorf("prefix 9 focused pane %d, want 9", m.lv().focusIndex()+1)
 	}
 	if !strings.Contains(plainView(m), " 9 ipane") {
 		t.Errorf("pane 9's page is not shown:\n%s", plainView(m))
@@ -103,8 +103,8 @@ func TestPaneNumbersFocus(t *testing.T) {
 	m2 := newTestModel(t, newFakeBackend(), 2, 120, 40)
 	press(m2, "ctrl+b")
 	press(m2, "5")
-	if m2.lv().focus != 0 {
-		t.Errorf("prefix 5 with 2 panes moved focus to %d", m2.lv().focus+1)
+	if m2.lv().focusIndex() != 0 {
+		t.Errorf("prefix 5 with 2 panes moved focus to %d", m2.lv().focusIndex()+1)
 	}
 }
 

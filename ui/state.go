@@ -234,7 +234,7 @@ func (m *Model) userEnded(p *pane) bool {
 func (m *Model) markAttention(i int, p *pane, info *PaneInfo) {
 	away := len(m.views) == 0
 	for _, v := range m.views {
-		if i == v.focus {
+		if i == v.focusIndex() {
 			continue
 		}
 		away = true

@@ -133,8 +133,8 @@ func TestFocusMovesAndZoom(t *testing.T) {
 	for _, s := range steps {
 		press(m, "ctrl+b")
 		press(m, s.key)
-		if m.lv().focus != s.want {
-			t.Fatalf("after prefix %s focus = %d, want %d", s.key, m.lv().focus, s.want)
+		if m.lv().focusIndex() != s.want {
+			t.Fatalf("after prefix %s focus = %d, want %d", s.key, m.lv().focusIndex(), s.want)
 		}
 	}
 	press(m, "a")

@@ -17,7 +17,7 @@ type view struct {
 	id int
 
 	width, height int
-	focus         int // index into m.panes
+	focusKey      int // the focused pane's key (focusIndex)
 	page          int
 	zoom          bool
 	readOnly      bool // sees everything, touches nothing (A2)
@@ -105,7 +105,7 @@ type ClientMsg struct {
 }
 
 func (m *Model) newView(id int) *view {
-	v := &view{m: m, id: id, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{},
+	v := &view{m: m, id: id, focusKey: -1, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{},
 		colors: clientTheme{theme: vt.DefaultTheme}}
 	m.views = append(m.views, v)
 	return v
@@ -213,10 +213,33 @@ func (v *view) show() {
 }
 
 func (v *view) focused() *pane {
-	if v.focus < 0 || v.focus >= len(v.m.panes) {
-		return nil
+	if i := v.focusIndex(); i >= 0 {
+		return v.m.panes[i]
 	}
-	return v.m.panes[v.focus]
+	return nil
+}
+
+// focusIndex is where the focused pane is in m.panes: the first pane
+// until the view focused one, and -1 with no pane at all.
+func (v *view) focusIndex() int {
+	if i := v.m.indexOf(v.focusKey); i >= 0 {
+		return i
+	}
+	return min(0, len(v.m.panes)-1)
+}
+
+// paneRemoved forgets pane key, which stood at index i: a view that
+// focused it focuses the pane that takes its place, or the one before
+// it when it was the last.
+func (v *view) paneRemoved(key, i int) tea.Cmd {
+	delete(v.panes, key)
+	if v.focusKey == key && len(v.m.panes) > 0 {
+		v.focusKey = v.m.panes[min(i, len(v.m.panes)-1)].key
+	}
+	if v.modal == modalClosing && v.closingKey == key {
+		v.modal = modalNone
+	}
+	return v.relayout()
 }
 
 // sizing reports whether this view's layout sizes the panes' screens.
@@ -248,7 +271,7 @@ func fitSize(w, h int) (int, int) {
 // takes new frames of the panes whose screens changed.
 func (v *view) relayout() tea.Cmd {
 	if n := v.pageSize(); n > 0 {
-		v.page = v.focus / n // the page may hold fewer panes now, or none
+		v.page = max(0, v.focusIndex()) / n // the page may hold fewer panes now, or none
 	}
 	idx, rects := v.pageRects()
 	var cmd tea.Cmd
