@@ -3,6 +3,8 @@ package ui
 import (
 	"io"
 	"testing"
+
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // benchModel is 16 panes on a 200×50 client that draws through a real
@@ -11,12 +13,12 @@ import (
 func benchModel(b *testing.B) *Model {
 	b.Helper()
 	m := newTestModel(b, newFakeBackend(), 16, 200, 50)
-	term, err := OpenTerminal(nil, io.Discard)
+	tm, err := term.Open(nil, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = term.Close() })
-	drawTo(m, term)
+	b.Cleanup(func() { _ = tm.Close() })
+	drawTo(m, tm)
 	m.Update(frameMsg{})
 	return m
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // fakeBackend counts every call. Its blocking methods (all but Changed and
@@ -315,7 +316,7 @@ func attachClient(m *Model, w, h int) {
 
 // drawTo attaches the test's client again, drawn through t, at the size
 // it had.
-func drawTo(m *Model, t *Terminal) {
+func drawTo(m *Model, t *term.Terminal) {
 	w, h := m.lv().width, m.lv().height
 	m.Update(DetachMsg{ID: 0})
 	m.Update(AttachMsg{ID: 0, Term: t, Width: w, Height: h})

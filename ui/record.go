@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/record"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // Recording from the live UI (package record does the casts). Every
@@ -42,7 +41,7 @@ type RecordConfig struct {
 // the view recordings by client, and the errors of recordings stopped.
 type recState struct {
 	budget    *record.Budget
-	views     map[int]*viewRecording
+	views     map[int]*viewRec
 	tickArmed bool
 
 	// mu guards what the stopping commands write: errs, for the summary.
@@ -153,7 +152,7 @@ func (m *Model) startRecording(p *pane, path string, idle time.Duration, done fu
 	key, gen, dir, name, now := p.key, p.gen, m.cfg.Record.Dir, p.spec.Name, m.now()
 	stop := m.stop
 	return func() tea.Msg {
-		f, path, err := createCast(dir, path, name, now)
+		f, path, err := term.CreateCast(dir, path, name, now)
 		if dropIfDone(stop, f, path) {
 			return nil
 		}
@@ -321,63 +320,3 @@ func (m *Model) stopAllRecordings() func() {
 // quitFlushBound bounds how long the quit waits for the recordings: a
 // Recorder holds at most a few MiB for its writer.
 const quitFlushBound = 30 * time.Second
-
-// maxNameInFile bounds the pane's name in a file name.
-const maxNameInFile = 64
-
-// safeName is a pane's name as part of a file name: letters, digits, '.',
-// '_' and '-' kept, anything else '_', never starting with '.'.
-func safeName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if b.Len() >= maxNameInFile {
-			break
-		}
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		case r == '.' && b.Len() > 0:
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "pane"
-	}
-	return b.String()
-}
-
-// createCast creates a new cast file: path, or, when path is "", one
-// named after the pane and the time in dir (made if missing). It never
-// overwrites a file.
-func createCast(dir, path, name string, now time.Time) (*os.File, string, error) {
-	if path != "" {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, path, fmt.Errorf("create the cast: %w (give a file that does not exist yet)", err)
-		}
-		return f, path, nil
-	}
-	if dir == "" {
-		return nil, "", errors.New("no directory for recordings: set [record] dir, or give a file")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", fmt.Errorf("make the recordings directory: %w (check [record] dir)", err)
-	}
-	base := filepath.Join(dir, safeName(name)+"-"+now.Format("20060102-150405"))
-	for n := 1; n <= 100; n++ {
-		path = base + ".cast"
-		if n > 1 {
-			path = fmt.Sprintf("%s-%d.cast", base, n)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			return f, path, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, path, fmt.Errorf("create the cast: %w (check [record] dir)", err)
-		}
-	}
-	return nil, base, errors.New("create the cast: 100 casts of that name this second already; try again")
-}

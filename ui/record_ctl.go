@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/record"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // The recording commands: the prefix keys R, M, S and V, and what a
@@ -110,7 +111,7 @@ func (m *Model) saveLast(p *pane, d time.Duration, path string, done func(string
 // writeLast creates the file and writes the ring's window to it; a file
 // it could not write is removed. *path becomes the file's name.
 func writeLast(ring *record.Ring, d time.Duration, dir string, path *string, name string, now time.Time) error {
-	f, p, err := createCast(dir, *path, name, now)
+	f, p, err := term.CreateCast(dir, *path, name, now)
 	*path = p
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/termsize"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // view is one client's look at the shared panes: its terminal's size,
@@ -52,10 +53,10 @@ type view struct {
 	// status is the status line styled, for what statusKey says.
 	statusKey, status string
 
-	out         []byte      // a line being composed, reused
-	term        *Terminal   // draws this client's frames; nil: nothing does
-	cursorColor string      // the cursor colour last set on the terminal ("": its own)
-	colors      clientTheme // what the terminal told of its colours (theme.go)
+	out         []byte         // a line being composed, reused
+	term        *term.Terminal // draws this client's frames; nil: nothing does
+	cursorColor string         // the cursor colour last set on the terminal ("": its own)
+	colors      clientTheme    // what the terminal told of its colours (theme.go)
 	// detached is called, from Update, when the client asks to leave.
 	detached func()
 }
@@ -84,7 +85,7 @@ type paneView struct {
 // AttachMsg adds a client's view, drawn through Term.
 type AttachMsg struct {
 	ID            int
-	Term          *Terminal
+	Term          *term.Terminal
 	Width, Height int
 	ReadOnly      bool
 	// Dir is the client's working directory, where its new panes start
