@@ -9,7 +9,7 @@
 // from a tea.Cmd, and never blocks in Update. It does not own how a
 // client's bytes travel (package server gives each client a Terminal).
 //
-//	Backend.Start ─► pane (screen + session) ─► sink: parseGate turn (panes on some client's screen first) ─► screen.Write, a bounded slice a turn
+//	Backend.Start ─► pane (screen + session) ─► sink: a parsegate turn (panes on some client's screen first) ─► screen.Write, a bounded slice a turn
 //	watch Cmd: select(the screens' shared wake, Backend.Changed, stop) ─► wakeMsg ─► frame tick (≤ fps)
 //	frameMsg: each dirty screen ─► per view: Screen.Snapshot (changed rows) ─► vt.RenderRow (changed rows) ─► the view's Terminal
 //	ClientMsg{key} ─► that view: a bound action (prefix or root table, actions.go) : encode for the pane's modes ─► Session.Write (non-blocking queue)

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
 )
@@ -110,7 +111,7 @@ type Model struct {
 
 	// The panes, shared by every client.
 	backend   Backend
-	gate      *parseGate // the panes' turns at parsing output
+	gate      *parsegate.Gate // the panes' turns at parsing output
 	panes     []*pane
 	nextKey   int
 	started   bool
@@ -167,7 +168,7 @@ type Result struct {
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	ctx, cancel := context.WithCancel(ctx)
 	cfg = cfg.withDefaults()
-	m := &Model{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
+	m := &Model{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), backend: b, gate: parsegate.New(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		layoutW: 80, layoutH: 24, now: time.Now}
 	for _, s := range specs {
 		m.addPane(s)

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
@@ -62,7 +63,7 @@ type pane struct {
 	key  int // stable identity for messages; never reused
 	spec PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
-	gate *parseGate
+	gate *parsegate.Gate
 	// shown says whether the pane is on some client's screen, for its
 	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
@@ -148,7 +149,7 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	if spec.Env != nil {
 		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
 	}
-	opts.Screen, opts.Turns = p.screen, p.gate.paneTurns(&p.echo, &p.shown)
+	opts.Screen, opts.Turns = p.screen, p.gate.Turns(&p.echo, &p.shown)
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(ctx)
