@@ -57,8 +57,8 @@ func TestBindingsDispatch(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "x")
-	if m.panes[0].phase != phaseRunning || m.lv().modal != modalNone {
-		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modal)
+	if m.panes[0].phase != phaseRunning || m.lv().modalKind() != modalNone {
+		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modalKind())
 	}
 	m.lv().readOnly = true
 	send(m, tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))

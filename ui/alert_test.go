@@ -21,7 +21,7 @@ func closeWith(t *testing.T, m *Model, key string) {
 	t.Helper()
 	press(m, "ctrl+b")
 	cmd := press(m, key)
-	if m.lv().modal == modalConfirmClose {
+	if m.lv().modalKind() == modalConfirmClose {
 		cmd = press(m, "y") // x asks first on a pane that runs
 	}
 	for _, msg := range runCmd(cmd) {
@@ -41,8 +41,8 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 	b.closeErr["apane"] = errFullStore
 	m := newTestModel(t, b, 2, 120, 40)
 	closeWith(t, m, "x")
-	if len(m.panes) != 2 || m.lv().modal != modalNone {
-		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.panes), m.lv().modal)
+	if len(m.panes) != 2 || m.lv().modalKind() != modalNone {
+		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.panes), m.lv().modalKind())
 	}
 	v := plainView(m)
 	for _, want := range []string{"close failed", "no space left on device", "ctrl+b x dismisses", `\x1b]52`} {

@@ -276,7 +276,7 @@ func content(m *Model) string {
 // first (a pane that runs), as the user answers.
 func pressX(m *Model) tea.Cmd {
 	cmd := press(m, "x")
-	if m.lv().modal == modalConfirmClose {
+	if m.lv().modalKind() == modalConfirmClose {
 		cmd = press(m, "y")
 	}
 	return cmd

@@ -77,12 +77,12 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "/")
-	if v.modal != modalFind {
-		t.Fatalf("prefix / opened modal %d", v.modal)
+	if v.modalKind() != modalFind {
+		t.Fatalf("prefix / opened modal %d", v.modalKind())
 	}
 	typeText(m, "needle")
 	searchNow(t, m)
-	f := v.find
+	f := v.find()
 	var got []string
 	for _, r := range f.found {
 		got = append(got, fmt.Sprintf("%d:%s", m.indexOf(r.key), r.Excerpt))
@@ -98,8 +98,8 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 
 	press(m, "down")
 	press(m, "enter")
-	if v.modal != modalNone || v.focusIndex() != 9 || v.page != 2 || !v.scrollMode {
-		t.Fatalf("after enter: modal %d focus %d page %d scroll mode %v", v.modal, v.focusIndex(), v.page, v.scrollMode)
+	if v.modalKind() != modalNone || v.focusIndex() != 9 || v.page != 2 || !v.scrollMode {
+		t.Fatalf("after enter: modal %d focus %d page %d scroll mode %v", v.modalKind(), v.focusIndex(), v.page, v.scrollMode)
 	}
 	s := v.pv(m.panes[9])
 	if s.scroll == 0 || !highlighted(s, "second needle j", "needle") {
@@ -171,16 +171,16 @@ func TestFindDebounceAndStaleResults(t *testing.T) {
 		results := search()
 		typeText(m, "e") // "nee": the results above are for "ne" now
 		deliver(m, results)
-		if v.find.done != 0 || len(v.find.found) != 0 {
-			t.Fatalf("results of an older query were kept: %+v", v.find.found)
+		if v.find().done != 0 || len(v.find().found) != 0 {
+			t.Fatalf("results of an older query were kept: %+v", v.find().found)
 		}
 		searchNow(t, m)
-		if len(v.find.found) != 1 || v.find.found[0].Excerpt != "hay needle" {
-			t.Fatalf("results %+v", v.find.found)
+		if len(v.find().found) != 1 || v.find().found[0].Excerpt != "hay needle" {
+			t.Fatalf("results %+v", v.find().found)
 		}
 		press(m, "esc")
-		if v.modal != modalNone || v.find != nil {
-			t.Errorf("esc left modal %d", v.modal)
+		if v.modalKind() != modalNone || v.find() != nil {
+			t.Errorf("esc left modal %d", v.modalKind())
 		}
 	})
 }
@@ -234,7 +234,7 @@ func TestFindListScrolls(t *testing.T) {
 	press(m, "/")
 	typeText(m, "filler")
 	searchNow(t, m)
-	f := v.find
+	f := v.find()
 	if len(f.found) != maxFound || !f.more {
 		t.Fatalf("%d results, more %v; want %d and more", len(f.found), f.more, maxFound)
 	}

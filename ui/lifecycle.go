@@ -188,8 +188,8 @@ func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
 // closes pane key.
 func (m *Model) endClosingModals(key int) {
 	for _, v := range m.views {
-		if v.modal == modalClosing && v.closingKey == key {
-			v.modal = modalNone
+		if v.closing(key) {
+			v.modal = nil
 		}
 	}
 }

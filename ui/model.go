@@ -80,11 +80,16 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// modal is what, if anything, covers a client's panes and takes its keys.
-type modal int
+// modal is what covers a client's panes and takes its keys, with the
+// state of its own: nil when nothing does. Each kind is one type
+// (modals.go); modalKind names it, for switches and tests.
+type modal interface{ kind() modalKind }
+
+// modalKind is which modal a view shows.
+type modalKind int
 
 const (
-	modalNone modal = iota
+	modalNone modalKind = iota
 	modalHelp
 	modalConfirmQuit
 	modalConfirmClose // x on a pane that runs asks first, as tmux's kill-pane

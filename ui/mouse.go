@@ -7,7 +7,7 @@ import tea "charm.land/bubbletea/v2"
 // takes mouse reports, and a left-button drag selects (selection.go); a
 // click on the status line's page numbers turns the page.
 func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if v.modal != modalNone {
+	if v.modal != nil {
 		return nil
 	}
 	ev := msg.Mouse()

@@ -25,28 +25,31 @@ func (v *view) startRename() tea.Cmd {
 	if p == nil {
 		return nil
 	}
-	v.modal, v.renameKey, v.renameText = modalRename, p.key, p.spec.Name
+	v.modal = &renameModal{key: p.key, text: p.spec.Name}
 	return nil
 }
 
 // renameInput handles a key of the rename prompt: enter keeps the name,
 // esc drops it.
 func (v *view) renameInput(msg tea.KeyPressMsg) tea.Cmd {
+	r := v.rename()
+	if r == nil {
+		v.modal = nil
+		return nil
+	}
 	switch msg.String() {
 	case "enter":
-		v.modal = modalNone
-		if i := v.m.indexOf(v.renameKey); i >= 0 {
-			v.m.rename(i, v.renameText)
+		v.modal = nil
+		if i := v.m.indexOf(r.key); i >= 0 {
+			v.m.rename(i, r.text)
 		}
 	case "esc", "ctrl+c":
-		v.modal = modalNone
+		v.modal = nil
 	case "backspace":
-		if r := []rune(v.renameText); len(r) > 0 {
-			v.renameText = string(r[:len(r)-1])
-		}
+		r.text = dropLastRune(r.text)
 	default:
-		if len(v.renameText)+len(msg.Text) <= maxName {
-			v.renameText += msg.Text
+		if len(r.text)+len(msg.Text) <= maxName {
+			r.text += msg.Text
 		}
 	}
 	return nil
@@ -78,9 +81,9 @@ func (m *Model) uniqueName(name string, self *pane) string {
 	}
 }
 
-func (v *view) renamePrompt() string {
+func (v *view) renamePrompt(r *renameModal) string {
 	return overlayStyle.Render(fmt.Sprintf("Rename pane %d: %s▏\n\nenter keeps it, esc leaves the name as it was",
-		v.m.indexOf(v.renameKey)+1, termsafe.String(v.renameText)))
+		v.m.indexOf(r.key)+1, termsafe.String(r.text)))
 }
 
 // stateStyles colour an unfocused pane's title by its state, so that a

@@ -33,7 +33,7 @@ func (m *Model) startQuit(kill bool) tea.Cmd {
 func (m *Model) beginShutdown() tea.Cmd {
 	m.quitting = true
 	for _, v := range m.views {
-		v.modal = modalNone
+		v.modal = nil
 	}
 	for _, p := range m.panes {
 		p.cancel() // a start still preparing is not the Manager's yet

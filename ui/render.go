@@ -131,31 +131,43 @@ func (v *view) bodySize(i int) providers.Size {
 // client's frame to that client's Terminal.
 func (m *Model) View() tea.View { return tea.View{} }
 
+// overlayText is what covers the panes: the quit's teardown over any
+// modal, else the view's modal, if any.
+func (v *view) overlayText() (string, bool) {
+	if v.m.quitting {
+		return v.teardownText(), true
+	}
+	switch md := v.modal.(type) {
+	case closingModal:
+		return v.teardownText(), true
+	case helpModal:
+		return v.helpText(), true
+	case confirmQuitModal:
+		return v.confirmText(), true
+	case confirmCloseModal:
+		return v.confirmCloseText(), true
+	case *renameModal:
+		return v.renamePrompt(md), true
+	case *sessionList:
+		return v.sessionsText(), true
+	case *findState:
+		return v.findText(), true
+	case *prompt:
+		return v.promptText(), true
+	case *picker:
+		return v.pickerText(), true
+	}
+	return "", false
+}
+
 // compose composes the screen's lines, the overlay if one is open, and where
 // the real cursor goes (nil: hidden).
 func (v *view) compose() ([]string, *tea.Cursor) {
 	lines := v.composeLines()
-	switch {
-	case v.m.quitting || v.modal == modalClosing:
-		lines = overlay(lines, v.width, v.teardownText())
-	case v.modal == modalHelp:
-		lines = overlay(lines, v.width, v.helpText())
-	case v.modal == modalConfirmQuit:
-		lines = overlay(lines, v.width, v.confirmText())
-	case v.modal == modalConfirmClose:
-		lines = overlay(lines, v.width, v.confirmCloseText())
-	case v.modal == modalRename:
-		lines = overlay(lines, v.width, v.renamePrompt())
-	case v.modal == modalList:
-		lines = overlay(lines, v.width, v.sessionsText())
-	case v.modal == modalFind:
-		lines = overlay(lines, v.width, v.findText())
-	case v.modal == modalPrompt:
-		lines = overlay(lines, v.width, v.promptText())
-	case v.modal == modalPick:
-		lines = overlay(lines, v.width, v.pickerText())
+	if text, ok := v.overlayText(); ok {
+		lines = overlay(lines, v.width, text)
 	}
-	if v.modal == modalNone && !v.scrollMode && !v.m.quitting {
+	if v.modal == nil && !v.scrollMode && !v.m.quitting {
 		return lines, v.cursor()
 	}
 	return lines, nil

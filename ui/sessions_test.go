@@ -22,8 +22,8 @@ func openList(t *testing.T, m *Model) {
 	t.Helper()
 	press(m, "ctrl+b")
 	press(m, "w")
-	if m.lv().modal != modalList {
-		t.Fatalf("prefix w opened modal %v, want the session list", m.lv().modal)
+	if m.lv().modalKind() != modalList {
+		t.Fatalf("prefix w opened modal %v, want the session list", m.lv().modalKind())
 	}
 }
 
@@ -33,7 +33,7 @@ func selectPane(t *testing.T, m *Model, name string) {
 	press(m, "home")
 	for range len(m.panes) {
 		rows := m.lv().sessionRows()
-		if rows[m.lv().sessions.selected(rows)].info.Name == name {
+		if rows[m.lv().sessions().selected(rows)].info.Name == name {
 			return
 		}
 		press(m, "down")
@@ -81,7 +81,7 @@ func TestSessionListFilters(t *testing.T) {
 		press(m, k)
 	}
 	if got := listNames(m); !slices.Equal(got, []string{"cpane"}) {
-		t.Errorf("filter %q: rows %v, want cpane only (case-insensitive)", m.lv().sessions.filter, got)
+		t.Errorf("filter %q: rows %v, want cpane only (case-insensitive)", m.lv().sessions().filter, got)
 	}
 	press(m, "esc") // drops the filter
 	press(m, "/")
@@ -89,15 +89,15 @@ func TestSessionListFilters(t *testing.T) {
 		press(m, k)
 	}
 	if got := listNames(m); !slices.Equal(got, []string{"dpane"}) {
-		t.Errorf("filter %q: rows %v, want dpane", m.lv().sessions.filter, got)
+		t.Errorf("filter %q: rows %v, want dpane", m.lv().sessions().filter, got)
 	}
 	press(m, "backspace")
-	if f := m.lv().sessions.filter; f != "refu" {
+	if f := m.lv().sessions().filter; f != "refu" {
 		t.Errorf("after backspace the filter is %q", f)
 	}
 	press(m, "esc")
 	press(m, "esc")
-	if m.lv().modal != modalNone {
+	if m.lv().modalKind() != modalNone {
 		t.Error("esc without a filter did not close the list")
 	}
 }
@@ -115,8 +115,8 @@ func TestSessionListEnterFocusesPaneOnAnotherPage(t *testing.T) {
 	openList(t, m)
 	selectPane(t, m, name)
 	press(m, "enter")
-	if v.modal != modalNone || v.focusIndex() != target || v.page != target/n {
-		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modal, v.focusIndex(), v.page, target, target/n)
+	if v.modalKind() != modalNone || v.focusIndex() != target || v.page != target/n {
+		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modalKind(), v.focusIndex(), v.page, target, target/n)
 	}
 	if !strings.Contains(ansi.Strip(content(m)), name) {
 		t.Errorf("%s is not on screen after enter", name)
@@ -153,8 +153,8 @@ func TestSessionListActsOnSelected(t *testing.T) {
 	if got := paneNames(m); !slices.Equal(got, []string{"apane", "bpane"}) {
 		t.Errorf("after x on cpane the panes are %v", got)
 	}
-	if m.lv().modal != modalList {
-		t.Errorf("the list closed after x (modal %v)", m.lv().modal)
+	if m.lv().modalKind() != modalList {
+		t.Errorf("the list closed after x (modal %v)", m.lv().modalKind())
 	}
 }
 
@@ -176,7 +176,7 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 	send("ctrl+b")
 	send("w")
 	v := m.viewByID(7)
-	if v.modal != modalList {
+	if v.modalKind() != modalList {
 		t.Fatal("a read-only client may list the sessions")
 	}
 	before := b.total()

@@ -36,16 +36,16 @@ func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
 	if b.total() != before {
 		t.Fatalf("x made blocking calls in Update: %v", b.calls)
 	}
-	if m.lv().modal != modalClosing || !strings.Contains(m.lv().teardownText(), "cancelling the start") {
-		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.lv().modal, m.lv().teardownText())
+	if m.lv().modalKind() != modalClosing || !strings.Contains(m.lv().teardownText(), "cancelling the start") {
+		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.lv().modalKind(), m.lv().teardownText())
 	}
 	msg := start() // returns because the start was cancelled
 	if sm, ok := msg.(startedMsg); !ok || !errors.Is(sm.err, errStartCancelled) {
 		t.Fatalf("start returned %#v, want errStartCancelled", msg)
 	}
 	m.Update(msg)
-	if len(m.panes) != 0 || m.lv().modal != modalNone {
-		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.lv().modal)
+	if len(m.panes) != 0 || m.lv().modalKind() != modalNone {
+		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.lv().modalKind())
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
 		t.Errorf("results = %v, want one pane whose start was cancelled", r)

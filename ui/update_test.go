@@ -45,7 +45,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 			send(m, keyMsg("ctrl+b"))
 			send(m, keyMsg(key))
 			send(m, keyMsg("esc")) // close whatever opened
-			m.lv().modal, m.lv().scrollMode = modalNone, false
+			m.lv().modal, m.lv().scrollMode = nil, false
 			if got := b.total(); got != before {
 				t.Fatalf("prefix %q made %d blocking call(s): %v", key, got-before, b.calls)
 			}
@@ -178,7 +178,7 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	cmd := pressX(m)
-	if m.lv().modal != modalClosing {
+	if m.lv().modalKind() != modalClosing {
 		t.Fatal("no closing modal")
 	}
 	press(m, "a") // input is blocked while closing
@@ -189,8 +189,8 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 		_, after := m.Update(msg)
 		runCmd(after) // closes the removed pane's screen
 	}
-	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.lv().modal != modalNone {
-		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.lv().modal)
+	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.lv().modalKind() != modalNone {
+		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.lv().modalKind())
 	}
 }
 
@@ -199,7 +199,7 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	press(m, "q")
-	if m.lv().modal != modalConfirmQuit {
+	if m.lv().modalKind() != modalConfirmQuit {
 		t.Fatal("quit did not ask while sessions run")
 	}
 	cmd := press(m, "y")

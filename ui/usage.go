@@ -160,7 +160,7 @@ func (m *Model) handleUsage(msg usageMsg) tea.Cmd {
 		m.usageIdle++
 	}
 	for _, v := range m.views {
-		if v.modal == modalList {
+		if v.sessions() != nil {
 			m.redraw = true
 		}
 	}

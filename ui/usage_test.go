@@ -141,8 +141,8 @@ func TestUsageBacksOffWhileIdle(t *testing.T) {
 	stale := usageTickMsg{gen: m.usageGen}
 	press(m, "ctrl+b")
 	cmd := send(m, keyMsg("w"))
-	if m.lv().modal != modalList || cmd == nil || m.usageInterval() != usageEvery {
-		t.Fatalf("the session list: modal %v, command %v, interval %v; want the list, a sample and %v", m.lv().modal, cmd != nil, m.usageInterval(), usageEvery)
+	if m.lv().modalKind() != modalList || cmd == nil || m.usageInterval() != usageEvery {
+		t.Fatalf("the session list: modal %v, command %v, interval %v; want the list, a sample and %v", m.lv().modalKind(), cmd != nil, m.usageInterval(), usageEvery)
 	}
 	if _, cmd := m.Update(stale); cmd != nil {
 		t.Error("the timer a sample on demand replaced still sampled")

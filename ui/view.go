@@ -25,17 +25,10 @@ type view struct {
 
 	prefixPending bool
 	broadcast     bool
-	modal         modal
-	closingKey    int // the pane this client closes, under modalClosing (or asks to, modalConfirmClose)
-	renameKey     int // the pane this client renames, under modalRename
-	renameText    string
-	sessions      sessionList // the list of every pane, under modalList
+	modal         modal // what covers the panes, with its state; nil: nothing
 	scrollMode    bool
-	find          *findState // the search across panes, under modalFind
 	notice        string     // a one-off word in the status line ("read-only")
 	drag          *dragState // a left button held over a pane (selection.go)
-	prompt        *prompt    // the line being typed, under modalPrompt
-	picker        *picker    // what a new pane runs, under modalPick
 	dir           string     // where the client started, for its new panes ("": unknown)
 
 	panes map[int]*paneView // by pane key
@@ -237,8 +230,8 @@ func (v *view) paneRemoved(key, i int) tea.Cmd {
 	if v.focusKey == key && len(v.m.panes) > 0 {
 		v.focusKey = v.m.panes[min(i, len(v.m.panes)-1)].key
 	}
-	if v.modal == modalClosing && v.closingKey == key {
-		v.modal = modalNone
+	if v.closing(key) {
+		v.modal = nil
 	}
 	return v.relayout()
 }
