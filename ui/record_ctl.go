@@ -18,62 +18,6 @@ import (
 // functions are told the file and how it went, from Update or from the
 // command that wrote the file: they must not block.
 
-// toggleRecording starts or stops recording the focused pane (prefix R).
-func (v *view) toggleRecording() tea.Cmd {
-	p := v.focused()
-	if p == nil {
-		return nil
-	}
-	if p.recs.rec != nil {
-		return v.m.stopRecording(p, "", nil, v.id)
-	}
-	cmd, err := v.m.startRecording(p, "", 0, nil, v.id)
-	if err != nil {
-		v.notice = "not recorded: " + err.Error()
-	}
-	return cmd
-}
-
-// markRecording adds a marker to the focused pane's recording (prefix M).
-func (v *view) markRecording() tea.Cmd {
-	p := v.focused()
-	if p == nil || p.recs.rec == nil {
-		v.notice = "no recording to mark: prefix R records the pane"
-		return nil
-	}
-	p.recs.markers++
-	label := fmt.Sprintf("marker %d", p.recs.markers)
-	p.recs.rec.Marker(label)
-	v.notice = label
-	return nil
-}
-
-// saveLastFocused saves the focused pane's ring (prefix S).
-func (v *view) saveLastFocused() tea.Cmd {
-	p := v.focused()
-	if p == nil {
-		return nil
-	}
-	cmd, err := v.m.saveLast(p, 0, "", nil, v.id)
-	if err != nil {
-		v.notice = "not saved: " + err.Error()
-	}
-	return cmd
-}
-
-// toggleViewRecording starts or stops recording this client's view
-// (prefix V).
-func (v *view) toggleViewRecording() tea.Cmd {
-	if v.m.rec.views[v.id] != nil {
-		return v.m.stopViewRecording(v.id, "", nil, v.id)
-	}
-	cmd, err := v.m.startViewRecording(v.id, "", nil, v.id)
-	if err != nil {
-		v.notice = "not recorded: " + err.Error()
-	}
-	return cmd
-}
-
 // saveLast writes the last d (0: all the ring keeps) of pane p's ring
 // to path (or a name in the dir) in a command.
 func (m *Model) saveLast(p *pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
@@ -210,54 +154,6 @@ func (m *Model) SaveLast(id string, d time.Duration, path string, done func(stri
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}
 	return cmd, nil
-}
-
-// viewClient is the client a view recording names: client, or with 0
-// the one that typed last, else the newest.
-func (m *Model) viewClient(client int) (int, error) {
-	if client != 0 {
-		return client, nil
-	}
-	if m.active != nil && m.active.term != nil {
-		return m.active.id, nil
-	}
-	for i := len(m.views) - 1; i >= 0; i-- {
-		if m.views[i].term != nil {
-			return m.views[i].id, nil
-		}
-	}
-	return 0, errors.New("no client is attached: a view recording records one (attach with sandmux attach)")
-}
-
-// RecordViewStart starts recording client's view (0: the one that typed
-// last) to path; done is told the file once it records.
-func (m *Model) RecordViewStart(client int, path string, done func(string, error)) (tea.Cmd, error) {
-	id, err := m.viewClient(client)
-	if err != nil {
-		return nil, err
-	}
-	return m.startViewRecording(id, path, done, noView)
-}
-
-// RecordViewStop stops client's view recording (0: the only one, or
-// the one of the client that typed last).
-func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, error) {
-	if client == 0 && len(m.rec.views) == 1 {
-		for id := range m.rec.views {
-			client = id
-		}
-	}
-	id, err := m.viewClient(client)
-	if err != nil {
-		return nil, err
-	}
-	switch r, taken := m.rec.views[id]; {
-	case taken && r == nil:
-		return nil, fmt.Errorf("client %d's view recording is still starting: stop it once it started", id)
-	case r == nil:
-		return nil, fmt.Errorf("client %d's view is not recorded: sandmux ctl record start --view records it", id)
-	}
-	return m.stopViewRecording(id, "", done, noView), nil
 }
 
 // ShortDuration writes d without the zero units time.Duration.String

@@ -129,3 +129,51 @@ func (v *view) viewRecMark() string {
 	}
 	return "REC VIEW " + clock(v.m.now().Sub(r.started))
 }
+
+// viewClient is the client a view recording names: client, or with 0
+// the one that typed last, else the newest.
+func (m *Model) viewClient(client int) (int, error) {
+	if client != 0 {
+		return client, nil
+	}
+	if m.active != nil && m.active.term != nil {
+		return m.active.id, nil
+	}
+	for i := len(m.views) - 1; i >= 0; i-- {
+		if m.views[i].term != nil {
+			return m.views[i].id, nil
+		}
+	}
+	return 0, errors.New("no client is attached: a view recording records one (attach with sandmux attach)")
+}
+
+// RecordViewStart starts recording client's view (0: the one that typed
+// last) to path; done is told the file once it records.
+func (m *Model) RecordViewStart(client int, path string, done func(string, error)) (tea.Cmd, error) {
+	id, err := m.viewClient(client)
+	if err != nil {
+		return nil, err
+	}
+	return m.startViewRecording(id, path, done, noView)
+}
+
+// RecordViewStop stops client's view recording (0: the only one, or
+// the one of the client that typed last).
+func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, error) {
+	if client == 0 && len(m.rec.views) == 1 {
+		for id := range m.rec.views {
+			client = id
+		}
+	}
+	id, err := m.viewClient(client)
+	if err != nil {
+		return nil, err
+	}
+	switch r, taken := m.rec.views[id]; {
+	case taken && r == nil:
+		return nil, fmt.Errorf("client %d's view recording is still starting: stop it once it started", id)
+	case r == nil:
+		return nil, fmt.Errorf("client %d's view is not recorded: sandmux ctl record start --view records it", id)
+	}
+	return m.stopViewRecording(id, "", done, noView), nil
+}
