@@ -27,28 +27,28 @@ type teardownMsg struct {
 
 // failTeardown keeps a failed close or kill for the exit code and shows
 // it on its pane, if the pane is still there.
-func (m *Model) failTeardown(p *pane, what string, err error) {
+func (s *shared) failTeardown(p *pane, what string, err error) {
 	if err == nil {
 		return
 	}
-	m.teardownErrs = append(m.teardownErrs, err)
+	s.teardownErrs = append(s.teardownErrs, err)
 	if p != nil {
 		p.alert = &alert{what: what, err: err}
 	}
 }
 
-func (m *Model) handleTeardown(msg teardownMsg) tea.Cmd {
+func (s *shared) handleTeardown(msg teardownMsg) tea.Cmd {
 	var p *pane
-	for _, q := range m.panes {
+	for _, q := range s.panes {
 		if q.key == msg.key {
 			p = q
 		}
 	}
-	m.failTeardown(p, "close", msg.err)
+	s.failTeardown(p, "close", msg.err)
 	return nil
 }
 
 // TeardownErr joins the errors of the closes and kills that failed before
 // the quit (the quit's own are ShutdownErr's); sandmux exits non-zero when
 // either is set.
-func (m *Model) TeardownErr() error { return errors.Join(m.teardownErrs...) }
+func (s *shared) TeardownErr() error { return errors.Join(s.teardownErrs...) }

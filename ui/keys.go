@@ -24,7 +24,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if v.m.quitting {
 		// Input is blocked; a repeated quit escalates to kill.
 		if !v.readOnly && (key == "q" || key == "ctrl+c") {
-			return v.m.startQuit(false)
+			return v.m.quit(false)
 		}
 		return nil
 	}
@@ -35,7 +35,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case confirmQuitModal:
 		v.modal = nil
 		if key == "y" || key == "Y" {
-			return v.m.startQuit(false)
+			return v.m.quit(false)
 		}
 		return nil
 	case confirmCloseModal:
@@ -121,7 +121,7 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 
 // input writes encode's bytes, for the pane's current modes, to its
 // session; it reports whether anything was sent or kept for later.
-func (m *Model) input(p *pane, encode func(vt.Modes) []byte) bool {
+func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
 	if p.screen == nil || (p.sess == nil && p.phase != phaseStarting) {
 		return false
 	}
@@ -138,7 +138,7 @@ func (m *Model) input(p *pane, encode func(vt.Modes) []byte) bool {
 		return true
 	}
 	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
-	m.awaitEcho(p)
+	s.awaitEcho(p)
 	return true
 }
 
@@ -172,7 +172,7 @@ func (v *view) requestQuit() tea.Cmd {
 			return nil
 		}
 	}
-	return v.m.startQuit(false)
+	return v.m.quit(false)
 }
 
 // detach lets the client go; a view without a client to let go (the

@@ -101,63 +101,31 @@ const (
 	modalPick         // this client picks what a new pane runs (spawn.go)
 )
 
-// Model is the root model: the panes, their sessions and screens, shared
-// by every attached client, and one view per client (its size, focus,
-// page, zoom, scroll and frames). It runs in one Bubble Tea program; the
-// clients' input reaches it as ClientMsg, so all state is touched by
+// Model is the root model: the panes every attached client shares
+// (shared, panes.go) and one view per client (its size, focus, page,
+// zoom, modal, scroll and frames). It runs in one Bubble Tea program;
+// the clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
 type Model struct {
-	cfg  Config
+	shared
 	keys keyTables // the key bindings, from cfg.Keys and the actions
-	now  func() time.Time
-	// ctx is the parent of the starts' contexts; cancel ends it at quit.
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	// The panes, shared by every client.
-	backend   Backend
-	gate      *parsegate.Gate // the panes' turns at parsing output
-	panes     []*pane
-	nextKey   int
-	started   bool
-	resizeGen int // the debounced PTY resize that is current
 	// shownScratch is markShown's set of panes on some client's page.
 	shownScratch map[int]bool
 
 	// The clients' views.
 	views  []*view
-	active *view    // the client that typed last: the PTYs follow its sizes
-	theme  vt.Theme // the colours the screens answer with: active's (theme.go)
+	active *view // the client that typed last: the PTYs follow its sizes
 	// layoutW and layoutH size the panes while no client is attached.
 	layoutW, layoutH int
+	// viewRecs are the view recordings, by client (viewrec.go).
+	viewRecs map[int]*viewRec
 
 	// The redraw loop (watch.go).
-	redraw         bool // a quiet message changed what some client sees
 	watching       bool
 	changedPending bool
 	frameArmed     bool
 	lastFrame      time.Time
-	framePanes     int           // panes the last frame took anew: its cost, for the next one's wait
-	echoTyped      bool          // a key was typed into a pane in this Update (watch.go)
-	stateArmed     time.Time     // when the state timer fires; zero when none waits
-	stateCancel    chan struct{} // closed when a timer for an earlier deadline replaces it
-	usageArmed     bool          // a usage sample is due (usage.go)
-	usageGen       int           // the current usage timer's
-	usageIdle      int           // rounds in a row in which no pane was busy or wrote
-	usageOutput    bool          // some pane wrote since the last round
-	wake           chan struct{} // every screen pokes it (vt.WithWake)
-	stop           chan struct{} // closed once done: the watch returns
-
-	rec recState // the rings' budget and the view recordings (record.go)
-
-	// The quit (quit.go) and what it reports.
-	quitting      bool
-	killRequested bool // the quit escalated to killing everything
-	shutDown      bool // the Manager's Shutdown returned; done once no start is pending
-	done          bool
-	quitResults   []Result
-	teardownErrs  []error // failed closes and kills, for the exit code
-	shutdownErr   error
+	framePanes     int // panes the last frame took anew: its cost, for the next one's wait
 }
 
 // Result is how one session ended, for the summary printed after exit.
@@ -173,26 +141,28 @@ type Result struct {
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	ctx, cancel := context.WithCancel(ctx)
 	cfg = cfg.withDefaults()
-	m := &Model{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), backend: b, gate: parsegate.New(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
-		layoutW: 80, layoutH: 24, now: time.Now}
+	m := &Model{keys: newKeyTables(cfg.Prefix, cfg.Keys), layoutW: 80, layoutH: 24,
+		shared: shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, backend: b, gate: parsegate.New(cfg.Parsers),
+			wake: make(chan struct{}, 1), stop: make(chan struct{}), now: time.Now}}
+	m.clients = m
 	for _, s := range specs {
 		m.addPane(s)
 	}
 	return m
 }
 
-func (m *Model) addPane(s PaneSpec) *pane {
-	p := &pane{key: m.nextKey, gate: m.gate, sandbox: s.Name}
-	s.Name = m.uniqueName(s.Name, nil)
-	p.spec = s
-	m.newTracker(p)
-	m.nextKey++
-	m.panes = append(m.panes, p)
+func (s *shared) addPane(spec PaneSpec) *pane {
+	p := &pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
+	spec.Name = s.uniqueName(spec.Name, nil)
+	p.spec = spec
+	s.newTracker(p)
+	s.nextKey++
+	s.panes = append(s.panes, p)
 	return p
 }
 
 // Results returns one line of outcome per session, once the program ended.
-func (m *Model) Results() []Result { return m.quitResults }
+func (s *shared) Results() []Result { return s.quitResults }
 
 // Init starts nothing: the panes start at StartMsg, or when the first
 // client attaches, so every PTY opens at its pane's size.
@@ -203,10 +173,11 @@ func (m *Model) Init() tea.Cmd { return nil }
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	if m.echoTyped {
+	if m.watchNow {
 		// Between frames nothing watches the screens: the echo of what
-		// was just typed must be seen as soon as it parsed.
-		m.echoTyped = false
+		// was just typed (or a new screen's first output) must be seen as
+		// soon as it parsed.
+		m.watchNow = false
 		cmd = tea.Batch(cmd, m.watch())
 	}
 	if st := m.syncStates(); st != nil {
@@ -215,6 +186,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if arm := m.armUsage(); arm != nil {
 		cmd = tea.Batch(cmd, arm)
 	}
+	m.rec.viewsRecorded = len(m.viewRecs) > 0
 	if rc := m.syncRecordings(); rc != nil {
 		cmd = tea.Batch(cmd, rc)
 	}
@@ -285,11 +257,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case usageTickMsg:
 		return m.usageTick(msg)
 	case usageMsg:
-		return m.handleUsage(msg)
+		cmd := m.handleUsage(msg)
+		m.redraw = m.redraw || m.listing() // the list shows every pane's CPU and memory
+		return cmd
 	case shutdownMsg:
 		return m.handleShutdown(msg)
 	case QuitMsg:
-		return m.startQuit(msg.Kill)
+		return m.quit(msg.Kill)
 	case findTickMsg, findResultsMsg:
 		return m.handleFind(msg)
 	case viewOpenedMsg:
@@ -322,8 +296,8 @@ func (m *Model) handleStart(msg StartMsg) tea.Cmd {
 	return m.startAll()
 }
 
-func (m *Model) paneByKey(key, gen int) (int, *pane) {
-	for i, p := range m.panes {
+func (s *shared) paneByKey(key, gen int) (int, *pane) {
+	for i, p := range s.panes {
 		if p.key == key && p.gen == gen {
 			return i, p
 		}
@@ -331,8 +305,8 @@ func (m *Model) paneByKey(key, gen int) (int, *pane) {
 	return -1, nil
 }
 
-func (m *Model) indexOf(key int) int {
-	for i, p := range m.panes {
+func (s *shared) indexOf(key int) int {
+	for i, p := range s.panes {
 		if p.key == key {
 			return i
 		}
@@ -341,9 +315,9 @@ func (m *Model) indexOf(key int) int {
 }
 
 // emit tells the Events hook, if any, what happened.
-func (m *Model) emit(e Event) {
-	if m.cfg.Events != nil {
-		e.Time = m.now()
-		m.cfg.Events(e)
+func (s *shared) emit(e Event) {
+	if s.cfg.Events != nil {
+		e.Time = s.now()
+		s.cfg.Events(e)
 	}
 }

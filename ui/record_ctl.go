@@ -20,24 +20,24 @@ import (
 
 // saveLast writes the last d (0: all the ring keeps) of pane p's ring
 // to path (or a name in the dir) in a command.
-func (m *Model) saveLast(p *pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
-	if m.quitting {
+func (s *shared) saveLast(p *pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
+	if s.quitting {
 		return nil, errors.New("the server is quitting: nothing new is saved")
 	}
 	ring := p.recs.ring
 	if ring == nil {
-		if m.cfg.Record.Retain <= 0 {
+		if s.cfg.Record.Retain <= 0 {
 			return nil, errors.New(`no pane keeps its output: [record] retain is "0"`)
 		}
 		return nil, fmt.Errorf("it is %s: it has kept nothing", p.status())
 	}
 	if d <= 0 {
-		d = m.cfg.Record.Retain
+		d = s.cfg.Record.Retain
 	}
-	dir, name, now := m.cfg.Record.Dir, p.spec.Name+"-last", m.now()
-	m.rec.stops.Add(1) // the quit waits for the file, as for a recording's
+	dir, name, now := s.cfg.Record.Dir, p.spec.Name+"-last", s.now()
+	s.rec.stops.Add(1) // the quit waits for the file, as for a recording's
 	return func() tea.Msg {
-		defer m.rec.stops.Done()
+		defer s.rec.stops.Done()
 		err := writeLast(ring, d, dir, &path, name, now)
 		if done != nil {
 			done(path, err)
@@ -77,12 +77,12 @@ func writeLast(ring *record.Ring, d time.Duration, dir string, path *string, nam
 
 // RecordStart starts recording pane id to path ("" for a name in the
 // recordings directory); idle 0 is the config's idle limit.
-func (m *Model) RecordStart(id, path string, idle time.Duration, done func(string, error)) (tea.Cmd, error) {
-	i, p, err := m.find(id)
+func (s *shared) RecordStart(id, path string, idle time.Duration, done func(string, error)) (tea.Cmd, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := m.startRecording(p, path, idle, done, noView)
+	cmd, err := s.startRecording(p, path, idle, done, noView)
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}
@@ -90,20 +90,20 @@ func (m *Model) RecordStart(id, path string, idle time.Duration, done func(strin
 }
 
 // RecordStop stops pane id's recording; done is told once it is flushed.
-func (m *Model) RecordStop(id string, done func(string, error)) (tea.Cmd, error) {
-	i, p, err := m.find(id)
+func (s *shared) RecordStop(id string, done func(string, error)) (tea.Cmd, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
 	}
 	if p.recs.rec == nil {
 		return nil, fmt.Errorf("pane %d is not recorded: sandmux ctl record start records it", i+1)
 	}
-	return m.stopRecording(p, "", done, noView), nil
+	return s.stopRecording(p, "", done, noView), nil
 }
 
 // RecordPause pauses (or resumes) pane id's recording and returns its file.
-func (m *Model) RecordPause(id string, pause bool) (string, error) {
-	i, p, err := m.find(id)
+func (s *shared) RecordPause(id string, pause bool) (string, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return "", err
 	}
@@ -111,7 +111,7 @@ func (m *Model) RecordPause(id string, pause bool) (string, error) {
 	if r.rec == nil {
 		return "", fmt.Errorf("pane %d is not recorded: sandmux ctl record start records it", i+1)
 	}
-	now := m.now()
+	now := s.now()
 	switch {
 	case pause && r.pausedAt.IsZero():
 		r.rec.Pause()
@@ -121,13 +121,13 @@ func (m *Model) RecordPause(id string, pause bool) (string, error) {
 		r.paused += now.Sub(r.pausedAt)
 		r.pausedAt = time.Time{}
 	}
-	m.redraw = true
+	s.redraw = true
 	return r.path, nil
 }
 
 // RecordMarker adds a marker labelled label to pane id's recording.
-func (m *Model) RecordMarker(id, label string) (string, error) {
-	i, p, err := m.find(id)
+func (s *shared) RecordMarker(id, label string) (string, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return "", err
 	}
@@ -144,12 +144,12 @@ func (m *Model) RecordMarker(id, label string) (string, error) {
 
 // SaveLast writes the last d of pane id's output to path ("" for a name
 // in the recordings directory).
-func (m *Model) SaveLast(id string, d time.Duration, path string, done func(string, error)) (tea.Cmd, error) {
-	i, p, err := m.find(id)
+func (s *shared) SaveLast(id string, d time.Duration, path string, done func(string, error)) (tea.Cmd, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := m.saveLast(p, d, path, done, noView)
+	cmd, err := s.saveLast(p, d, path, done, noView)
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}

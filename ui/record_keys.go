@@ -55,7 +55,7 @@ func (v *view) saveLastFocused() tea.Cmd {
 // toggleViewRecording starts or stops recording this client's view
 // (prefix V).
 func (v *view) toggleViewRecording() tea.Cmd {
-	if v.m.rec.views[v.id] != nil {
+	if v.m.viewRecs[v.id] != nil {
 		return v.m.stopViewRecording(v.id, "", nil, v.id)
 	}
 	cmd, err := v.m.startViewRecording(v.id, "", nil, v.id)

@@ -381,3 +381,21 @@ func (v *view) bodyRows(i int) int {
 	}
 	return 0
 }
+
+// stateCounts is the status line's "3 working · 1 waiting · 1 failed", in
+// status.States' order: what needs the user first.
+func (v *view) stateCounts() string {
+	var n [16]int
+	for _, p := range v.m.panes {
+		if i := slices.Index(status.States, p.state().State); i >= 0 {
+			n[i]++
+		}
+	}
+	var parts []string
+	for i, s := range status.States {
+		if n[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[i], s))
+		}
+	}
+	return strings.Join(parts, " · ")
+}

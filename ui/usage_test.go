@@ -100,12 +100,12 @@ func TestUsageRedrawsOnlyTheList(t *testing.T) {
 	if !quiet(usageMsg{}) || !quiet(usageTickMsg{}) {
 		t.Fatal("usage messages must be quiet")
 	}
-	m.handleUsage(usageMsg{})
+	m.update(usageMsg{})
 	if m.redraw {
 		t.Error("a sample redraws with the list closed")
 	}
 	openList(t, m)
-	m.handleUsage(usageMsg{})
+	m.update(usageMsg{})
 	if !m.redraw {
 		t.Error("a sample does not redraw the open list")
 	}

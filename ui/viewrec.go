@@ -33,16 +33,16 @@ func (m *Model) startViewRecording(id int, path string, done func(string, error)
 	case v == nil || v.term == nil:
 		return nil, fmt.Errorf("no client %d is attached: sandmux ctl ls counts them", id)
 	}
-	if r, taken := m.rec.views[id]; taken {
+	if r, taken := m.viewRecs[id]; taken {
 		if r == nil {
 			return nil, fmt.Errorf("client %d's view recording is starting already", id)
 		}
 		return nil, fmt.Errorf("client %d's view is recorded already, to %s: stop that first", id, r.path)
 	}
-	if m.rec.views == nil {
-		m.rec.views = map[int]*viewRec{}
+	if m.viewRecs == nil {
+		m.viewRecs = map[int]*viewRec{}
 	}
-	m.rec.views[id] = nil // opening: taken, so a second start is refused
+	m.viewRecs[id] = nil // opening: taken, so a second start is refused
 	dir, now, stop := m.cfg.Record.Dir, m.now(), m.stop
 	return func() tea.Msg {
 		f, path, err := term.CreateCast(dir, path, fmt.Sprintf("view-%d", id), now)
@@ -68,7 +68,7 @@ func (viewOpenedMsg) recMsg() {}
 func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 	v := m.viewByID(msg.id)
 	err := msg.err
-	r, opening := m.rec.views[msg.id]
+	r, opening := m.viewRecs[msg.id]
 	switch {
 	case err != nil:
 	case v == nil || v.term != msg.term || m.quitting:
@@ -78,7 +78,7 @@ func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 	}
 	if err != nil {
 		if opening && r == nil {
-			delete(m.rec.views, msg.id)
+			delete(m.viewRecs, msg.id)
 		}
 		if msg.done != nil {
 			msg.done(msg.path, err)
@@ -90,7 +90,7 @@ func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 		}
 		return nil
 	}
-	m.rec.views[msg.id] = &viewRec{rec: v.term.Record(msg.f), path: msg.path, started: m.now()}
+	m.viewRecs[msg.id] = &viewRec{rec: v.term.Record(msg.f), path: msg.path, started: m.now()}
 	m.redraw = true
 	m.emit(Event{Kind: EventRecording, Client: msg.id, Detail: fmt.Sprintf("started client %d's view: %s", msg.id, msg.path)})
 	if msg.done != nil {
@@ -102,15 +102,15 @@ func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 
 // stopViewRecording stops client id's view recording in a command.
 func (m *Model) stopViewRecording(id int, why string, done func(string, error), tell int) tea.Cmd {
-	r, taken := m.rec.views[id]
+	r, taken := m.viewRecs[id]
 	if taken && r == nil {
-		delete(m.rec.views, id) // still opening: viewOpened drops the file
+		delete(m.viewRecs, id) // still opening: viewOpened drops the file
 		return nil
 	}
 	if r == nil {
 		return nil
 	}
-	delete(m.rec.views, id)
+	delete(m.viewRecs, id)
 	r.rec.End() // the frame shown after this Update, without the mark, ends the cast
 	m.redraw = true
 	detail := fmt.Sprintf("stopped client %d's view: %s", id, r.path)
@@ -123,7 +123,7 @@ func (m *Model) stopViewRecording(id int, why string, done func(string, error), 
 
 // viewRecMark is the status line's mark of this view's recording.
 func (v *view) viewRecMark() string {
-	r := v.m.rec.views[v.id]
+	r := v.m.viewRecs[v.id]
 	if r == nil {
 		return ""
 	}
@@ -160,8 +160,8 @@ func (m *Model) RecordViewStart(client int, path string, done func(string, error
 // RecordViewStop stops client's view recording (0: the only one, or
 // the one of the client that typed last).
 func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, error) {
-	if client == 0 && len(m.rec.views) == 1 {
-		for id := range m.rec.views {
+	if client == 0 && len(m.viewRecs) == 1 {
+		for id := range m.viewRecs {
 			client = id
 		}
 	}
@@ -169,7 +169,7 @@ func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, e
 	if err != nil {
 		return nil, err
 	}
-	switch r, taken := m.rec.views[id]; {
+	switch r, taken := m.viewRecs[id]; {
 	case taken && r == nil:
 		return nil, fmt.Errorf("client %d's view recording is still starting: stop it once it started", id)
 	case r == nil:

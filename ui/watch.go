@@ -52,11 +52,11 @@ func (m *Model) watch() tea.Cmd {
 }
 
 // stopWatching makes a waiting watch return for good.
-func (m *Model) stopWatching() {
+func (s *shared) stopWatching() {
 	select {
-	case <-m.stop:
+	case <-s.stop:
 	default:
-		close(m.stop)
+		close(s.stop)
 	}
 }
 
@@ -171,10 +171,10 @@ func (m *Model) frameInterval() time.Duration {
 const echoWait = 250 * time.Millisecond
 
 // awaitEcho notes that a key was typed into p.
-func (m *Model) awaitEcho(p *pane) {
-	p.echoAt = m.now()
+func (s *shared) awaitEcho(p *pane) {
+	p.echoAt = s.now()
 	p.echo.Store(true)
-	m.echoTyped = true
+	s.watchNow = true
 }
 
 // drawEchoes draws the awaited panes whose screens changed, and reports
