@@ -3,6 +3,27 @@ package ui
 // The modals a view may show, each one type carrying its own state: the
 // view holds one (view.modal) or none.
 
+// modal is what covers a client's panes and takes its keys, with the
+// state of its own: nil when nothing does. Each kind is one type
+// (below); modalKind names it, for switches and tests.
+type modal interface{ kind() modalKind }
+
+// modalKind is which modal a view shows.
+type modalKind int
+
+const (
+	modalNone modalKind = iota
+	modalHelp
+	modalConfirmQuit
+	modalConfirmClose // x on a pane that runs asks first, as tmux's kill-pane
+	modalClosing      // a pane this client closes is being torn down
+	modalRename       // this client is typing a pane's new name
+	modalList         // the list of every pane (prefix w, sessions.go)
+	modalFind         // this client searches across panes (findall.go)
+	modalPrompt       // this client types a line: a command, a pane's number (prompt.go)
+	modalPick         // this client picks what a new pane runs (spawn.go)
+)
+
 type (
 	helpModal         struct{}
 	confirmQuitModal  struct{}

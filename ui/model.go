@@ -8,97 +8,6 @@ import (
 
 	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/session/vt"
-	"github.com/sandmux/sandmux/status"
-)
-
-// Config holds the UI settings.
-type Config struct {
-	// Prefix is the key that introduces sandmux commands, as Bubble Tea
-	// spells it ("ctrl+b").
-	Prefix string
-	// FPS bounds how often the screen is redrawn.
-	FPS int
-	// Scrollback is how many lines each pane keeps.
-	Scrollback int
-	// Status tunes each pane's state tracker (activity window, idle
-	// after, debounce); Rules are the config's screen rules, compiled.
-	Status status.Config
-	Rules  []*status.Rule
-	// Notify says how a pane entering waiting, done or failed is told to
-	// each client that does not focus it.
-	Notify Notify
-	// OnNotify, when set, is told of each such entry, once, when some
-	// client does not focus the pane or none is attached (the notify
-	// command). It is called from Update: it must not block.
-	OnNotify func(Notification)
-	// Clipboard passes a pane's clipboard writes (OSC 52) on to the
-	// terminals of the clients that may type; a pane's read of the
-	// clipboard is never answered. ClipboardReadOnly passes them to
-	// read-only clients too: by default a pane cannot set the clipboard
-	// of someone who only watches (A16).
-	Clipboard, ClipboardReadOnly bool
-	// Bell and Notifications say whose bells and notifications (OSC 9,
-	// OSC 777) reach the user's terminal: every pane's (PassAny), only
-	// those of panes other than the focused one (PassOther), or none
-	// (PassNone, the zero value).
-	Bell, Notifications Pass
-	// Events, when set, is told what happens to the panes and clients,
-	// from Update: it must not block.
-	Events func(Event)
-	// Parsers is how many panes may parse output at once (0: as many as
-	// Go runs code on at once).
-	Parsers int
-	// Record is [record]: the panes' rings and where recordings go.
-	Record RecordConfig
-	// Keys are the config's [keys] bindings, over the default ones.
-	Keys []Binding
-	// Spawn makes the panes a client opens from the keyboard (prefix c
-	// and C); nil: those keys say they cannot.
-	Spawn *Spawner
-}
-
-// Pass says which panes' signals reach the user's terminal.
-type Pass int
-
-// The Pass values, as the config spells them: "none", "other", "any".
-const (
-	PassNone Pass = iota
-	PassOther
-	PassAny
-)
-
-func (c Config) withDefaults() Config {
-	if c.Prefix == "" {
-		c.Prefix = DefaultPrefix
-	}
-	if c.FPS <= 0 {
-		c.FPS = DefaultFPS
-	}
-	if c.Scrollback < 0 {
-		c.Scrollback = 0
-	}
-	return c
-}
-
-// modal is what covers a client's panes and takes its keys, with the
-// state of its own: nil when nothing does. Each kind is one type
-// (modals.go); modalKind names it, for switches and tests.
-type modal interface{ kind() modalKind }
-
-// modalKind is which modal a view shows.
-type modalKind int
-
-const (
-	modalNone modalKind = iota
-	modalHelp
-	modalConfirmQuit
-	modalConfirmClose // x on a pane that runs asks first, as tmux's kill-pane
-	modalClosing      // a pane this client closes is being torn down
-	modalRename       // this client is typing a pane's new name
-	modalList         // the list of every pane (prefix w, sessions.go)
-	modalFind         // this client searches across panes (findall.go)
-	modalPrompt       // this client types a line: a command, a pane's number (prompt.go)
-	modalPick         // this client picks what a new pane runs (spawn.go)
 )
 
 // Model is the root model: the panes every attached client shares
@@ -126,14 +35,6 @@ type Model struct {
 	frameArmed     bool
 	lastFrame      time.Time
 	framePanes     int // panes the last frame took anew: its cost, for the next one's wait
-}
-
-// Result is how one session ended, for the summary printed after exit.
-type Result struct {
-	Name   string
-	Status string
-	Saved  string // the snapshot written after teardown, if any
-	Err    error
 }
 
 // New returns the root model for the given panes. ctx is the parent of

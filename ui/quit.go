@@ -105,3 +105,11 @@ func (r Result) String() string {
 	}
 	return s
 }
+
+// Result is how one session ended, for the summary printed after exit.
+type Result struct {
+	Name   string
+	Status string
+	Saved  string // the snapshot written after teardown, if any
+	Err    error
+}
