@@ -52,19 +52,6 @@ func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	return m
 }
 
-func (s *shared) addPane(spec PaneSpec) *pane {
-	p := &pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
-	spec.Name = s.uniqueName(spec.Name, nil)
-	p.spec = spec
-	s.newTracker(p)
-	s.nextKey++
-	s.panes = append(s.panes, p)
-	return p
-}
-
-// Results returns one line of outcome per session, once the program ended.
-func (s *shared) Results() []Result { return s.quitResults }
-
 // Init starts nothing: the panes start at StartMsg, or when the first
 // client attaches, so every PTY opens at its pane's size.
 func (m *Model) Init() tea.Cmd { return nil }

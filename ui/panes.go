@@ -98,3 +98,17 @@ const (
 	// its teardown stops.
 	changeClosed
 )
+
+// addPane puts a pane for spec at the end of the grid, not started.
+func (s *shared) addPane(spec PaneSpec) *pane {
+	p := &pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
+	spec.Name = s.uniqueName(spec.Name, nil)
+	p.spec = spec
+	s.newTracker(p)
+	s.nextKey++
+	s.panes = append(s.panes, p)
+	return p
+}
+
+// Results returns one line of outcome per session, once the program ended.
+func (s *shared) Results() []Result { return s.quitResults }
