@@ -17,7 +17,8 @@ import (
 // Update alone.
 type Model struct {
 	shared
-	keys keyTables // the key bindings, from cfg.Keys and the actions
+	redrawLoop           // when frames are taken (watch.go)
+	keys       keyTables // the key bindings, from cfg.Keys and the actions
 	// shownScratch is markShown's set of panes on some client's page.
 	shownScratch map[int]bool
 
@@ -28,13 +29,6 @@ type Model struct {
 	layoutW, layoutH int
 	// viewRecs are the view recordings, by client (viewrec.go).
 	viewRecs map[int]*viewRec
-
-	// The redraw loop (watch.go).
-	watching       bool
-	changedPending bool
-	frameArmed     bool
-	lastFrame      time.Time
-	framePanes     int // panes the last frame took anew: its cost, for the next one's wait
 }
 
 // New returns the root model for the given panes. ctx is the parent of

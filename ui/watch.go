@@ -17,6 +17,14 @@ import (
 // read, and idle panes cost no wake-up at all (Bubble Tea's own ticker
 // aside, which sandmux runs at its lowest rate with nothing to draw).
 type (
+	// redrawLoop is the loop's state, on the Model.
+	redrawLoop struct {
+		watching       bool // the watch command waits
+		changedPending bool // the Backend said a session changed: list them at the frame
+		frameArmed     bool // a frame is due
+		lastFrame      time.Time
+		framePanes     int // panes the last frame took anew: its cost, for the next one's wait
+	}
 	// wakeMsg says which signal ended the wait.
 	wakeMsg  struct{ kind wakeKind }
 	frameMsg struct{}
