@@ -94,8 +94,9 @@ const (
 	// changeStarted: the pane has a new screen (a start or restart); each
 	// view's state of it starts afresh, with a first frame.
 	changeStarted change = iota
-	// changeClosed: a close or kill of the pane ended; a view that showed
-	// its teardown stops.
+	// changeClosed: a close of the pane (x, ctl close; escalated to a
+	// kill or not) ended, the pane removed next or kept showing why it
+	// failed; a view that showed its teardown stops.
 	changeClosed
 )
 
