@@ -19,7 +19,7 @@ func uiConfig(cfg *config.Config, events func(ui.Event), parsers int) ui.Config 
 		Status: status.Config{ActivityWindow: cfg.UI.ActivityWindow, IdleAfter: cfg.UI.AttentionAfter},
 		Rules:  cfg.Rules, Notify: via,
 		Clipboard: cfg.UI.Clipboard != "off", ClipboardReadOnly: cfg.UI.Clipboard == "all", Bell: passes[cfg.UI.Bell], Notifications: passes[cfg.UI.Notifications],
-		Events: events, Server: true, Parsers: parsers, Record: recordConfig(cfg.Record), Keys: cfg.Keys,
+		Events: events, Parsers: parsers, Record: recordConfig(cfg.Record), Keys: cfg.Keys,
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/sandmux/sandmux/termsafe"
 	"github.com/sandmux/sandmux/termsize"
 	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // client is one attached terminal: its stream, the Terminal that draws
@@ -23,7 +24,7 @@ import (
 type client struct {
 	id   int
 	st   attach.Stream
-	term *ui.Terminal
+	term *term.Terminal
 	prog *tea.Program
 	// input is what prog reads: the stream's input, bounded (A13).
 	input *inputGuard
@@ -133,12 +134,12 @@ func (s *Server) admit(st attach.Stream) (*client, error) {
 	s.mu.Unlock()
 
 	hello := st.Hello()
-	term, err := ui.OpenTerminal(nil, colorsFor(hello, st))
+	t, err := term.Open(nil, colorsFor(hello, st))
 	if err != nil {
 		s.release(c)
 		return nil, fmt.Errorf("set up the client's terminal: %w", err)
 	}
-	c.term = term
+	c.term = t
 	w, h, _ := termsize.Clamp(hello.Size.Width, hello.Size.Height)
 	c.input = newInputGuard(st, hello.ReadOnly)
 	in := &watchedReader{r: c.input, gone: c.gone}

@@ -31,7 +31,7 @@ func runServerWith(t *testing.T, opts Options, cmds ...string) (*Server, *ui.Mod
 	for _, c := range cmds {
 		specs = append(specs, ui.PaneSpec{Name: c, Provider: "local", Spec: providers.Spec{Command: []string{"sh", "-c", c}}})
 	}
-	model := ui.New(t.Context(), ui.Config{Prefix: "ctrl+b", FPS: 60, Server: true}, ui.FromManager(mgr), specs)
+	model := ui.New(t.Context(), ui.Config{Prefix: "ctrl+b", FPS: 60}, ui.FromManager(mgr), specs)
 	s := New(model, opts)
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -4,8 +4,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -54,17 +55,17 @@ func TestBindingsDispatch(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	m.keys = newKeyTables("ctrl+b", []keys.Binding{{Key: "x", Action: keys.ActionNone}, {Root: true, Key: "f5", Action: "zoom"},
 		{Root: true, Key: "f6", Action: "close"}})
-	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF5}))
+	send(m, tea.KeyPressMsg(tea.Key{Code: tea.KeyF5}))
 	if !m.lv().zoom {
 		t.Error("f5, bound to zoom without the prefix, did not zoom")
 	}
 	press(m, "ctrl+b")
 	press(m, "x")
-	if m.panes[0].phase != phaseRunning || m.lv().modal != modalNone {
-		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modal)
+	if m.panes[0].phase != phaseRunning || m.lv().modalKind() != modalNone {
+		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modalKind())
 	}
 	m.lv().readOnly = true
-	m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
+	send(m, tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
 	if m.panes[0].phase != phaseRunning || m.lv().notice != "read-only" {
 		t.Errorf("a read-only client's f6 (close) acted: phase %v, notice %q", m.panes[0].phase, m.lv().notice)
 	}

@@ -2,13 +2,8 @@ package ui
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
-
-	"github.com/sandmux/sandmux/termsafe"
 )
 
 // A teardown that fails (most often its snapshot: a full disk, a store
@@ -32,84 +27,28 @@ type teardownMsg struct {
 
 // failTeardown keeps a failed close or kill for the exit code and shows
 // it on its pane, if the pane is still there.
-func (m *Model) failTeardown(p *pane, what string, err error) {
+func (s *shared) failTeardown(p *pane, what string, err error) {
 	if err == nil {
 		return
 	}
-	m.teardownErrs = append(m.teardownErrs, err)
+	s.teardownErrs = append(s.teardownErrs, err)
 	if p != nil {
 		p.alert = &alert{what: what, err: err}
 	}
 }
 
-func (m *Model) handleTeardown(msg teardownMsg) tea.Cmd {
+func (s *shared) handleTeardown(msg teardownMsg) tea.Cmd {
 	var p *pane
-	for _, q := range m.panes {
+	for _, q := range s.panes {
 		if q.key == msg.key {
 			p = q
 		}
 	}
-	m.failTeardown(p, "close", msg.err)
+	s.failTeardown(p, "close", msg.err)
 	return nil
 }
 
 // TeardownErr joins the errors of the closes and kills that failed before
 // the quit (the quit's own are ShutdownErr's); sandmux exits non-zero when
 // either is set.
-func (m *Model) TeardownErr() error { return errors.Join(m.teardownErrs...) }
-
-// dismissAt takes pane i's alert away (x on a failed close or kill); a
-// pane that was being closed goes, as the close asked.
-func (v *view) dismissAt(i int) tea.Cmd {
-	if i < 0 || i >= len(v.m.panes) || v.m.panes[i].alert == nil {
-		return nil
-	}
-	p := v.m.panes[i]
-	p.alert = nil
-	if p.phase == phaseClosed {
-		return v.m.removePane(i, nil)
-	}
-	return nil
-}
-
-// alertRows lays out the pane's alert in a body w cells wide and h rows
-// tall: a heading, then the error wrapped, its control characters shown
-// escaped (the text may come from a workspace or a remote host).
-func (v *view) alertRows(p *pane, w, h int) []string {
-	if p.alert == nil {
-		// A failed start: its whole reason, not a line cut at the width.
-		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", v.m.cfg.Prefix, v.m.cfg.Prefix)
-		return failureRows(head, p.err, w, h)
-	}
-	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, v.m.cfg.Prefix)
-	if p.phase == phaseKilled {
-		head += ", " + v.m.cfg.Prefix + " r restarts"
-	}
-	return failureRows(head, p.alert.err, w, h)
-}
-
-// failureRows is a failure's body: the heading, then err wrapped, its
-// control characters shown escaped, in w cells by h rows.
-func failureRows(head string, err error, w, h int) []string {
-	rows := []string{head, ""}
-	for _, line := range strings.Split(fmt.Sprint(err), "\n") {
-		wrapped := ansi.Wrap(termsafe.String(line), max(1, w-1), " /")
-		rows = append(rows, strings.Split(wrapped, "\n")...)
-	}
-	if len(rows) > h {
-		rows = rows[:h]
-		if h > 0 {
-			rows[h-1] += "…"
-		}
-	}
-	for i, r := range rows {
-		r = ansi.Truncate(r, w, "…")
-		r += strings.Repeat(" ", max(0, w-ansi.StringWidth(r)))
-		style := emptyBodyStyle
-		if i == 0 {
-			style = titleFailed
-		}
-		rows[i] = style.Render(r)
-	}
-	return rows
-}
+func (s *shared) TeardownErr() error { return errors.Join(s.teardownErrs...) }

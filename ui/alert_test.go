@@ -21,7 +21,7 @@ func closeWith(t *testing.T, m *Model, key string) {
 	t.Helper()
 	press(m, "ctrl+b")
 	cmd := press(m, key)
-	if m.lv().modal == modalConfirmClose {
+	if m.lv().modalKind() == modalConfirmClose {
 		cmd = press(m, "y") // x asks first on a pane that runs
 	}
 	for _, msg := range runCmd(cmd) {
@@ -30,7 +30,7 @@ func closeWith(t *testing.T, m *Model, key string) {
 	}
 }
 
-func plainView(m *Model) string { return ansi.Strip(m.View().Content) }
+func plainView(m *Model) string { return ansi.Strip(content(m)) }
 
 // TestContract_W7_FailedCloseKeepsPaneUntilDismissed: a close whose
 // teardown (its snapshot) failed leaves the pane on the grid showing the
@@ -41,8 +41,8 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 	b.closeErr["apane"] = errFullStore
 	m := newTestModel(t, b, 2, 120, 40)
 	closeWith(t, m, "x")
-	if len(m.panes) != 2 || m.lv().modal != modalNone {
-		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.panes), m.lv().modal)
+	if len(m.panes) != 2 || m.lv().modalKind() != modalNone {
+		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.panes), m.lv().modalKind())
 	}
 	v := plainView(m)
 	for _, want := range []string{"close failed", "no space left on device", "ctrl+b x dismisses", `\x1b]52`} {
@@ -50,7 +50,7 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 			t.Errorf("the view lacks %q:\n%s", want, v)
 		}
 	}
-	if strings.Contains(m.View().Content, "\x1b]52") {
+	if strings.Contains(content(m), "\x1b]52") {
 		t.Error("the error's escape sequence reached the terminal raw")
 	}
 	if m.TeardownErr() == nil {

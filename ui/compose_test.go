@@ -42,6 +42,6 @@ func TestComposeIncrementalEqualsWhole(t *testing.T) {
 	check("alert")
 	m.panes[2].alert = nil
 	check("alert gone")
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	check("resize")
 }

@@ -19,8 +19,8 @@ func (e ErrNoPane) Error() string {
 	return fmt.Sprintf("no pane %q: sandmux ctl ls lists them", e.ID)
 }
 
-func (m *Model) find(id string) (int, *pane, error) {
-	for i, p := range m.panes {
+func (s *shared) find(id string) (int, *pane, error) {
+	for i, p := range s.panes {
 		if p.ID() == id {
 			return i, p, nil
 		}
@@ -29,62 +29,60 @@ func (m *Model) find(id string) (int, *pane, error) {
 }
 
 // Open adds a pane at the end of the grid and starts it.
-func (m *Model) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
-	m.addPane(spec)
-	i := len(m.panes) - 1
+func (s *shared) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
+	s.addPane(spec)
+	i := len(s.panes) - 1
 	var cmds []tea.Cmd
-	if m.started && !m.quitting {
-		cmds = append(cmds, m.startPane(i))
+	if s.started && !s.quitting {
+		cmds = append(cmds, s.startPane(i))
 	}
-	for _, v := range m.views {
-		cmds = append(cmds, v.relayout())
-	}
-	return *m.paneInfo(i), tea.Batch(cmds...)
+	cmds = append(cmds, s.clients.paneAdded(s.panes[i]))
+	return *s.paneInfo(i), tea.Batch(cmds...)
 }
 
 // ClosePane closes (kill: kills) the pane; done is told once the
 // teardown ended.
-func (m *Model) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, error) {
-	i, p, err := m.find(id)
+func (s *shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
 	}
-	if m.quitting {
+	if s.quitting {
 		return nil, fmt.Errorf("the server is quitting: pane %d goes with it", i+1)
 	}
 	if kill && p.sess == nil && p.phase != phaseStarting {
 		return nil, fmt.Errorf("pane %d has no session to kill: it is %s", i+1, p.status())
 	}
 	was := p.phase
-	cmd := m.closePane(i, kill, done)
+	cmd := s.closePane(i, kill, done)
 	// closePane moves a running pane to closing without an event, and the
 	// session's own report of closing changes no phase: without this, ctl
 	// events never shows it and ctl wait --state closing misses it.
-	if j := m.indexOf(p.key); j >= 0 && p.phase != was {
-		m.emitState(j, p)
+	if j := s.indexOf(p.key); j >= 0 && p.phase != was {
+		s.emitState(j, p)
 	}
 	return cmd, nil
 }
 
 // RestartPane starts an exited, killed or failed pane again.
-func (m *Model) RestartPane(id string) (tea.Cmd, error) {
-	i, p, err := m.find(id)
+func (s *shared) RestartPane(id string) (tea.Cmd, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
 	}
-	if !p.restartable() || m.quitting {
+	if !p.restartable() || s.quitting {
 		return nil, fmt.Errorf("pane %d is %s: only an exited, killed or failed pane restarts", i+1, p.status())
 	}
-	return m.restartPane(i), nil
+	return s.restartPane(i), nil
 }
 
 // Input types encode's bytes, for the pane's modes now, into its session.
-func (m *Model) Input(id string, encode func(vt.Modes) []byte) error {
-	i, p, err := m.find(id)
+func (s *shared) Input(id string, encode func(vt.Modes) []byte) error {
+	i, p, err := s.find(id)
 	if err != nil {
 		return err
 	}
-	if !m.input(p, encode) && p.sess == nil {
+	if !s.input(p, encode) && p.sess == nil {
 		return fmt.Errorf("pane %d is %s: nothing takes input", i+1, p.status())
 	}
 	p.answered()
@@ -92,8 +90,8 @@ func (m *Model) Input(id string, encode func(vt.Modes) []byte) error {
 }
 
 // Screen is the pane's screen as `sandmux screen` prints it.
-func (m *Model) Screen(id string, ansi, scrollback bool) (string, error) {
-	i, p, err := m.find(id)
+func (s *shared) Screen(id string, ansi, scrollback bool) (string, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return "", err
 	}

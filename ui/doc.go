@@ -1,15 +1,19 @@
-// Package ui is the Bubble Tea model of sandmux: the panes every client
-// shares (their sessions, screens and lives), one view per attached
-// client (its size, focus, page, zoom, scroll, picks and frames), the
-// layout, the key map, overlays, and composing each client's screen from
-// the panes' rendered rows and lipgloss chrome.
+// Package ui is the Bubble Tea model of sandmux, in two halves. The
+// shared side (shared, panes.go) holds the panes every client shares:
+// their sessions, screens and lives, states, usage, recordings, the quit
+// and what control requests do; it never edits a view, and tells the
+// views what changed through paneViews. The views (view.go) are one per
+// attached client: its size, focus, page, zoom, modal, scroll, picks and
+// frames, the layout, the key map, overlays, and composing each client's
+// screen from the panes' rendered rows and lipgloss chrome.
 //
 // It owns what the users see and type. It does not own sessions: it asks
 // a Backend (the session Manager) to start, close and kill them, always
 // from a tea.Cmd, and never blocks in Update. It does not own how a
-// client's bytes travel (package server gives each client a Terminal).
+// client's bytes travel (package server gives each client a
+// term.Terminal, which draws the lines a view composed).
 //
-//	Backend.Start ─► pane (screen + session) ─► sink: parseGate turn (panes on some client's screen first) ─► screen.Write, a bounded slice a turn
+//	Backend.Start ─► pane (screen + session) ─► sink: a parsegate turn (panes on some client's screen first) ─► screen.Write, a bounded slice a turn
 //	watch Cmd: select(the screens' shared wake, Backend.Changed, stop) ─► wakeMsg ─► frame tick (≤ fps)
 //	frameMsg: each dirty screen ─► per view: Screen.Snapshot (changed rows) ─► vt.RenderRow (changed rows) ─► the view's Terminal
 //	ClientMsg{key} ─► that view: a bound action (prefix or root table, actions.go) : encode for the pane's modes ─► Session.Write (non-blocking queue)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // fakeBackend counts every call. Its blocking methods (all but Changed and
@@ -221,7 +223,7 @@ func fixedNow() time.Time { return time.Date(2026, 11, 29, 12, 34, 56, 0, time.U
 
 // newTestModel builds a model of n panes at w×h and starts every pane
 // synchronously: each start command is run here, its message delivered.
-func newTestModel(t *testing.T, b *fakeBackend, n, w, h int) *Model {
+func newTestModel(t testing.TB, b *fakeBackend, n, w, h int) *Model {
 	t.Helper()
 	var specs []PaneSpec
 	for i := range n {
@@ -233,12 +235,7 @@ func newTestModel(t *testing.T, b *fakeBackend, n, w, h int) *Model {
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
 	m.now = fixedNow
-	m.lv().width, m.lv().height, m.started = w, h, true
-	for i := range m.panes {
-		msg := m.panes[i].start(t.Context(), b, m.lv().bodySize(i), m.cfg.Scrollback, m.wake)()
-		m.Update(msg)
-	}
-	m.Update(frameMsg{})
+	startTestPanes(t, m, b, w, h)
 	t.Cleanup(func() {
 		for _, p := range m.panes {
 			if p.screen != nil {
@@ -251,17 +248,35 @@ func newTestModel(t *testing.T, b *fakeBackend, n, w, h int) *Model {
 
 func paneName(i int) string { return string(rune('a'+i%26)) + "pane" }
 
-// press delivers a key press, as Bubble Tea would.
-func press(m *Model, key string) tea.Cmd {
-	_, cmd := m.Update(keyMsg(key))
+// press delivers a key press from the test's client, as the server
+// forwards it.
+func press(m *Model, key string) tea.Cmd { return send(m, keyMsg(key)) }
+
+// send delivers msg (a key, a size, a mouse report) from the test's
+// client.
+func send(m *Model, msg tea.Msg) tea.Cmd {
+	_, cmd := m.Update(ClientMsg{ID: 0, Msg: msg})
 	return cmd
+}
+
+// screen is what the test's client is shown: its lines, joined, and
+// where its cursor goes (nil: hidden).
+func screen(m *Model) (string, *tea.Cursor) {
+	lines, cursor := m.lv().compose()
+	return strings.Join(lines, "\n"), cursor
+}
+
+// content is the test client's lines, joined.
+func content(m *Model) string {
+	s, _ := screen(m)
+	return s
 }
 
 // pressX presses x after the prefix was pressed, and y when x asks
 // first (a pane that runs), as the user answers.
 func pressX(m *Model) tea.Cmd {
 	cmd := press(m, "x")
-	if m.lv().modal == modalConfirmClose {
+	if m.lv().modalKind() == modalConfirmClose {
 		cmd = press(m, "y")
 	}
 	return cmd
@@ -280,5 +295,32 @@ func keyMsg(key string) tea.KeyPressMsg {
 	return tea.KeyPressMsg(tea.Key{Code: r, Text: key})
 }
 
-// lv is the local view: the one a program that is its own client uses.
-func (m *Model) lv() *view { return m.localView() }
+// startTestPanes attaches the test's client at w×h and starts every
+// pane synchronously: each start command is run here, its message
+// delivered; the client then takes its first frames of the new screens.
+func startTestPanes(t testing.TB, m *Model, b Backend, w, h int) {
+	attachClient(m, w, h)
+	for i := range m.panes {
+		m.Update(m.panes[i].start(t.Context(), b, m.lv().bodySize(i), m.cfg.Scrollback, m.wake)())
+	}
+	m.lv().relayout()
+	m.Update(frameMsg{})
+}
+
+// attachClient attaches the test's client, view 0, at w×h, as if the
+// panes had started: the tests start them themselves.
+func attachClient(m *Model, w, h int) {
+	m.layoutW, m.layoutH, m.started = w, h, true
+	m.Update(AttachMsg{ID: 0, Width: w, Height: h})
+}
+
+// drawTo attaches the test's client again, drawn through t, at the size
+// it had.
+func drawTo(m *Model, t *term.Terminal) {
+	w, h := m.lv().width, m.lv().height
+	m.Update(DetachMsg{ID: 0})
+	m.Update(AttachMsg{ID: 0, Term: t, Width: w, Height: h})
+}
+
+// lv is the test's client's view, attached by newTestModel.
+func (m *Model) lv() *view { return m.viewByID(0) }

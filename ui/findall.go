@@ -67,17 +67,16 @@ type findResultsMsg struct {
 
 func (v *view) openFind() tea.Cmd {
 	v.closeFind()
-	v.modal, v.find = modalFind, &findState{}
+	v.modal = &findState{}
 	return nil
 }
 
 func (v *view) closeFind() {
-	if f := v.find; f != nil && f.cancel != nil {
-		f.cancel()
-	}
-	v.find = nil
-	if v.modal == modalFind {
-		v.modal = modalNone
+	if f := v.find(); f != nil {
+		if f.cancel != nil {
+			f.cancel()
+		}
+		v.modal = nil
 	}
 }
 
@@ -95,9 +94,9 @@ var findKeys = map[string]func(v *view, f *findState) tea.Cmd{
 
 // findInput handles a key of the modal.
 func (v *view) findInput(msg tea.KeyPressMsg) tea.Cmd {
-	f := v.find
+	f := v.find()
 	if f == nil {
-		v.modal = modalNone
+		v.modal = nil
 		return nil
 	}
 	if fn, ok := findKeys[msg.String()]; ok {
@@ -119,7 +118,7 @@ func dropLastRune(s string) string {
 
 // editFind sets the query and arms the debounce for its new generation.
 func (v *view) editFind(q string) tea.Cmd {
-	f := v.find
+	f := v.find()
 	if len(q) > maxFindQuery {
 		q = strings.ToValidUTF8(q[:maxFindQuery], "") // a paste may be long
 	}
@@ -148,15 +147,15 @@ func (v *view) findEnter(f *findState) tea.Cmd {
 func (m *Model) handleFind(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case findTickMsg:
-		if v := m.viewByID(msg.view); v != nil && v.find != nil && v.find.gen == msg.gen {
+		if v := m.viewByID(msg.view); v != nil && v.find() != nil && v.find().gen == msg.gen {
 			return v.startFind()
 		}
 	case findResultsMsg:
 		v := m.viewByID(msg.view)
-		if v == nil || v.find == nil || v.find.gen != msg.gen || v.find.running != msg.gen {
+		if v == nil || v.find() == nil || v.find().gen != msg.gen || v.find().running != msg.gen {
 			return nil // an older query's, or the modal closed
 		}
-		f := v.find
+		f := v.find()
 		f.running, f.cancel, f.done = 0, nil, msg.gen
 		f.found, f.more, f.sel, f.top = msg.found, msg.more, 0, 0
 	}
@@ -166,7 +165,7 @@ func (m *Model) handleFind(msg tea.Msg) tea.Cmd {
 // startFind compiles the query and searches every pane in a command. A
 // search of an older query still under way is cancelled.
 func (v *view) startFind() tea.Cmd {
-	f := v.find
+	f := v.find()
 	if f.running == f.gen || f.done == f.gen {
 		return nil
 	}

@@ -77,12 +77,12 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "/")
-	if v.modal != modalFind {
-		t.Fatalf("prefix / opened modal %d", v.modal)
+	if v.modalKind() != modalFind {
+		t.Fatalf("prefix / opened modal %d", v.modalKind())
 	}
 	typeText(m, "needle")
 	searchNow(t, m)
-	f := v.find
+	f := v.find()
 	var got []string
 	for _, r := range f.found {
 		got = append(got, fmt.Sprintf("%d:%s", m.indexOf(r.key), r.Excerpt))
@@ -91,21 +91,21 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("results %q, want %q", got, want)
 	}
-	if view := stripSGR(m.View().Content); !strings.Contains(view, "3 matching line(s) in 2 pane(s)") ||
+	if view := stripSGR(content(m)); !strings.Contains(view, "3 matching line(s) in 2 pane(s)") ||
 		!strings.Contains(view, "10 jpane") {
 		t.Errorf("the modal lacks its counts or a result:\n%s", view)
 	}
 
 	press(m, "down")
 	press(m, "enter")
-	if v.modal != modalNone || v.focus != 9 || v.page != 2 || !v.scrollMode {
-		t.Fatalf("after enter: modal %d focus %d page %d scroll mode %v", v.modal, v.focus, v.page, v.scrollMode)
+	if v.modalKind() != modalNone || v.focusIndex() != 9 || v.page != 2 || !v.scrollMode {
+		t.Fatalf("after enter: modal %d focus %d page %d scroll mode %v", v.modalKind(), v.focusIndex(), v.page, v.scrollMode)
 	}
 	s := v.pv(m.panes[9])
 	if s.scroll == 0 || !highlighted(s, "second needle j", "needle") {
 		t.Fatalf("scrolled %d; the frame does not show the match highlighted:\n%s", s.scroll, vt.RenderText(nil, &s.frame))
 	}
-	if view := stripSGR(m.View().Content); !strings.Contains(view, "second needle j") {
+	if view := stripSGR(content(m)); !strings.Contains(view, "second needle j") {
 		t.Errorf("the view does not show the match:\n%s", view)
 	}
 	// n goes on to the older match, as the pane's own search does.
@@ -129,7 +129,7 @@ func TestFindHostileTextIsEscaped(t *testing.T) {
 	press(m, "/")
 	typeText(m, "needle")
 	searchNow(t, m)
-	m.Update(tea.PasteMsg{Content: "\x1b]0;x\x07"}) // pasted into the query
+	send(m, tea.PasteMsg{Content: "\x1b]0;x\x07"}) // pasted into the query
 	// The pane's body is the child's to draw; the modal is sandmux's.
 	box := m.lv().findText()
 	if why := chromeUnsafe(box); why != "" {
@@ -171,16 +171,16 @@ func TestFindDebounceAndStaleResults(t *testing.T) {
 		results := search()
 		typeText(m, "e") // "nee": the results above are for "ne" now
 		deliver(m, results)
-		if v.find.done != 0 || len(v.find.found) != 0 {
-			t.Fatalf("results of an older query were kept: %+v", v.find.found)
+		if v.find().done != 0 || len(v.find().found) != 0 {
+			t.Fatalf("results of an older query were kept: %+v", v.find().found)
 		}
 		searchNow(t, m)
-		if len(v.find.found) != 1 || v.find.found[0].Excerpt != "hay needle" {
-			t.Fatalf("results %+v", v.find.found)
+		if len(v.find().found) != 1 || v.find().found[0].Excerpt != "hay needle" {
+			t.Fatalf("results %+v", v.find().found)
 		}
 		press(m, "esc")
-		if v.modal != modalNone || v.find != nil {
-			t.Errorf("esc left modal %d", v.modal)
+		if v.modalKind() != modalNone || v.find() != nil {
+			t.Errorf("esc left modal %d", v.modalKind())
 		}
 	})
 }
@@ -194,7 +194,7 @@ func TestFindBadRegexpSaysSo(t *testing.T) {
 	if cmd := press(m, "enter"); cmd != nil {
 		t.Fatal("a bad expression ran a search")
 	}
-	if view := stripSGR(m.View().Content); !strings.Contains(view, "fix the expression") {
+	if view := stripSGR(content(m)); !strings.Contains(view, "fix the expression") {
 		t.Errorf("the modal does not say what is wrong:\n%s", view)
 	}
 }
@@ -234,7 +234,7 @@ func TestFindListScrolls(t *testing.T) {
 	press(m, "/")
 	typeText(m, "filler")
 	searchNow(t, m)
-	f := v.find
+	f := v.find()
 	if len(f.found) != maxFound || !f.more {
 		t.Fatalf("%d results, more %v; want %d and more", len(f.found), f.more, maxFound)
 	}

@@ -32,7 +32,7 @@ func (v *view) findWidth() int { return max(20, min(v.width-4, 140)-4) }
 
 // findText is the modal's box.
 func (v *view) findText() string {
-	f := v.find
+	f := v.find()
 	if f == nil {
 		return ""
 	}

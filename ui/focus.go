@@ -10,12 +10,12 @@ import (
 // setFocus moves focus to pane i: the page follows, the new pane's
 // attention marker clears, and both panes get focus reports if they asked.
 func (v *view) setFocus(i int) tea.Cmd {
-	if i < 0 || i >= len(v.m.panes) || i == v.focus {
+	if i < 0 || i >= len(v.m.panes) || i == v.focusIndex() {
 		return nil
 	}
 	old := v.focused()
-	v.focus = i
 	p := v.m.panes[i]
+	v.focusKey = p.key
 	v.pv(p).attention = false
 	var cmds []tea.Cmd
 	if old != nil && !v.readOnly {
@@ -38,9 +38,9 @@ func (v *view) setFocus(i int) tea.Cmd {
 func (v *view) moveFocus(dx, dy int) tea.Cmd {
 	idx, rects := v.pageRects()
 	var cur rect
-	found := false
+	found, focus := false, v.focusIndex()
 	for k, i := range idx {
-		if i == v.focus {
+		if i == focus {
 			cur, found = rects[k], true
 		}
 	}
@@ -61,7 +61,7 @@ func (v *view) moveFocus(dx, dy int) tea.Cmd {
 		default:
 			ahead, dist = cur.y-(r.y+r.h), abs(r.x-cur.x)
 		}
-		if i == v.focus || ahead < 0 {
+		if i == focus || ahead < 0 {
 			continue
 		}
 		if d := ahead*1000 + dist; best < 0 || d < bestDist {
@@ -85,7 +85,7 @@ func (v *view) focusNext() tea.Cmd {
 	if len(v.m.panes) == 0 {
 		return nil
 	}
-	return v.setFocus((v.focus + 1) % len(v.m.panes))
+	return v.setFocus((v.focusIndex() + 1) % len(v.m.panes))
 }
 
 // turnPage shows the next or previous page and focuses its first pane.

@@ -20,12 +20,12 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // copy (NAME.txt) is kept beside it for people reading a diff.
 func golden(t *testing.T, m *Model, name string) {
 	t.Helper()
-	v := m.View()
+	text, cur := screen(m)
 	cursor := "none"
-	if v.Cursor != nil {
-		cursor = fmt.Sprintf("%d,%d", v.Cursor.X, v.Cursor.Y)
+	if cur != nil {
+		cursor = fmt.Sprintf("%d,%d", cur.X, cur.Y)
 	}
-	got := fmt.Sprintf("cursor: %s\n%s\n", cursor, v.Content)
+	got := fmt.Sprintf("cursor: %s\n%s\n", cursor, text)
 	plain := ansi.Strip(got)
 	for i, line := range strings.Split(strings.TrimSuffix(plain, "\n"), "\n")[1:] {
 		if w := ansi.StringWidth(line); w != m.lv().width {

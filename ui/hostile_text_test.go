@@ -79,11 +79,7 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
 	m.now = fixedNow
-	m.lv().width, m.lv().height, m.started = 300, 30, true
-	for i := range m.panes {
-		m.Update(m.panes[i].start(t.Context(), b, m.lv().bodySize(i), m.cfg.Scrollback, m.wake)())
-	}
-	m.Update(frameMsg{})
+	startTestPanes(t, m, b, 300, 30)
 	t.Cleanup(func() {
 		for _, p := range m.panes {
 			if p.screen != nil {
@@ -103,11 +99,11 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 // escaped.
 func TestContract_T1_ChromeEscapesHostileText(t *testing.T) {
 	m, _ := hostileModel(t)
-	views := map[string]string{"grid": m.View().Content}
+	views := map[string]string{"grid": content(m)}
 	press(m, "ctrl+b")
 	press(m, "q")
 	press(m, "y")
-	views["quitting"] = m.View().Content
+	views["quitting"] = content(m)
 	wants := map[string][]string{
 		"grid": {
 			`evil\x1b]0;pwned\x07-failed · ssh\x1b[2J · failed: ssh: handshake: \x1b]52;c;aGVsbG8=\x07\x9d0;x\u009c\xff refused`,

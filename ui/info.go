@@ -48,8 +48,8 @@ var stateNames = map[phase]string{
 }
 
 // paneInfo is pane i as PaneInfo.
-func (m *Model) paneInfo(i int) *PaneInfo {
-	p := m.panes[i]
+func (s *shared) paneInfo(i int) *PaneInfo {
+	p := s.panes[i]
 	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: stateNames[p.phase],
 		Started: p.info.Started, LastOutput: p.info.LastOutput}
 	if p.sess != nil {
@@ -74,10 +74,10 @@ func (m *Model) paneInfo(i int) *PaneInfo {
 }
 
 // Panes lists every pane, in grid order. Call it from DoMsg.
-func (m *Model) Panes() []PaneInfo {
-	out := make([]PaneInfo, 0, len(m.panes))
-	for i, p := range m.panes {
-		info := m.paneInfo(i)
+func (s *shared) Panes() []PaneInfo {
+	out := make([]PaneInfo, 0, len(s.panes))
+	for i, p := range s.panes {
+		info := s.paneInfo(i)
 		if p.screen != nil {
 			info.MemBytes = p.screen.MemBytes()
 		}

@@ -25,38 +25,38 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if v.m.quitting {
 		// Input is blocked; a repeated quit escalates to kill.
 		if !v.readOnly && (key == "q" || key == "ctrl+c") {
-			return v.m.startQuit(false)
+			return v.m.quit(false)
 		}
 		return nil
 	}
-	switch v.modal {
-	case modalHelp:
-		v.modal = modalNone
+	switch md := v.modal.(type) {
+	case helpModal:
+		v.modal = nil
 		return nil
-	case modalConfirmQuit:
-		v.modal = modalNone
+	case confirmQuitModal:
+		v.modal = nil
 		if key == "y" || key == "Y" {
-			return v.m.startQuit(false)
+			return v.m.quit(false)
 		}
 		return nil
-	case modalConfirmClose:
-		v.modal = modalNone
+	case confirmCloseModal:
+		v.modal = nil
 		if key == "y" || key == "Y" {
-			return v.closeAt(v.m.indexOf(v.closingKey), true)
+			return v.closeAt(v.m.indexOf(md.key), true)
 		}
 		return nil
-	case modalClosing:
+	case closingModal:
 		// Input is blocked; a repeated close escalates to kill.
 		return v.escalateClose(key)
-	case modalRename:
+	case *renameModal:
 		return v.renameInput(msg)
-	case modalList:
+	case *sessionList:
 		return v.sessionsKey(msg)
-	case modalFind:
+	case *findState:
 		return v.findInput(msg)
-	case modalPrompt:
+	case *prompt:
 		return v.promptInput(msg)
-	case modalPick:
+	case *picker:
 		return v.pickInput(msg)
 	}
 	if v.scrollMode {
@@ -83,7 +83,7 @@ func (v *view) escalateClose(key string) tea.Cmd {
 	if key != "x" && key != "k" && key != "ctrl+c" {
 		return nil
 	}
-	if i := v.m.indexOf(v.closingKey); i >= 0 {
+	if i := v.m.indexOf(v.closingKey()); i >= 0 {
 		return v.m.closePane(i, true, nil)
 	}
 	return nil
@@ -100,8 +100,9 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 	if v.readOnly {
 		return nil
 	}
+	focus := v.focusIndex()
 	for i, p := range v.m.panes {
-		target := i == v.focus
+		target := i == focus
 		if v.broadcast {
 			target = v.pv(p).picked
 		}
@@ -121,7 +122,7 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 
 // input writes encode's bytes, for the pane's current modes, to its
 // session; it reports whether anything was sent or kept for later.
-func (m *Model) input(p *pane, encode func(vt.Modes) []byte) bool {
+func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
 	if p.screen == nil || (p.sess == nil && p.phase != phaseStarting) {
 		return false
 	}
@@ -138,29 +139,29 @@ func (m *Model) input(p *pane, encode func(vt.Modes) []byte) bool {
 		return true
 	}
 	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
-	m.awaitEcho(p)
+	s.awaitEcho(p)
 	return true
 }
 
 func (v *view) handlePaste(text string) tea.Cmd {
-	if v.modal == modalFind && v.find != nil {
-		return v.editFind(v.find.query + text)
+	if f := v.find(); f != nil {
+		return v.editFind(f.query + text)
 	}
-	if v.modal == modalPrompt && v.prompt != nil {
-		v.prompt.add(text)
+	if p := v.prompt(); p != nil {
+		p.add(text)
 		return nil
 	}
-	if v.modal != modalNone || v.scrollMode || v.m.quitting {
+	if v.modal != nil || v.scrollMode || v.m.quitting {
 		return nil
 	}
 	return v.sendInput(func(modes vt.Modes) []byte { return encode.Paste(text, modes) })
 }
 
 func (v *view) toggleHelp() tea.Cmd {
-	if v.modal == modalHelp {
-		v.modal = modalNone
+	if v.modalKind() == modalHelp {
+		v.modal = nil
 	} else {
-		v.modal = modalHelp
+		v.modal = helpModal{}
 	}
 	return nil
 }
@@ -168,11 +169,11 @@ func (v *view) toggleHelp() tea.Cmd {
 func (v *view) requestQuit() tea.Cmd {
 	for _, p := range v.m.panes {
 		if p.phase == phaseRunning || p.phase == phaseStarting {
-			v.modal = modalConfirmQuit
+			v.modal = confirmQuitModal{}
 			return nil
 		}
 	}
-	return v.m.startQuit(false)
+	return v.m.quit(false)
 }
 
 // detach lets the client go; a view without a client to let go (the
@@ -220,13 +221,13 @@ func (v *view) togglePick() tea.Cmd {
 // only cancelled.
 func (v *view) closeFocused() tea.Cmd {
 	if p := v.focused(); p != nil && p.alert == nil && p.phase == phaseRunning {
-		v.modal, v.closingKey = modalConfirmClose, p.key
+		v.modal = confirmCloseModal{p.key}
 		return nil
 	}
-	return v.closeAt(v.focus, true)
+	return v.closeAt(v.focusIndex(), true)
 }
-func (v *view) killFocused() tea.Cmd    { return v.killAt(v.focus) }
-func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focus) }
+func (v *view) killFocused() tea.Cmd    { return v.killAt(v.focusIndex()) }
+func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focusIndex()) }
 
 // closeAt closes pane i (x); modal shows the teardown over the panes
 // until the pane goes, as x does (the session list shows it in its rows).
@@ -245,7 +246,7 @@ func (v *view) closeAt(i int, modal bool) tea.Cmd {
 		if modal {
 			// The modal shows the teardown (or the start's cancellation)
 			// until the pane goes.
-			v.modal, v.closingKey = modalClosing, p.key
+			v.modal = closingModal{p.key}
 		}
 	}
 	return v.m.closePane(i, false, nil)

@@ -83,7 +83,7 @@ func TestResizeClampsPage(t *testing.T) {
 		t.Fatalf("test setup: %d panes fit on a page", n)
 	}
 	m.lv().setFocus(4)
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	send(m, tea.WindowSizeMsg{Width: 200, Height: 60})
 	if idx, _ := m.lv().pageRects(); len(idx) != 5 || m.lv().page != 0 {
 		t.Errorf("after growing: page %d shows %v, want all five", m.lv().page, idx)
 	}
@@ -113,7 +113,7 @@ func TestResizeIsNotOutput(t *testing.T) {
 	if st := m.panes[1].state(); st.State != status.Idle {
 		t.Fatalf("test setup: the quiet pane is %v", st)
 	}
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.Update(frameMsg{})
 	now = now.Add(time.Second)
 	m.Update(stateMsg{})

@@ -16,49 +16,34 @@ import (
 // and the quit. Each step that blocks runs in a command and reports back
 // as a message carrying the pane's key and generation.
 
-func (m *Model) startAll() tea.Cmd {
-	m.started = true
-	cmds := make([]tea.Cmd, 0, len(m.panes))
-	for i := range m.panes {
-		cmds = append(cmds, m.startPane(i))
+func (s *shared) startAll() tea.Cmd {
+	s.started = true
+	cmds := make([]tea.Cmd, 0, len(s.panes))
+	for i := range s.panes {
+		cmds = append(cmds, s.startPane(i))
 	}
 	return tea.Batch(cmds...)
 }
 
-// sizer is the view whose layout sizes the panes: the active client's,
-// or, with none attached, a layout of the server's own size.
-func (m *Model) sizer() *view {
-	if m.active != nil {
-		return m.active
-	}
-	return &view{m: m, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{}}
+func (s *shared) startPane(i int) tea.Cmd {
+	p := s.panes[i]
+	s.newTracker(p)
+	ended := s.endScreen(p, "the pane restarted") // the old screen's ring and recording go with it
+	cmd := p.start(s.ctx, s.backend, s.clients.bodySize(i), s.cfg.Scrollback, s.wake)
+	p.screen.SetTheme(s.theme)
+	s.attachRing(p)
+	s.clients.paneChanged(p, changeStarted)
+	s.watchNow = true // the new screen's wake is seen
+	return tea.Batch(ended, cmd)
 }
 
-func (m *Model) startPane(i int) tea.Cmd {
-	p := m.panes[i]
-	m.newTracker(p)
-	ended := m.endScreen(p, "the pane restarted") // the old screen's ring and recording go with it
-	cmd := p.start(m.ctx, m.backend, m.sizer().bodySize(i), m.cfg.Scrollback, m.wake)
-	p.screen.SetTheme(m.theme)
-	m.attachRing(p)
-	for _, v := range m.views {
-		if s := v.panes[p.key]; s != nil {
-			s.scroll, s.search, s.attention = 0, nil, false
-			v.takeFrame(p)
-		} else {
-			v.pv(p) // makes the view's state of p with its first frame
-		}
-	}
-	return tea.Batch(ended, cmd, m.watch())
-}
-
-func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
-	i, p := m.paneByKey(msg.key, msg.gen)
+func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
+	i, p := s.paneByKey(msg.key, msg.gen)
 	if p == nil {
 		if msg.sess != nil {
 			// The pane went away while starting: nobody else owns it.
-			b, id, key := m.backend, msg.sess.ID(), msg.key
-			return func() tea.Msg { return teardownMsg{key: key, err: b.Close(m.teardownCtx(), id)} }
+			b, id, key := s.backend, msg.sess.ID(), msg.key
+			return func() tea.Msg { return teardownMsg{key: key, err: b.Close(s.teardownCtx(), id)} }
 		}
 		return nil
 	}
@@ -77,9 +62,9 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		}
 		if p.closing {
 			p.closing = false
-			return m.removePane(i, nil)
+			return s.removePane(i, nil)
 		}
-		m.emitState(i, p) // ctl events and ctl wait learn of the failure
+		s.emitState(i, p) // ctl events and ctl wait learn of the failure
 		return nil
 	}
 	p.sess, p.notice = msg.sess, msg.notice
@@ -89,34 +74,34 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 		p.early = nil
 		p.setInfo(msg.sess.Info())
 		p.phase = phaseClosing
-		return m.closeSession(p, !p.closing || p.closeKill)
+		return s.closeSession(p, !p.closing || p.closeKill)
 	}
 	if len(p.early) > 0 {
 		_ = p.sess.Write(p.early) // Best effort, as all input: it only queues.
 		p.early = nil
 	}
 	p.setInfo(msg.sess.Info())
-	m.emit(Event{Kind: EventStarted, Pane: m.paneInfo(i)})
+	s.emit(Event{Kind: EventStarted, Pane: s.paneInfo(i)})
 	// The PTY was opened at the size known when the start began; the
 	// layout may have changed since. What the program prints as it
 	// starts is activity all the same.
 	return p.resizePTY(time.Time{})
 }
 
-func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
+func (s *shared) handleInfos(msg infosMsg) tea.Cmd {
 	byID := map[session.ID]session.Info{}
 	for _, info := range msg.infos {
 		byID[info.ID] = info
 	}
-	for i, p := range m.panes {
+	for i, p := range s.panes {
 		if p.sess == nil {
 			continue
 		}
 		if info, ok := byID[p.sess.ID()]; ok {
 			was, wasStage, wasSaved, wasStatus := p.phase, p.info.Stage, p.info.Saved, p.status()
 			p.setInfo(info)
-			m.redraw = m.redraw || p.status() != wasStatus
-			m.emitChanges(i, p, was, wasStage, wasSaved)
+			s.redraw = s.redraw || p.status() != wasStatus
+			s.emitChanges(i, p, was, wasStage, wasSaved)
 		}
 	}
 	return nil
@@ -125,41 +110,41 @@ func (m *Model) handleInfos(msg infosMsg) tea.Cmd {
 // emitChanges reports what an update of the session's info changed: its
 // state, a snapshot's progress (a teardown stage the workspace hook
 // reports) and its result.
-func (m *Model) emitChanges(i int, p *pane, was phase, wasStage, wasSaved string) {
+func (s *shared) emitChanges(i int, p *pane, was phase, wasStage, wasSaved string) {
 	if p.phase != was {
-		m.emitState(i, p)
+		s.emitState(i, p)
 	}
 	if st := p.info.Stage; st != wasStage && strings.HasPrefix(st, "snapshot") {
-		m.emit(Event{Kind: EventSnapshot, Pane: m.paneInfo(i), Detail: st})
+		s.emit(Event{Kind: EventSnapshot, Pane: s.paneInfo(i), Detail: st})
 	}
 	if p.info.Saved != "" && p.info.Saved != wasSaved {
-		m.emit(Event{Kind: EventSnapshot, Pane: m.paneInfo(i), Detail: "saved " + p.info.Saved})
+		s.emit(Event{Kind: EventSnapshot, Pane: s.paneInfo(i), Detail: "saved " + p.info.Saved})
 	}
 }
 
-func (m *Model) emitState(i int, p *pane) {
+func (s *shared) emitState(i int, p *pane) {
 	if p.st.track != nil {
-		m.syncPane(i, p, m.now()) // the event shows the state the phase gives
+		s.syncPane(i, p, s.now()) // the event shows the state the phase gives
 	}
-	info := m.paneInfo(i)
-	m.emit(Event{Kind: EventPhase, Pane: info, Detail: info.Phase})
+	info := s.paneInfo(i)
+	s.emit(Event{Kind: EventPhase, Pane: info, Detail: info.Phase})
 	if p.phase == phaseExited {
-		m.emit(Event{Kind: EventExited, Pane: info})
+		s.emit(Event{Kind: EventExited, Pane: info})
 	}
 }
 
 // handleClosed: a close (x) removes the pane; a kill (k) leaves it, showing
 // that it was killed, to be restarted. A close that failed (its snapshot)
 // leaves the pane too, showing why, until the user dismisses it (W6).
-func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
-	i, p := m.paneByKey(msg.key, msg.gen)
+func (s *shared) handleClosed(msg closedMsg) tea.Cmd {
+	i, p := s.paneByKey(msg.key, msg.gen)
 	if p == nil {
-		m.failTeardown(nil, "close", msg.err)
+		s.failTeardown(nil, "close", msg.err)
 		return nil
 	}
 	was, wasStage, wasSaved := p.phase, p.info.Stage, p.info.Saved
 	p.info, p.err = p.sess.Info(), msg.err
-	m.emitChanges(i, p, was, wasStage, wasSaved)
+	s.emitChanges(i, p, was, wasStage, wasSaved)
 	waiters := p.onClosed
 	p.onClosed = nil
 	defer func() {
@@ -169,29 +154,19 @@ func (m *Model) handleClosed(msg closedMsg) tea.Cmd {
 	}()
 	if p.closing {
 		p.closing, p.closeKill = false, false
-		m.endClosingModals(p.key)
+		s.clients.paneChanged(p, changeClosed)
 		if msg.err == nil {
-			return m.removePane(i, nil)
+			return s.removePane(i, nil)
 		}
 		p.phase = phaseClosed
-		m.failTeardown(p, "close", msg.err)
-		m.emitState(i, p)
+		s.failTeardown(p, "close", msg.err)
+		s.emitState(i, p)
 		return nil
 	}
 	p.phase = phaseKilled
-	m.failTeardown(p, "kill", msg.err)
-	m.emitState(i, p)
+	s.failTeardown(p, "kill", msg.err)
+	s.emitState(i, p)
 	return nil
-}
-
-// endClosingModals takes down the closing modal of every client that
-// closes pane key.
-func (m *Model) endClosingModals(key int) {
-	for _, v := range m.views {
-		if v.modal == modalClosing && v.closingKey == key {
-			v.modal = modalNone
-		}
-	}
 }
 
 func resultOf(p *pane) Result {
@@ -208,8 +183,8 @@ func resultOf(p *pane) Result {
 
 // closePane tears pane i down: a close removes it once done, a kill
 // leaves it killed. done, if set, is told how it ended.
-func (m *Model) closePane(i int, kill bool, done func(error)) tea.Cmd {
-	p := m.panes[i]
+func (s *shared) closePane(i int, kill bool, done func(error)) tea.Cmd {
+	p := s.panes[i]
 	switch p.phase {
 	case phaseStarting:
 		// Cancel the start; the pane goes (or shows the start cancelled)
@@ -230,7 +205,7 @@ func (m *Model) closePane(i int, kill bool, done func(error)) tea.Cmd {
 			}
 			return nil
 		}
-		return m.removePane(i, done) // nothing left to tear down
+		return s.removePane(i, done) // nothing left to tear down
 	}
 	if done != nil {
 		p.onClosed = append(p.onClosed, done)
@@ -239,26 +214,26 @@ func (m *Model) closePane(i int, kill bool, done func(error)) tea.Cmd {
 		// A teardown runs already: a kill escalates it, a close waits.
 		if kill && !p.closeKill {
 			p.closeKill = true
-			b, id := m.backend, p.sess.ID()
-			return func() tea.Msg { _ = b.Kill(m.teardownCtx(), id); return nil }
+			b, id := s.backend, p.sess.ID()
+			return func() tea.Msg { _ = b.Kill(s.teardownCtx(), id); return nil }
 		}
 		return nil
 	}
 	p.closing = !kill
 	p.phase = phaseClosing
-	return m.closeSession(p, kill)
+	return s.closeSession(p, kill)
 }
 
 // closeSession tears a pane's session down in a command and reports back.
 // Teardowns are never cancelled: they run to the end, quit or not.
-func (m *Model) closeSession(p *pane, kill bool) tea.Cmd {
-	b, id, key, gen := m.backend, p.sess.ID(), p.key, p.gen
+func (s *shared) closeSession(p *pane, kill bool) tea.Cmd {
+	b, id, key, gen := s.backend, p.sess.ID(), p.key, p.gen
 	return func() tea.Msg {
 		var err error
 		if kill {
-			err = b.Kill(m.teardownCtx(), id)
+			err = b.Kill(s.teardownCtx(), id)
 		} else {
-			err = b.Close(m.teardownCtx(), id)
+			err = b.Close(s.teardownCtx(), id)
 		}
 		return closedMsg{key: key, gen: gen, err: err}
 	}
@@ -266,26 +241,17 @@ func (m *Model) closeSession(p *pane, kill bool) tea.Cmd {
 
 // removePane takes pane i off the grid, keeping its outcome for the exit
 // summary, and closes its screen in a command.
-func (m *Model) removePane(i int, done func(error)) tea.Cmd {
-	p := m.panes[i]
+func (s *shared) removePane(i int, done func(error)) tea.Cmd {
+	p := s.panes[i]
 	if p.sess != nil {
 		p.info = p.sess.Info()
 	}
-	info := m.paneInfo(i)
-	m.quitResults = append(m.quitResults, resultOf(p))
-	cmds := []tea.Cmd{m.endScreen(p, "the pane closed")}
-	m.panes = append(m.panes[:i], m.panes[i+1:]...)
-	for _, v := range m.views {
-		delete(v.panes, p.key)
-		if v.focus > i || v.focus == len(m.panes) {
-			v.focus = max(0, v.focus-1)
-		}
-		if v.modal == modalClosing && v.closingKey == p.key {
-			v.modal = modalNone
-		}
-		cmds = append(cmds, v.relayout())
-	}
-	m.emit(Event{Kind: EventClosed, Pane: info})
+	info := s.paneInfo(i)
+	s.quitResults = append(s.quitResults, resultOf(p))
+	cmds := []tea.Cmd{s.endScreen(p, "the pane closed")}
+	s.panes = append(s.panes[:i], s.panes[i+1:]...)
+	cmds = append(cmds, s.clients.paneRemoved(p.key, i))
+	s.emit(Event{Kind: EventClosed, Pane: info})
 	if done != nil {
 		done(nil)
 	}
@@ -299,32 +265,32 @@ func (m *Model) removePane(i int, done func(error)) tea.Cmd {
 }
 
 // restartPane starts pane i again; an exited session is closed first.
-func (m *Model) restartPane(i int) tea.Cmd {
-	p := m.panes[i]
+func (s *shared) restartPane(i int) tea.Cmd {
+	p := s.panes[i]
 	old, oldPhase := p.sess, p.phase
 	p.alert = nil // restarting answers it, as dismissing does
-	start := m.startPane(i)
+	start := s.startPane(i)
 	if old == nil || oldPhase != phaseExited {
 		return start
 	}
 	// An exited session still holds its PTY, and its teardown may snapshot
 	// the workspace: it must settle before the new start restores into
 	// the workspace or runs in it.
-	b, id, key := m.backend, old.ID(), p.key
-	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(m.teardownCtx(), id)} }, start)
+	b, id, key := s.backend, old.ID(), p.key
+	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(s.teardownCtx(), id)} }, start)
 }
 
 type resizePTYMsg struct{ gen int }
 
-func (m *Model) handleResize(msg tea.Msg) tea.Cmd {
+func (s *shared) handleResize(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case resizePTYMsg:
-		if msg.gen != m.resizeGen {
+		if msg.gen != s.resizeGen {
 			return nil
 		}
 		var cmds []tea.Cmd
-		for _, p := range m.panes {
-			cmds = append(cmds, p.resizePTY(m.now()))
+		for _, p := range s.panes {
+			cmds = append(cmds, p.resizePTY(s.now()))
 		}
 		return tea.Batch(cmds...)
 	case resizedMsg:
@@ -336,9 +302,9 @@ func (m *Model) handleResize(msg tea.Msg) tea.Cmd {
 
 // resizePTYs debounces the PTY resizes: a terminal being dragged sends
 // many sizes.
-func (m *Model) resizePTYs() tea.Cmd {
-	m.resizeGen++
-	gen := m.resizeGen
+func (s *shared) resizePTYs() tea.Cmd {
+	s.resizeGen++
+	gen := s.resizeGen
 	return tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return resizePTYMsg{gen: gen} })
 }
 
@@ -350,4 +316,4 @@ func bodySizeOf(r rect) providers.Size {
 // teardownCtx is the context of a teardown: the model's values, never its
 // cancellation, since a teardown runs to its end, quit or not (its
 // stages are bounded by the session's graces).
-func (m *Model) teardownCtx() context.Context { return context.WithoutCancel(m.ctx) }
+func (s *shared) teardownCtx() context.Context { return context.WithoutCancel(s.ctx) }

@@ -6,164 +6,29 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/keys"
+	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/session/vt"
-	"github.com/sandmux/sandmux/status"
 )
 
-// Config holds the UI settings.
-type Config struct {
-	// Prefix is the key that introduces sandmux commands, as Bubble Tea
-	// spells it ("ctrl+b").
-	Prefix string
-	// FPS bounds how often the screen is redrawn.
-	FPS int
-	// Scrollback is how many lines each pane keeps.
-	Scrollback int
-	// Status tunes each pane's state tracker (activity window, idle
-	// after, debounce); Rules are the config's screen rules, compiled.
-	Status status.Config
-	Rules  []*status.Rule
-	// Notify says how a pane entering waiting, done or failed is told to
-	// each client that does not focus it.
-	Notify Notify
-	// OnNotify, when set, is told of each such entry, once, when some
-	// client does not focus the pane or none is attached (the notify
-	// command). It is called from Update: it must not block.
-	OnNotify func(Notification)
-	// Clipboard passes a pane's clipboard writes (OSC 52) on to the
-	// terminals of the clients that may type; a pane's read of the
-	// clipboard is never answered. ClipboardReadOnly passes them to
-	// read-only clients too: by default a pane cannot set the clipboard
-	// of someone who only watches (A16).
-	Clipboard, ClipboardReadOnly bool
-	// Bell and Notifications say whose bells and notifications (OSC 9,
-	// OSC 777) reach the user's terminal: every pane's (PassAny), only
-	// those of panes other than the focused one (PassOther), or none
-	// (PassNone, the zero value).
-	Bell, Notifications Pass
-	// Events, when set, is told what happens to the panes and clients,
-	// from Update: it must not block.
-	Events func(Event)
-	// Parsers is how many panes may parse output at once (0: as many as
-	// Go runs code on at once).
-	Parsers int
-	// Record is [record]: the panes' rings and where recordings go.
-	Record RecordConfig
-	// Keys are the config's [keys] bindings, over the default ones.
-	Keys []keys.Binding
-	// Spawn makes the panes a client opens from the keyboard (prefix c
-	// and C); nil: those keys say they cannot.
-	Spawn *Spawner
-	// Server: the program is no client of its own; only ClientMsg input
-	// counts, and Bubble Tea's own size and input messages are dropped.
-	Server bool
-}
-
-// Pass says which panes' signals reach the user's terminal.
-type Pass int
-
-// The Pass values, as the config spells them: "none", "other", "any".
-const (
-	PassNone Pass = iota
-	PassOther
-	PassAny
-)
-
-func (c Config) withDefaults() Config {
-	if c.Prefix == "" {
-		c.Prefix = keys.DefaultPrefix
-	}
-	if c.FPS <= 0 {
-		c.FPS = keys.DefaultFPS
-	}
-	if c.Scrollback < 0 {
-		c.Scrollback = 0
-	}
-	return c
-}
-
-// modal is what, if anything, covers a client's panes and takes its keys.
-type modal int
-
-const (
-	modalNone modal = iota
-	modalHelp
-	modalConfirmQuit
-	modalConfirmClose // x on a pane that runs asks first, as tmux's kill-pane
-	modalClosing      // a pane this client closes is being torn down
-	modalRename       // this client is typing a pane's new name
-	modalList         // the list of every pane (prefix w, sessions.go)
-	modalFind         // this client searches across panes (findall.go)
-	modalPrompt       // this client types a line: a command, a pane's number (prompt.go)
-	modalPick         // this client picks what a new pane runs (spawn.go)
-)
-
-// Model is the root model: the panes, their sessions and screens, shared
-// by every attached client, and one view per client (its size, focus,
-// page, zoom, scroll and frames). It runs in one Bubble Tea program; the
-// clients' input reaches it as ClientMsg, so all state is touched by
+// Model is the root model: the panes every attached client shares
+// (shared, panes.go) and one view per client (its size, focus, page,
+// zoom, modal, scroll and frames). It runs in one Bubble Tea program;
+// the clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
 type Model struct {
-	cfg  Config
-	keys keyTables // the key bindings, from cfg.Keys and the actions
-	now  func() time.Time
-	// ctx is the parent of the starts' contexts; cancel ends it at quit.
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	// The panes, shared by every client.
-	backend   Backend
-	gate      *parseGate // the panes' turns at parsing output
-	panes     []*pane
-	nextKey   int
-	started   bool
-	resizeGen int // the debounced PTY resize that is current
+	shared
+	redrawLoop           // when frames are taken (watch.go)
+	keys       keyTables // the key bindings, from cfg.Keys and the actions
 	// shownScratch is markShown's set of panes on some client's page.
 	shownScratch map[int]bool
 
 	// The clients' views.
 	views  []*view
-	active *view    // the client that typed last: the PTYs follow its sizes
-	theme  vt.Theme // the colours the screens answer with: active's (theme.go)
+	active *view // the client that typed last: the PTYs follow its sizes
 	// layoutW and layoutH size the panes while no client is attached.
 	layoutW, layoutH int
-
-	// The redraw loop (watch.go).
-	redraw         bool // a quiet message changed what some client sees
-	watching       bool
-	changedPending bool
-	frameArmed     bool
-	lastFrame      time.Time
-	framePanes     int           // panes the last frame took anew: its cost, for the next one's wait
-	echoTyped      bool          // a key was typed into a pane in this Update (watch.go)
-	stateArmed     time.Time     // when the state timer fires; zero when none waits
-	stateCancel    chan struct{} // closed when a timer for an earlier deadline replaces it
-	usageArmed     bool          // a usage sample is due (usage.go)
-	usageGen       int           // the current usage timer's
-	usageIdle      int           // rounds in a row in which no pane was busy or wrote
-	usageOutput    bool          // some pane wrote since the last round
-	wake           chan struct{} // every screen pokes it (vt.WithWake)
-	stop           chan struct{} // closed once done: the watch returns
-
-	rec recState // the rings' budget and the view recordings (record.go)
-
-	// The quit (quit.go) and what it reports.
-	quitting      bool
-	killRequested bool // the quit escalated to killing everything
-	shutDown      bool // the Manager's Shutdown returned; done once no start is pending
-	done          bool
-	quitResults   []Result
-	teardownErrs  []error // failed closes and kills, for the exit code
-	shutdownErr   error
-}
-
-// Result is how one session ended, for the summary printed after exit.
-type Result struct {
-	Name   string
-	Status string
-	Saved  string // the snapshot written after teardown, if any
-	Err    error
+	// viewRecs are the view recordings, by client (viewrec.go).
+	viewRecs map[int]*viewRec
 }
 
 // New returns the root model for the given panes. ctx is the parent of
@@ -171,49 +36,30 @@ type Result struct {
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	ctx, cancel := context.WithCancel(ctx)
 	cfg = cfg.withDefaults()
-	m := &Model{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), backend: b, gate: newParseGate(cfg.Parsers), wake: make(chan struct{}, 1), stop: make(chan struct{}),
-		layoutW: 80, layoutH: 24, now: time.Now}
+	m := &Model{keys: newKeyTables(cfg.Prefix, cfg.Keys), layoutW: 80, layoutH: 24,
+		shared: shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, backend: b, gate: parsegate.New(cfg.Parsers),
+			wake: make(chan struct{}, 1), stop: make(chan struct{}), now: time.Now}}
+	m.clients = m
 	for _, s := range specs {
 		m.addPane(s)
 	}
 	return m
 }
 
-func (m *Model) addPane(s PaneSpec) *pane {
-	p := &pane{key: m.nextKey, gate: m.gate, sandbox: s.Name}
-	s.Name = m.uniqueName(s.Name, nil)
-	p.spec = s
-	m.newTracker(p)
-	m.nextKey++
-	m.panes = append(m.panes, p)
-	return p
-}
-
-// Results returns one line of outcome per session, once the program ended.
-func (m *Model) Results() []Result { return m.quitResults }
-
-// Init asks for the terminal's size; the panes start once it is known, so
-// every PTY opens at its pane's size. A server sends StartMsg instead.
-func (m *Model) Init() tea.Cmd {
-	if m.cfg.Server {
-		return nil
-	}
-	return tea.RequestWindowSize
-}
-
-// UseTerminal makes the local client's view draw its frames through t,
-// after every Update, instead of through Bubble Tea's renderer.
-func (m *Model) UseTerminal(t *Terminal) { m.localView().term = t }
+// Init starts nothing: the panes start at StartMsg, or when the first
+// client attaches, so every PTY opens at its pane's size.
+func (m *Model) Init() tea.Cmd { return nil }
 
 // Update handles a message, then hands each client's new frame to its
 // Terminal: composing is CPU work on cached rows; each Terminal's own
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	if m.echoTyped {
+	if m.watchNow {
 		// Between frames nothing watches the screens: the echo of what
-		// was just typed must be seen as soon as it parsed.
-		m.echoTyped = false
+		// was just typed (or a new screen's first output) must be seen as
+		// soon as it parsed.
+		m.watchNow = false
 		cmd = tea.Batch(cmd, m.watch())
 	}
 	if st := m.syncStates(); st != nil {
@@ -222,6 +68,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if arm := m.armUsage(); arm != nil {
 		cmd = tea.Batch(cmd, arm)
 	}
+	m.rec.viewsRecorded = len(m.viewRecs) > 0
 	if rc := m.syncRecordings(); rc != nil {
 		cmd = tea.Batch(cmd, rc)
 	}
@@ -246,9 +93,10 @@ func quiet(msg tea.Msg) bool {
 	return false
 }
 
-// update dispatches each message to the code that owns it. Input without
-// a client (Bubble Tea's own, in a program that is its own client) goes
-// to the local view.
+// update dispatches each message to the code that owns it. Input comes
+// only as ClientMsg, from an attached client's view: the program that
+// runs the model reads no terminal, so Bubble Tea's own input messages
+// never arrive.
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case ClientMsg:
@@ -257,12 +105,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return v.input(msg.Msg)
-	case tea.WindowSizeMsg, tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg,
-		tea.ForegroundColorMsg, tea.BackgroundColorMsg, tea.CursorColorMsg, ColorSchemeMsg:
-		if m.cfg.Server {
-			return nil
-		}
-		return m.localView().input(msg)
 	case AttachMsg:
 		return m.attach(msg)
 	case DetachMsg:
@@ -297,11 +139,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case usageTickMsg:
 		return m.usageTick(msg)
 	case usageMsg:
-		return m.handleUsage(msg)
+		cmd := m.handleUsage(msg)
+		m.redraw = m.redraw || m.listing() // the list shows every pane's CPU and memory
+		return cmd
 	case shutdownMsg:
 		return m.handleShutdown(msg)
 	case QuitMsg:
-		return m.startQuit(msg.Kill)
+		return m.quit(msg.Kill)
 	case findTickMsg, findResultsMsg:
 		return m.handleFind(msg)
 	case viewOpenedMsg:
@@ -334,8 +178,8 @@ func (m *Model) handleStart(msg StartMsg) tea.Cmd {
 	return m.startAll()
 }
 
-func (m *Model) paneByKey(key, gen int) (int, *pane) {
-	for i, p := range m.panes {
+func (s *shared) paneByKey(key, gen int) (int, *pane) {
+	for i, p := range s.panes {
 		if p.key == key && p.gen == gen {
 			return i, p
 		}
@@ -343,8 +187,8 @@ func (m *Model) paneByKey(key, gen int) (int, *pane) {
 	return -1, nil
 }
 
-func (m *Model) indexOf(key int) int {
-	for i, p := range m.panes {
+func (s *shared) indexOf(key int) int {
+	for i, p := range s.panes {
 		if p.key == key {
 			return i
 		}
@@ -353,9 +197,9 @@ func (m *Model) indexOf(key int) int {
 }
 
 // emit tells the Events hook, if any, what happened.
-func (m *Model) emit(e Event) {
-	if m.cfg.Events != nil {
-		e.Time = m.now()
-		m.cfg.Events(e)
+func (s *shared) emit(e Event) {
+	if s.cfg.Events != nil {
+		e.Time = s.now()
+		s.cfg.Events(e)
 	}
 }

@@ -11,7 +11,7 @@ import tea "charm.land/bubbletea/v2"
 // takes mouse reports, and a left-button drag selects (selection.go); a
 // click on the status line's page numbers turns the page.
 func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if v.modal != modalNone {
+	if v.modal != nil {
 		return nil
 	}
 	ev := msg.Mouse()
@@ -34,7 +34,7 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 			continue
 		}
 		var cmds []tea.Cmd
-		if _, click := msg.(tea.MouseClickMsg); click && i != v.focus {
+		if _, click := msg.(tea.MouseClickMsg); click && i != v.focusIndex() {
 			cmds = append(cmds, v.setFocus(i))
 		}
 		p := v.m.panes[i]

@@ -1,7 +1,5 @@
 package ui
 
-import "fmt"
-
 // Notify says how a pane entering waiting, done or failed is told to a
 // client that does not focus it.
 type Notify uint8
@@ -17,22 +15,4 @@ const (
 // client did not focus it, or none was attached.
 type Notification struct {
 	Pane PaneInfo // its State and Reason say what it entered, and why
-}
-
-// notify tells the client's terminal that the pane needs the user, as
-// the config says: sandmux's own OSC 9, the text escaped (noticeSequence).
-func (v *view) notify(info *PaneInfo) {
-	if v.term == nil {
-		return
-	}
-	if v.m.cfg.Notify&NotifyTerminal != 0 {
-		text := fmt.Sprintf("%s is %s", info.Name, info.State)
-		if info.Reason != "" {
-			text += ": " + info.Reason
-		}
-		v.term.Passthrough(noticeSequence(text))
-	}
-	if v.m.cfg.Notify&NotifyBell != 0 {
-		v.term.Passthrough("\a")
-	}
 }

@@ -123,7 +123,7 @@ func (v *view) confirmText() string {
 
 // confirmCloseText asks before x closes a pane that runs.
 func (v *view) confirmCloseText() string {
-	i := v.m.indexOf(v.closingKey)
+	i := v.m.indexOf(v.closingKey())
 	if i < 0 {
 		return overlayStyle.Render("That pane is gone. (any key)")
 	}
@@ -142,7 +142,7 @@ func (v *view) teardownText() string {
 		b.WriteString("Closing pane\n\n")
 	}
 	for _, p := range v.m.panes {
-		if !quitting && p.key != v.closingKey {
+		if !quitting && p.key != v.closingKey() {
 			continue
 		}
 		if !quitting {

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
@@ -62,7 +63,7 @@ type pane struct {
 	key  int // stable identity for messages; never reused
 	spec PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
-	gate *parseGate
+	gate *parsegate.Gate
 	// shown says whether the pane is on some client's screen, for its
 	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
@@ -148,7 +149,7 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	if spec.Env != nil {
 		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
 	}
-	opts.Screen, opts.Turns = p.screen, p.gate.paneTurns(&p.echo, &p.shown)
+	opts.Screen, opts.Turns = p.screen, p.gate.Turns(&p.echo, &p.shown)
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -220,64 +221,6 @@ func (p *pane) resizePTY(now time.Time) tea.Cmd {
 	}
 	sess, key, gen := p.sess, p.key, p.gen
 	return func() tea.Msg { return resizedMsg{key: key, gen: gen, err: sess.Resize(size)} }
-}
-
-// takeFrame copies pane p's screen (or the scrolled-back view) into the
-// view's frame of it and renders its rows.
-func (v *view) takeFrame(p *pane) {
-	s := v.panes[p.key]
-	if s == nil || p.screen == nil {
-		return
-	}
-	if s.scroll > 0 {
-		p.screen.SnapshotAt(&s.frame, s.scroll)
-		s.scroll = s.frame.Scrollback - s.frame.First // clamped by the screen
-	} else {
-		p.screen.Snapshot(&s.frame)
-	}
-	if s.search != nil || s.sel != nil {
-		s.highlightSearch()
-		s.highlightSelection()
-		s.frame.Invalidate() // the highlight edited its cells: take them all anew
-	}
-	v.renderGen++
-	s.renderBody(v.renderGen)
-}
-
-// renderBody renders the rows of the frame that changed since it was
-// rendered last; the others keep their bytes. gen is the view's render
-// generation, which only grows.
-func (s *paneView) renderBody(gen uint64) {
-	s.gen = gen
-	all := len(s.rows) != s.frame.Rows || s.search != nil || s.sel != nil
-	for len(s.rows) < s.frame.Rows {
-		s.rows = append(s.rows, nil)
-		s.rowGens = append(s.rowGens, 0)
-	}
-	s.rows, s.rowGens = s.rows[:s.frame.Rows], s.rowGens[:s.frame.Rows]
-	for y := range s.frame.Rows {
-		if all || s.frame.RowChanged(y) {
-			s.rows[y] = vt.RenderRow(s.rows[y][:0], &s.frame, y)
-			s.rowGens[y] = s.gen
-		}
-	}
-}
-
-// rowRendered is the render generation that last changed row y; a row
-// past the end changes with every generation (the body is blank there).
-func (s *paneView) rowRendered(y int) uint64 {
-	if y < 0 || y >= len(s.rowGens) {
-		return s.gen
-	}
-	return s.rowGens[y]
-}
-
-// row returns rendered row y of the body, or nil past the end.
-func (s *paneView) row(y int) []byte {
-	if y < 0 || y >= len(s.rows) {
-		return nil
-	}
-	return s.rows[y]
 }
 
 // setInfo takes the session's state as the Manager reports it.

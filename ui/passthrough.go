@@ -6,6 +6,7 @@ package ui
 // Terminal.Passthrough.
 
 import (
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/sandmux/sandmux/session/vt"
@@ -47,7 +48,7 @@ const maxNotice = 512
 // carrying the pane's name and the text escaped, so nothing the child sent
 // can end the sequence or start another.
 func (v *view) passSignals(i int, p *pane, sig vt.Signals) {
-	other := i != v.focus
+	other := i != v.focusIndex()
 	if sig.Bell && passes(v.m.cfg.Bell, other) {
 		v.term.Passthrough("\a")
 	}
@@ -90,4 +91,22 @@ func (v *view) passCursorColor() {
 		return
 	}
 	v.term.Passthrough("\x1b]12;" + color + "\x07")
+}
+
+// notify tells the client's terminal that the pane needs the user, as
+// the config says: sandmux's own OSC 9, the text escaped (noticeSequence).
+func (v *view) notify(info *PaneInfo) {
+	if v.term == nil {
+		return
+	}
+	if v.m.cfg.Notify&NotifyTerminal != 0 {
+		text := fmt.Sprintf("%s is %s", info.Name, info.State)
+		if info.Reason != "" {
+			text += ": " + info.Reason
+		}
+		v.term.Passthrough(noticeSequence(text))
+	}
+	if v.m.cfg.Notify&NotifyBell != 0 {
+		v.term.Passthrough("\a")
+	}
 }

@@ -13,15 +13,15 @@ func TestEscapeThenPrefixInOneRead(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	press(m, "w")
-	if m.lv().modal != modalList {
+	if m.lv().modalKind() != modalList {
 		t.Fatal("test setup: prefix w did not open the list")
 	}
-	m.Update(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl | tea.ModAlt})
-	if m.lv().modal != modalNone || !m.lv().prefixPending {
-		t.Fatalf("alt+ctrl+b: modal %v, prefix pending %v; want the list closed and the prefix pending", m.lv().modal, m.lv().prefixPending)
+	send(m, tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl | tea.ModAlt})
+	if m.lv().modalKind() != modalNone || !m.lv().prefixPending {
+		t.Fatalf("alt+ctrl+b: modal %v, prefix pending %v; want the list closed and the prefix pending", m.lv().modalKind(), m.lv().prefixPending)
 	}
 	press(m, "right")
-	if m.lv().focus != 1 {
-		t.Errorf("the command after it did not run: focus %d", m.lv().focus)
+	if m.lv().focusIndex() != 1 {
+		t.Errorf("the command after it did not run: focus %d", m.lv().focusIndex())
 	}
 }

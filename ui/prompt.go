@@ -27,24 +27,24 @@ type prompt struct {
 const maxCommandLine = 4096
 
 func (v *view) openPrompt(p *prompt) tea.Cmd {
-	v.modal, v.prompt = modalPrompt, p
+	v.modal = p
 	return nil
 }
 
 // promptInput handles a key of the prompt: enter runs it, esc (or
 // ctrl+c) drops it, backspace takes the last character back.
 func (v *view) promptInput(msg tea.KeyPressMsg) tea.Cmd {
-	p := v.prompt
+	p := v.prompt()
 	if p == nil {
-		v.modal = modalNone
+		v.modal = nil
 		return nil
 	}
 	switch msg.String() {
 	case "enter":
-		v.modal, v.prompt = modalNone, nil
+		v.modal = nil
 		return p.done(p.text)
 	case "esc", "ctrl+c":
-		v.modal, v.prompt = modalNone, nil
+		v.modal = nil
 	case "backspace":
 		if r := []rune(p.text); len(r) > 0 {
 			p.text = string(r[:len(r)-1])
@@ -66,7 +66,7 @@ func (p *prompt) add(text string) {
 }
 
 func (v *view) promptText() string {
-	p := v.prompt
+	p := v.prompt()
 	if p == nil {
 		return ""
 	}

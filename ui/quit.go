@@ -14,47 +14,44 @@ type shutdownMsg struct{ err error }
 
 // startQuit begins the quit: first request shuts everything down, a second
 // one (or kill) escalates to killing every session now.
-func (m *Model) startQuit(kill bool) tea.Cmd {
-	if m.quitting || kill {
+func (s *shared) startQuit(kill bool) tea.Cmd {
+	if s.quitting || kill {
 		var cmd tea.Cmd
-		if !m.quitting {
-			cmd = m.beginShutdown()
+		if !s.quitting {
+			cmd = s.beginShutdown()
 		}
-		if m.killRequested {
+		if s.killRequested {
 			return cmd
 		}
-		m.killRequested = true
-		b := m.backend
+		s.killRequested = true
+		b := s.backend
 		return tea.Batch(cmd, func() tea.Msg { b.KillAll(); return nil })
 	}
-	return m.beginShutdown()
+	return s.beginShutdown()
 }
 
-func (m *Model) beginShutdown() tea.Cmd {
-	m.quitting = true
-	for _, v := range m.views {
-		v.modal = modalNone
-	}
-	for _, p := range m.panes {
+func (s *shared) beginShutdown() tea.Cmd {
+	s.quitting = true
+	for _, p := range s.panes {
 		p.cancel() // a start still preparing is not the Manager's yet
 	}
-	b := m.backend
-	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(m.teardownCtx())} }
+	b := s.backend
+	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(s.teardownCtx())} }
 }
 
-func (m *Model) handleShutdown(msg shutdownMsg) tea.Cmd {
-	m.shutdownErr, m.shutDown = msg.err, true
-	if m.startsPending() {
+func (s *shared) handleShutdown(msg shutdownMsg) tea.Cmd {
+	s.shutdownErr, s.shutDown = msg.err, true
+	if s.startsPending() {
 		// A start still preparing (a restore) was cancelled by the quit
 		// but has not returned: the program ends once it has.
 		return nil
 	}
-	return m.finishQuit()
+	return s.finishQuit()
 }
 
 // startsPending reports whether some pane's start has not reported back.
-func (m *Model) startsPending() bool {
-	for _, p := range m.panes {
+func (s *shared) startsPending() bool {
+	for _, p := range s.panes {
 		if p.phase == phaseStarting {
 			return true
 		}
@@ -63,26 +60,25 @@ func (m *Model) startsPending() bool {
 }
 
 // finishQuit records every pane's outcome and ends the program.
-func (m *Model) finishQuit() tea.Cmd {
-	for _, p := range m.panes {
+func (s *shared) finishQuit() tea.Cmd {
+	for _, p := range s.panes {
 		if p.sess != nil {
 			p.info = p.sess.Info()
 		}
-		m.quitResults = append(m.quitResults, resultOf(p))
+		s.quitResults = append(s.quitResults, resultOf(p))
 		for _, f := range p.onClosed {
 			f(nil)
 		}
 		p.onClosed = nil
 	}
-	for _, v := range m.views {
-		v.show() // the last frame: every session settled
-	}
-	stopRecordings := m.stopAllRecordings() // before done: its events still go out
-	m.done = true
-	m.stopWatching() // the waiting watch returns, and is not re-armed
-	m.cancel()       // nothing the model started is waited for any more
+	// The views' last frames (every session settled), and their
+	// recordings stopped, before done: the events still go out.
+	stopRecordings := s.stopAllRecordings(s.clients.settled())
+	s.done = true
+	s.stopWatching() // the waiting watch returns, and is not re-armed
+	s.cancel()       // nothing the model started is waited for any more
 	var screens []interface{ Close() }
-	for _, p := range m.panes {
+	for _, p := range s.panes {
 		if p.screen != nil {
 			screens = append(screens, p.screen)
 		}
@@ -97,7 +93,7 @@ func (m *Model) finishQuit() tea.Cmd {
 }
 
 // ShutdownErr is the error of the final shutdown, if any.
-func (m *Model) ShutdownErr() error { return m.shutdownErr }
+func (s *shared) ShutdownErr() error { return s.shutdownErr }
 
 func (r Result) String() string {
 	s := fmt.Sprintf("%s: %s", r.Name, r.Status)
@@ -108,4 +104,12 @@ func (r Result) String() string {
 		s += ": " + r.Err.Error()
 	}
 	return s
+}
+
+// Result is how one session ended, for the summary printed after exit.
+type Result struct {
+	Name   string
+	Status string
+	Saved  string // the snapshot written after teardown, if any
+	Err    error
 }

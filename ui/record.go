@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/record"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // Recording from the live UI (package record does the casts). Every
@@ -42,8 +41,10 @@ type RecordConfig struct {
 // the view recordings by client, and the errors of recordings stopped.
 type recState struct {
 	budget    *record.Budget
-	views     map[int]*viewRecording
 	tickArmed bool
+	// viewsRecorded: some client's view is recorded (viewrec.go), so the
+	// status lines' elapsed time ticks.
+	viewsRecorded bool
 
 	// mu guards what the stopping commands write: errs, for the summary.
 	mu   sync.Mutex
@@ -92,39 +93,39 @@ func (recNoticeMsg) recMsg() {}
 
 // RecordErr joins the errors of the recordings that failed or dropped
 // output; sandmux prints them with the exit summary.
-func (m *Model) RecordErr() error {
-	m.rec.mu.Lock()
-	defer m.rec.mu.Unlock()
-	return errors.Join(m.rec.errs...)
+func (s *shared) RecordErr() error {
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	return errors.Join(s.rec.errs...)
 }
 
-func (m *Model) recordFailed(err error) {
+func (s *shared) recordFailed(err error) {
 	if err == nil {
 		return
 	}
-	m.rec.mu.Lock()
-	m.rec.errs = append(m.rec.errs, err)
-	m.rec.mu.Unlock()
+	s.rec.mu.Lock()
+	s.rec.errs = append(s.rec.errs, err)
+	s.rec.mu.Unlock()
 }
 
 // attachRing gives pane p's new screen a ring, when rings are on.
-func (m *Model) attachRing(p *pane) {
-	c := m.cfg.Record
+func (s *shared) attachRing(p *pane) {
+	c := s.cfg.Record
 	if c.Retain <= 0 || p.screen == nil {
 		return
 	}
-	if m.rec.budget == nil {
-		m.rec.budget = record.NewBudget(c.RetainTotal)
+	if s.rec.budget == nil {
+		s.rec.budget = record.NewBudget(c.RetainTotal)
 	}
-	p.recs.ring = record.NewRing(record.RingOptions{Retain: c.Retain, RetainBytes: c.RetainBytes}, m.rec.budget)
+	p.recs.ring = record.NewRing(record.RingOptions{Retain: c.Retain, RetainBytes: c.RetainBytes}, s.rec.budget)
 	p.recs.ring.Attach(p.screen)
 }
 
 // endScreen ends what recorded pane p's screen, before the screen goes
 // (a restart, the pane removed): the recording stops, the ring frees its
 // memory, both in a command.
-func (m *Model) endScreen(p *pane, why string) tea.Cmd {
-	stop := m.stopRecording(p, why, nil, noView)
+func (s *shared) endScreen(p *pane, why string) tea.Cmd {
+	stop := s.stopRecording(p, why, nil, noView)
 	ring := p.recs.ring
 	p.recs = paneRec{}
 	if ring == nil {
@@ -135,9 +136,9 @@ func (m *Model) endScreen(p *pane, why string) tea.Cmd {
 
 // startRecording opens a cast file for pane p in a command; the recording
 // starts once it is open (handleRecord). path "" is a name in the dir.
-func (m *Model) startRecording(p *pane, path string, idle time.Duration, done func(string, error), tell int) (tea.Cmd, error) {
+func (s *shared) startRecording(p *pane, path string, idle time.Duration, done func(string, error), tell int) (tea.Cmd, error) {
 	switch {
-	case m.quitting:
+	case s.quitting:
 		return nil, errors.New("the server is quitting: nothing new is recorded")
 	case p.recs.rec != nil:
 		return nil, fmt.Errorf("it is recorded already, to %s: stop that first", p.recs.path)
@@ -147,13 +148,13 @@ func (m *Model) startRecording(p *pane, path string, idle time.Duration, done fu
 		return nil, fmt.Errorf("it is %s: only a running pane is recorded", p.status())
 	}
 	if idle <= 0 {
-		idle = m.cfg.Record.IdleLimit
+		idle = s.cfg.Record.IdleLimit
 	}
 	p.recs.opening = true
-	key, gen, dir, name, now := p.key, p.gen, m.cfg.Record.Dir, p.spec.Name, m.now()
-	stop := m.stop
+	key, gen, dir, name, now := p.key, p.gen, s.cfg.Record.Dir, p.spec.Name, s.now()
+	stop := s.stop
 	return func() tea.Msg {
-		f, path, err := createCast(dir, path, name, now)
+		f, path, err := term.CreateCast(dir, path, name, now)
 		if dropIfDone(stop, f, path) {
 			return nil
 		}
@@ -163,13 +164,13 @@ func (m *Model) startRecording(p *pane, path string, idle time.Duration, done fu
 
 // opened starts the recording whose file is open, unless its pane went
 // or changed meanwhile.
-func (m *Model) opened(msg recOpenedMsg) tea.Cmd {
-	i, p := m.paneByKey(msg.key, msg.gen)
+func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
+	i, p := s.paneByKey(msg.key, msg.gen)
 	fail := func(err error) tea.Cmd {
 		if msg.done != nil {
 			msg.done(msg.path, err)
 		}
-		m.tell(msg.tell, "not recorded: "+err.Error())
+		s.tell(msg.tell, "not recorded: "+err.Error())
 		if msg.f == nil {
 			return nil
 		}
@@ -184,18 +185,18 @@ func (m *Model) opened(msg recOpenedMsg) tea.Cmd {
 		return fail(msg.err)
 	case p == nil:
 		return fail(errors.New("the pane went away (or restarted) before its recording started"))
-	case m.quitting || p.phase != phaseRunning || p.recs.rec != nil:
+	case s.quitting || p.phase != phaseRunning || p.recs.rec != nil:
 		return fail(fmt.Errorf("pane %d is %s: only a running pane is recorded", i+1, p.status()))
 	}
 	h := asciicast.Header{Title: p.spec.Name, Env: map[string]string{"TERM": "xterm-256color"}}
 	p.recs.rec = record.Start(p.screen, msg.f, record.RecorderOptions{IdleLimit: msg.idle, Header: h})
-	p.recs.path, p.recs.started, p.recs.pausedAt, p.recs.paused, p.recs.markers = msg.path, m.now(), time.Time{}, 0, 0
-	m.redraw = true
-	m.emit(Event{Kind: EventRecording, Pane: m.paneInfo(i), Detail: "started " + msg.path})
+	p.recs.path, p.recs.started, p.recs.pausedAt, p.recs.paused, p.recs.markers = msg.path, s.now(), time.Time{}, 0, 0
+	s.redraw = true
+	s.emit(Event{Kind: EventRecording, Pane: s.paneInfo(i), Detail: "started " + msg.path})
 	if msg.done != nil {
 		msg.done(msg.path, nil)
 	}
-	m.tell(msg.tell, "recording to "+msg.path)
+	s.tell(msg.tell, "recording to "+msg.path)
 	return nil
 }
 
@@ -203,42 +204,41 @@ func (m *Model) opened(msg recOpenedMsg) tea.Cmd {
 const noView = -1
 
 // tell shows text in view id's status line until its next key.
-func (m *Model) tell(id int, text string) {
-	if v := m.viewByID(id); v != nil && id != noView {
-		v.notice = text
-		m.redraw = true
+func (s *shared) tell(id int, text string) {
+	if id != noView {
+		s.clients.notice(id, text)
 	}
 }
 
 // stopRecording stops pane p's recording in a command, which tells done
 // (if set) the file and how writing it ended.
-func (m *Model) stopRecording(p *pane, why string, done func(string, error), tell int) tea.Cmd {
+func (s *shared) stopRecording(p *pane, why string, done func(string, error), tell int) tea.Cmd {
 	r, path := p.recs.rec, p.recs.path
 	if r == nil {
 		return nil
 	}
 	p.recs.rec, p.recs.path = nil, ""
-	m.redraw = true
+	s.redraw = true
 	detail := "stopped " + path
 	if why != "" {
 		detail += " (" + why + ")"
 	}
-	if i := m.indexOf(p.key); i >= 0 {
-		m.emit(Event{Kind: EventRecording, Pane: m.paneInfo(i), Detail: detail})
+	if i := s.indexOf(p.key); i >= 0 {
+		s.emit(Event{Kind: EventRecording, Pane: s.paneInfo(i), Detail: detail})
 	}
-	return m.stopping(path, r.Stop, done, tell)
+	return s.stopping(path, r.Stop, done, tell)
 }
 
 // stopping runs stop in a command, counted for the quit to wait for.
-func (m *Model) stopping(path string, stop func() error, done func(string, error), tell int) tea.Cmd {
-	m.rec.stops.Add(1)
+func (s *shared) stopping(path string, stop func() error, done func(string, error), tell int) tea.Cmd {
+	s.rec.stops.Add(1)
 	return func() tea.Msg {
-		defer m.rec.stops.Done()
+		defer s.rec.stops.Done()
 		err := stop()
 		if err != nil {
 			err = fmt.Errorf("recording %s: %w", path, err)
 		}
-		m.recordFailed(err)
+		s.recordFailed(err)
 		if done != nil {
 			done(path, err)
 		}
@@ -255,51 +255,50 @@ func (m *Model) stopping(path string, stop func() error, done func(string, error
 // syncRecordings, after every Update, stops the recordings of panes
 // whose session ended, and keeps the titles' elapsed time ticking while
 // anything records.
-func (m *Model) syncRecordings() tea.Cmd {
+func (s *shared) syncRecordings() tea.Cmd {
 	var cmds []tea.Cmd
-	ticking := len(m.rec.views) > 0
-	for _, p := range m.panes {
+	ticking := s.rec.viewsRecorded
+	for _, p := range s.panes {
 		if p.recs.rec == nil {
 			continue
 		}
 		if p.phase != phaseRunning {
-			cmds = append(cmds, m.stopRecording(p, "the session "+stateNames[p.phase], nil, noView))
+			cmds = append(cmds, s.stopRecording(p, "the session "+stateNames[p.phase], nil, noView))
 			continue
 		}
 		ticking = true
 	}
-	if ticking && !m.rec.tickArmed && !m.done {
-		m.rec.tickArmed = true
-		cmds = append(cmds, m.after(time.Second, recTickMsg{}))
+	if ticking && !s.rec.tickArmed && !s.done {
+		s.rec.tickArmed = true
+		cmds = append(cmds, s.after(time.Second, recTickMsg{}))
 	}
 	return tea.Batch(cmds...)
 }
 
 // handleRecord takes the recording commands' messages.
-func (m *Model) handleRecord(msg recMsg) tea.Cmd {
+func (s *shared) handleRecord(msg recMsg) tea.Cmd {
 	switch msg := msg.(type) {
 	case recTickMsg:
-		m.rec.tickArmed = false
-		m.redraw = true // the elapsed times move on
+		s.rec.tickArmed = false
+		s.redraw = true // the elapsed times move on
 	case recOpenedMsg:
-		return m.opened(msg)
+		return s.opened(msg)
 	case recNoticeMsg:
-		m.tell(msg.view, msg.text)
+		s.tell(msg.view, msg.text)
 	}
 	return nil
 }
 
-// stopAllRecordings stops every recording, for the quit; the function
+// stopAllRecordings stops every pane's recording, for the quit, after
+// the views' (views: the commands that stop them); the function
 // it returns waits until each is flushed and closed, and every stop
 // started before.
-func (m *Model) stopAllRecordings() func() {
+func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
 	var cmds []tea.Cmd
-	for _, p := range m.panes {
-		cmds = append(cmds, m.stopRecording(p, "the server quit", nil, noView))
+	for _, p := range s.panes {
+		cmds = append(cmds, s.stopRecording(p, "the server quit", nil, noView))
 	}
-	for id := range m.rec.views {
-		cmds = append(cmds, m.stopViewRecording(id, "the server quit", nil, noView))
-	}
+	cmds = append(cmds, views...)
 	return func() {
 		for _, c := range cmds {
 			if c != nil {
@@ -307,13 +306,13 @@ func (m *Model) stopAllRecordings() func() {
 			}
 		}
 		waited := make(chan struct{})
-		go func() { m.rec.stops.Wait(); close(waited) }() // ends once the stops do, bound or not
+		go func() { s.rec.stops.Wait(); close(waited) }() // ends once the stops do, bound or not
 		t := time.NewTimer(quitFlushBound)
 		defer t.Stop()
 		select {
 		case <-waited:
 		case <-t.C:
-			m.recordFailed(fmt.Errorf("recordings were still being written after %v: the last of them may be cut short", quitFlushBound))
+			s.recordFailed(fmt.Errorf("recordings were still being written after %v: the last of them may be cut short", quitFlushBound))
 		}
 	}
 }
@@ -321,63 +320,3 @@ func (m *Model) stopAllRecordings() func() {
 // quitFlushBound bounds how long the quit waits for the recordings: a
 // Recorder holds at most a few MiB for its writer.
 const quitFlushBound = 30 * time.Second
-
-// maxNameInFile bounds the pane's name in a file name.
-const maxNameInFile = 64
-
-// safeName is a pane's name as part of a file name: letters, digits, '.',
-// '_' and '-' kept, anything else '_', never starting with '.'.
-func safeName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if b.Len() >= maxNameInFile {
-			break
-		}
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		case r == '.' && b.Len() > 0:
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "pane"
-	}
-	return b.String()
-}
-
-// createCast creates a new cast file: path, or, when path is "", one
-// named after the pane and the time in dir (made if missing). It never
-// overwrites a file.
-func createCast(dir, path, name string, now time.Time) (*os.File, string, error) {
-	if path != "" {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, path, fmt.Errorf("create the cast: %w (give a file that does not exist yet)", err)
-		}
-		return f, path, nil
-	}
-	if dir == "" {
-		return nil, "", errors.New("no directory for recordings: set [record] dir, or give a file")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", fmt.Errorf("make the recordings directory: %w (check [record] dir)", err)
-	}
-	base := filepath.Join(dir, safeName(name)+"-"+now.Format("20060102-150405"))
-	for n := 1; n <= 100; n++ {
-		path = base + ".cast"
-		if n > 1 {
-			path = fmt.Sprintf("%s-%d.cast", base, n)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			return f, path, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, path, fmt.Errorf("create the cast: %w (check [record] dir)", err)
-		}
-	}
-	return nil, base, errors.New("create the cast: 100 casts of that name this second already; try again")
-}

@@ -27,7 +27,7 @@ func newRecModel(t *testing.T, b *fakeBackend, n int, rec RecordConfig) *Model {
 		b.output[name] = ""
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 100, Record: rec}, b, specs)
-	m.lv().width, m.lv().height, m.started = 160, 50, true
+	attachClient(m, 160, 50)
 	for i := range m.panes {
 		m.Update(startOf(m.startPane(i)))
 	}
@@ -57,7 +57,7 @@ func startOf(cmd tea.Cmd) tea.Msg {
 		if !ok {
 			return msg
 		}
-		msg = batch[len(batch)-2]() // the start comes just before the watch
+		msg = batch[len(batch)-1]() // the start comes last
 	}
 }
 
@@ -110,7 +110,7 @@ func (m *Model) recordingsPending() bool {
 			return true
 		}
 	}
-	for _, r := range m.rec.views {
+	for _, r := range m.viewRecs {
 		if r == nil {
 			return true
 		}
@@ -175,7 +175,7 @@ func TestRecordKeysReadOnlyRefused(t *testing.T) {
 	for _, key := range []string{"R", "M", "S", "V"} {
 		m.Update(ClientMsg{ID: 7, Msg: keyMsg("ctrl+b")})
 		_, cmd := m.Update(ClientMsg{ID: 7, Msg: keyMsg(key)})
-		if v.notice != "read-only" || m.panes[0].recs.opening || m.rec.views[7] != nil || len(m.rec.views) != 0 {
+		if v.notice != "read-only" || m.panes[0].recs.opening || m.viewRecs[7] != nil || len(m.viewRecs) != 0 {
 			t.Errorf("prefix %s from a read-only client: notice %q, cmd %v", key, v.notice, cmd != nil)
 		}
 	}
@@ -260,7 +260,7 @@ func TestQuitStopsRecordings(t *testing.T) {
 		runAll(t, m, cmd)
 		p.screen.Write(fmt.Sprintf("pane %d's last words", i))
 	}
-	m.stopAllRecordings()()
+	m.stopAllRecordings(m.settled())()
 	for i, p := range m.panes {
 		if p.recs.rec != nil {
 			t.Errorf("pane %d is still recorded after the quit", i)
@@ -297,7 +297,7 @@ func TestViewRecordingStartsOnce(t *testing.T) {
 	if cleanup := m.viewOpened(msg); cleanup != nil {
 		cleanup()
 	}
-	if r, ok := m.rec.views[id]; ok {
+	if r, ok := m.viewRecs[id]; ok {
 		t.Errorf("a recording stopped while opening went on: %+v", r)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {

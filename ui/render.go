@@ -49,7 +49,7 @@ func (v *view) pageRects() ([]int, []rect) {
 	w, h := v.area()
 	key := layoutKey{w, h, len(v.m.panes), v.page, -1}
 	if v.zoom {
-		key.zoomed = v.focus
+		key.zoomed = v.focusIndex()
 	}
 	if key != v.layoutKey || !v.laidOut {
 		v.layoutKey, v.laidOut = key, true
@@ -65,7 +65,7 @@ func (v *view) layOut() ([]int, []rect) {
 		return nil, nil
 	}
 	if v.zoom {
-		return []int{v.focus}, []rect{{0, 0, w, h}}
+		return []int{v.focusIndex()}, []rect{{0, 0, w, h}}
 	}
 	n := v.pageSize()
 	first := min(v.page*n, (len(v.m.panes)-1)/n*n)
@@ -127,48 +127,47 @@ func (v *view) bodySize(i int) providers.Size {
 	return providers.Size{Cols: 80, Rows: 23}
 }
 
-// View composes the frame: pane titles and bodies, the status line, and
-// an overlay when one is open.
-//
-// When the program draws through a Terminal (UseTerminal), Update hands
-// every frame to it and View returns nothing for Bubble Tea to draw.
-func (m *Model) View() tea.View {
-	v := m.viewByID(0)
-	if v == nil || v.term != nil {
-		return tea.View{}
+// View is empty: Bubble Tea's renderer is off, and Update hands each
+// client's frame to that client's Terminal.
+func (m *Model) View() tea.View { return tea.View{} }
+
+// overlayText is what covers the panes: the quit's teardown over any
+// modal, else the view's modal, if any.
+func (v *view) overlayText() (string, bool) {
+	if v.m.quitting {
+		return v.teardownText(), true
 	}
-	tv := tea.View{AltScreen: true, MouseMode: tea.MouseModeCellMotion, ReportFocus: true, WindowTitle: "sandmux"}
-	lines, cursor := v.compose()
-	tv.SetContent(strings.Join(lines, "\n"))
-	tv.Cursor = cursor
-	return tv
+	switch md := v.modal.(type) {
+	case closingModal:
+		return v.teardownText(), true
+	case helpModal:
+		return v.helpText(), true
+	case confirmQuitModal:
+		return v.confirmText(), true
+	case confirmCloseModal:
+		return v.confirmCloseText(), true
+	case *renameModal:
+		return v.renamePrompt(md), true
+	case *sessionList:
+		return v.sessionsText(), true
+	case *findState:
+		return v.findText(), true
+	case *prompt:
+		return v.promptText(), true
+	case *picker:
+		return v.pickerText(), true
+	}
+	return "", false
 }
 
 // compose composes the screen's lines, the overlay if one is open, and where
 // the real cursor goes (nil: hidden).
 func (v *view) compose() ([]string, *tea.Cursor) {
 	lines := v.composeLines()
-	switch {
-	case v.m.quitting || v.modal == modalClosing:
-		lines = overlay(lines, v.width, v.teardownText())
-	case v.modal == modalHelp:
-		lines = overlay(lines, v.width, v.helpText())
-	case v.modal == modalConfirmQuit:
-		lines = overlay(lines, v.width, v.confirmText())
-	case v.modal == modalConfirmClose:
-		lines = overlay(lines, v.width, v.confirmCloseText())
-	case v.modal == modalRename:
-		lines = overlay(lines, v.width, v.renamePrompt())
-	case v.modal == modalList:
-		lines = overlay(lines, v.width, v.sessionsText())
-	case v.modal == modalFind:
-		lines = overlay(lines, v.width, v.findText())
-	case v.modal == modalPrompt:
-		lines = overlay(lines, v.width, v.promptText())
-	case v.modal == modalPick:
-		lines = overlay(lines, v.width, v.pickerText())
+	if text, ok := v.overlayText(); ok {
+		lines = overlay(lines, v.width, text)
 	}
-	if v.modal == modalNone && !v.scrollMode && !v.m.quitting {
+	if v.modal == nil && !v.scrollMode && !v.m.quitting {
 		return lines, v.cursor()
 	}
 	return lines, nil
@@ -226,7 +225,7 @@ func (v *view) title(i int, p *pane, w int) string {
 	}
 	style, styleID := titleStyle, 't'
 	switch {
-	case i == v.focus:
+	case i == v.focusIndex():
 		style, styleID = titleFocused, 'f'
 	case v.broadcast && s.picked:
 		style, styleID = titlePicked, 'p'
@@ -318,8 +317,9 @@ func (v *view) cursor() *tea.Cursor {
 		return nil
 	}
 	idx, rects := v.pageRects()
+	focus := v.focusIndex()
 	for k, i := range idx {
-		if i != v.focus {
+		if i != focus {
 			continue
 		}
 		r := rects[k]
@@ -380,4 +380,22 @@ func (v *view) bodyRows(i int) int {
 		}
 	}
 	return 0
+}
+
+// stateCounts is the status line's "3 working · 1 waiting · 1 failed", in
+// status.States' order: what needs the user first.
+func (v *view) stateCounts() string {
+	var n [16]int
+	for _, p := range v.m.panes {
+		if i := slices.Index(status.States, p.state().State); i >= 0 {
+			n[i]++
+		}
+	}
+	var parts []string
+	for i, s := range status.States {
+		if n[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[i], s))
+		}
+	}
+	return strings.Join(parts, " · ")
 }

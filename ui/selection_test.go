@@ -53,20 +53,20 @@ func TestDragCopies(t *testing.T) {
 	b.output["apane"] = "dragged text here"
 	m := newTestModel(t, b, 1, 80, 24)
 	v := m.lv()
-	m.Update(tea.MouseClickMsg{X: 0, Y: 1, Button: tea.MouseLeft})
-	m.Update(tea.MouseMotionMsg{X: 4, Y: 1, Button: tea.MouseLeft})
+	send(m, tea.MouseClickMsg{X: 0, Y: 1, Button: tea.MouseLeft})
+	send(m, tea.MouseMotionMsg{X: 4, Y: 1, Button: tea.MouseLeft})
 	if !v.scrollMode || v.pv(m.panes[0]).sel == nil {
 		t.Fatal("a drag made no selection")
 	}
-	m.Update(tea.MouseMotionMsg{X: 40, Y: 23, Button: tea.MouseLeft})
-	m.Update(tea.MouseReleaseMsg{X: 40, Y: 23, Button: tea.MouseLeft})
+	send(m, tea.MouseMotionMsg{X: 40, Y: 23, Button: tea.MouseLeft})
+	send(m, tea.MouseReleaseMsg{X: 40, Y: 23, Button: tea.MouseLeft})
 	// The text, then the 21 blank rows down to the last, as empty lines.
 	if v.notice != "copied 38 bytes" || v.scrollMode || v.pv(m.panes[0]).sel != nil {
 		t.Errorf("after the release: notice %q, scroll mode %v, selection %+v", v.notice, v.scrollMode, v.pv(m.panes[0]).sel)
 	}
 	// A click alone selects nothing.
-	m.Update(tea.MouseClickMsg{X: 2, Y: 1, Button: tea.MouseLeft})
-	m.Update(tea.MouseReleaseMsg{X: 2, Y: 1, Button: tea.MouseLeft})
+	send(m, tea.MouseClickMsg{X: 2, Y: 1, Button: tea.MouseLeft})
+	send(m, tea.MouseReleaseMsg{X: 2, Y: 1, Button: tea.MouseLeft})
 	if v.scrollMode || v.pv(m.panes[0]).sel != nil {
 		t.Error("a click made a selection")
 	}

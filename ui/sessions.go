@@ -40,7 +40,7 @@ const maxFilter = 64
 var listRank = map[string]int{"waiting": 0, "failed": 1}
 
 func (v *view) openSessions() tea.Cmd {
-	v.modal = modalList
+	v.modal = &sessionList{sel: -1}
 	v.selectFirst()
 	return v.m.sampleUsageNow() // the list shows every pane's CPU and memory
 }
@@ -50,14 +50,15 @@ func (v *view) selectFirst() {
 	// The selection starts on the first row when it needs the user (it
 	// waits or failed: enter goes straight to it), else on the focused
 	// pane.
-	v.sessions = sessionList{sel: -1}
+	l := v.sessions()
+	l.sel = -1
 	for _, p := range v.m.panes {
 		if _, ok := listRank[string(p.state().State)]; ok {
 			return
 		}
 	}
 	if p := v.focused(); p != nil {
-		v.sessions.sel = p.key
+		l.sel = p.key
 	}
 }
 
@@ -67,13 +68,17 @@ type sessionRow struct {
 	info PaneInfo
 }
 
-// sessionRows is every pane the filter matches, waiting and failed
-// first, the others in grid order.
+// sessionRows is every pane the list's filter matches (every pane with
+// the list closed), waiting and failed first, the others in grid order.
 func (v *view) sessionRows() []sessionRow {
+	filter := ""
+	if l := v.sessions(); l != nil {
+		filter = l.filter
+	}
 	rows := make([]sessionRow, 0, len(v.m.panes))
 	for i, p := range v.m.panes {
 		info := v.m.paneInfo(i)
-		if matchesFilter(info, v.sessions.filter) {
+		if matchesFilter(info, filter) {
 			rows = append(rows, sessionRow{key: p.key, info: *info})
 		}
 	}
@@ -127,7 +132,7 @@ func (l *sessionList) selected(rows []sessionRow) int {
 
 // sessionsKey handles a key while the list is open.
 func (v *view) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
-	l := &v.sessions
+	l := v.sessions()
 	rows := v.sessionRows()
 	key := msg.String()
 	if l.move(rows, key, v.sessionsVisible()) {
@@ -145,7 +150,7 @@ func (v *view) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		case l.typing || l.filter != "":
 			l.typing, l.filter = false, ""
 		default:
-			v.modal = modalNone
+			v.modal = nil
 		}
 		return nil
 	case "backspace":
@@ -211,11 +216,11 @@ func printable(s string) bool {
 // goToSelected closes the list and focuses the selected pane: its page
 // follows.
 func (v *view) goToSelected(rows []sessionRow) tea.Cmd {
-	k := v.sessions.selected(rows)
+	k := v.sessions().selected(rows)
 	if k < 0 {
 		return nil
 	}
-	v.modal = modalNone
+	v.modal = nil
 	return v.setFocus(v.m.indexOf(rows[k].key))
 }
 
@@ -223,7 +228,7 @@ func (v *view) goToSelected(rows []sessionRow) tea.Cmd {
 // as the prefix keys do the focused one. The list stays open and shows
 // the teardown in the pane's row.
 func (v *view) actOnSelected(rows []sessionRow, key string) tea.Cmd {
-	k := v.sessions.selected(rows)
+	k := v.sessions().selected(rows)
 	if k < 0 {
 		return nil
 	}

@@ -61,7 +61,7 @@ func (v *view) sessionsVisible() int {
 
 // sessionsText is the list's box, for overlay.
 func (v *view) sessionsText() string {
-	l := &v.sessions
+	l := v.sessions()
 	rows := v.sessionRows()
 	now := v.m.now()
 	cells := make([][]string, len(rows))
@@ -94,7 +94,7 @@ func (v *view) sessionsText() string {
 }
 
 func (v *view) sessionsTitle(shown int) string {
-	l := &v.sessions
+	l := v.sessions()
 	t := fmt.Sprintf("Sessions: %d", len(v.m.panes))
 	if l.filter != "" || l.typing {
 		t = fmt.Sprintf("Sessions: %d of %d match /%s", shown, len(v.m.panes), termsafe.String(l.filter))
@@ -107,7 +107,7 @@ func (v *view) sessionsTitle(shown int) string {
 
 func (v *view) sessionsHelp() string {
 	switch {
-	case v.sessions.typing:
+	case v.sessions().typing:
 		return "typing the filter: enter ends it, esc drops it, arrows move"
 	case v.readOnly:
 		return "enter go to it · type or / filter · esc back (read-only: no x k r)"

@@ -22,8 +22,8 @@ func openList(t *testing.T, m *Model) {
 	t.Helper()
 	press(m, "ctrl+b")
 	press(m, "w")
-	if m.lv().modal != modalList {
-		t.Fatalf("prefix w opened modal %v, want the session list", m.lv().modal)
+	if m.lv().modalKind() != modalList {
+		t.Fatalf("prefix w opened modal %v, want the session list", m.lv().modalKind())
 	}
 }
 
@@ -33,7 +33,7 @@ func selectPane(t *testing.T, m *Model, name string) {
 	press(m, "home")
 	for range len(m.panes) {
 		rows := m.lv().sessionRows()
-		if rows[m.lv().sessions.selected(rows)].info.Name == name {
+		if rows[m.lv().sessions().selected(rows)].info.Name == name {
 			return
 		}
 		press(m, "down")
@@ -81,7 +81,7 @@ func TestSessionListFilters(t *testing.T) {
 		press(m, k)
 	}
 	if got := listNames(m); !slices.Equal(got, []string{"cpane"}) {
-		t.Errorf("filter %q: rows %v, want cpane only (case-insensitive)", m.lv().sessions.filter, got)
+		t.Errorf("filter %q: rows %v, want cpane only (case-insensitive)", m.lv().sessions().filter, got)
 	}
 	press(m, "esc") // drops the filter
 	press(m, "/")
@@ -89,15 +89,15 @@ func TestSessionListFilters(t *testing.T) {
 		press(m, k)
 	}
 	if got := listNames(m); !slices.Equal(got, []string{"dpane"}) {
-		t.Errorf("filter %q: rows %v, want dpane", m.lv().sessions.filter, got)
+		t.Errorf("filter %q: rows %v, want dpane", m.lv().sessions().filter, got)
 	}
 	press(m, "backspace")
-	if f := m.lv().sessions.filter; f != "refu" {
+	if f := m.lv().sessions().filter; f != "refu" {
 		t.Errorf("after backspace the filter is %q", f)
 	}
 	press(m, "esc")
 	press(m, "esc")
-	if m.lv().modal != modalNone {
+	if m.lv().modalKind() != modalNone {
 		t.Error("esc without a filter did not close the list")
 	}
 }
@@ -115,10 +115,10 @@ func TestSessionListEnterFocusesPaneOnAnotherPage(t *testing.T) {
 	openList(t, m)
 	selectPane(t, m, name)
 	press(m, "enter")
-	if v.modal != modalNone || v.focus != target || v.page != target/n {
-		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modal, v.focus, v.page, target, target/n)
+	if v.modalKind() != modalNone || v.focusIndex() != target || v.page != target/n {
+		t.Errorf("after enter: modal %v, focus %d, page %d; want the list closed, focus %d, page %d", v.modalKind(), v.focusIndex(), v.page, target, target/n)
 	}
-	if !strings.Contains(ansi.Strip(m.View().Content), name) {
+	if !strings.Contains(ansi.Strip(content(m)), name) {
 		t.Errorf("%s is not on screen after enter", name)
 	}
 }
@@ -131,8 +131,8 @@ func TestSessionListActsOnSelected(t *testing.T) {
 	for _, msg := range runCmd(press(m, "k")) {
 		m.Update(msg)
 	}
-	if p := m.panes[1]; p.phase != phaseKilled || m.lv().focus != 0 {
-		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focus)
+	if p := m.panes[1]; p.phase != phaseKilled || m.lv().focusIndex() != 0 {
+		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focusIndex())
 	}
 	if m.panes[0].phase != phaseRunning || m.panes[2].phase != phaseRunning {
 		t.Error("k reached another pane than the selected one")
@@ -153,8 +153,8 @@ func TestSessionListActsOnSelected(t *testing.T) {
 	if got := paneNames(m); !slices.Equal(got, []string{"apane", "bpane"}) {
 		t.Errorf("after x on cpane the panes are %v", got)
 	}
-	if m.lv().modal != modalList {
-		t.Errorf("the list closed after x (modal %v)", m.lv().modal)
+	if m.lv().modalKind() != modalList {
+		t.Errorf("the list closed after x (modal %v)", m.lv().modalKind())
 	}
 }
 
@@ -176,7 +176,7 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 	send("ctrl+b")
 	send("w")
 	v := m.viewByID(7)
-	if v.modal != modalList {
+	if v.modalKind() != modalList {
 		t.Fatal("a read-only client may list the sessions")
 	}
 	before := b.total()
@@ -187,8 +187,8 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.panes[1].status(), v.notice)
 	}
 	send("enter")
-	if v.focus != 1 || m.lv().focus != 0 {
-		t.Errorf("enter from a read-only list: its focus %d, the other client's %d; want 1 and 0", v.focus, m.lv().focus)
+	if v.focusIndex() != 1 || m.lv().focusIndex() != 0 {
+		t.Errorf("enter from a read-only list: its focus %d, the other client's %d; want 1 and 0", v.focusIndex(), m.lv().focusIndex())
 	}
 }
 
@@ -202,7 +202,7 @@ func TestSessionListEscapesHostileText(t *testing.T) {
 	if !strings.Contains(stripSGR(text), `evil\x1b]0;pwned\x07-no`) {
 		t.Errorf("the list lacks the escaped name:\n%s", stripSGR(text))
 	}
-	if why := chromeUnsafe(m.View().Content); why != "" {
+	if why := chromeUnsafe(content(m)); why != "" {
 		t.Errorf("the view with the list holds %s", why)
 	}
 }

@@ -1,23 +1,27 @@
 package ui
 
 import (
+	"bytes"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // signalsModel is a model of two panes drawing on a real Terminal whose
 // output a test reads after closing it.
-func signalsModel(t *testing.T, cfg func(*Config)) (*Model, *Terminal, *lockedBuffer) {
+func signalsModel(t *testing.T, cfg func(*Config)) (*Model, *term.Terminal, *lockedBuffer) {
 	t.Helper()
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	cfg(&m.cfg)
 	out := &lockedBuffer{}
-	tm, err := OpenTerminal(nil, out)
+	tm, err := term.Open(nil, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.UseTerminal(tm)
+	drawTo(m, tm)
 	return m, tm, out
 }
 
@@ -54,7 +58,7 @@ func TestSignalsOffByDefault(t *testing.T) {
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s := strings.TrimSuffix(strings.TrimPrefix(out.String(), enterModes), leaveModes); strings.ContainsAny(s, "\a") || strings.Contains(s, "]52;") {
+	if s := betweenModes(out.String()); strings.ContainsAny(s, "\a") || strings.Contains(s, "]52;") {
 		t.Errorf("signals passed on with everything off: %q", s)
 	}
 }
@@ -94,8 +98,8 @@ func TestPaneNumbersFocus(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "9")
-	if m.lv().focus != 8 {
-		t.Errorf("prefix 9 focused pane %d, want 9", m.lv().focus+1)
+	if m.lv().focusIndex() != 8 {
+		t.Errorf("prefix 9 focused pane %d, want 9", m.lv().focusIndex()+1)
 	}
 	if !strings.Contains(plainView(m), " 9 ipane") {
 		t.Errorf("pane 9's page is not shown:\n%s", plainView(m))
@@ -103,8 +107,8 @@ func TestPaneNumbersFocus(t *testing.T) {
 	m2 := newTestModel(t, newFakeBackend(), 2, 120, 40)
 	press(m2, "ctrl+b")
 	press(m2, "5")
-	if m2.lv().focus != 0 {
-		t.Errorf("prefix 5 with 2 panes moved focus to %d", m2.lv().focus+1)
+	if m2.lv().focusIndex() != 0 {
+		t.Errorf("prefix 5 with 2 panes moved focus to %d", m2.lv().focusIndex()+1)
 	}
 }
 
@@ -116,10 +120,10 @@ func TestContract_A16_ClipboardNotHandedToReadOnlyClients(t *testing.T) {
 		m := newTestModel(t, b, 1, 80, 24)
 		m.cfg.Clipboard, m.cfg.ClipboardReadOnly = true, all
 		outs := map[bool]*lockedBuffer{}
-		terms := map[bool]*Terminal{}
+		terms := map[bool]*term.Terminal{}
 		for id, ro := range map[int]bool{1: false, 2: true} {
 			outs[ro] = &lockedBuffer{}
-			tm, err := OpenTerminal(nil, outs[ro])
+			tm, err := term.Open(nil, outs[ro])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,4 +142,35 @@ func TestContract_A16_ClipboardNotHandedToReadOnlyClients(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the drawing goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// betweenModes is what a Terminal wrote between setting its modes up
+// (which end with the title, its BEL included) and undoing them.
+func betweenModes(s string) string {
+	const lastSet, firstUndo = "\x1b]2;sandmux\x07", "\x1b[?2031l"
+	if i := strings.Index(s, lastSet); i >= 0 {
+		s = s[i+len(lastSet):]
+	}
+	if i := strings.LastIndex(s, firstUndo); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }

@@ -60,7 +60,7 @@ func (v *view) newPane() tea.Cmd {
 	case len(s.Sandboxes) == 0 || s.Sandbox == nil:
 		return v.open(s.Shell(v.dirOrServer()))
 	}
-	v.modal, v.picker = modalPick, &picker{}
+	v.modal = &picker{}
 	return nil
 }
 
@@ -76,9 +76,9 @@ func (v *view) open(spec PaneSpec) tea.Cmd {
 // pickInput handles a key of the picker: up and down (or a number) move
 // the selection, enter opens it, esc leaves.
 func (v *view) pickInput(msg tea.KeyPressMsg) tea.Cmd {
-	s, p := v.m.cfg.Spawn, v.picker
+	s, p := v.m.cfg.Spawn, v.picker()
 	if s == nil || p == nil {
-		v.modal = modalNone
+		v.modal = nil
 		return nil
 	}
 	n := 1 + len(s.Sandboxes)
@@ -92,9 +92,9 @@ func (v *view) pickInput(msg tea.KeyPressMsg) tea.Cmd {
 	case "end":
 		p.sel = n - 1
 	case "esc", "ctrl+c", "q":
-		v.modal, v.picker = modalNone, nil
+		v.modal = nil
 	case "enter":
-		v.modal, v.picker = modalNone, nil
+		v.modal = nil
 		if p.sel == 0 {
 			return v.open(s.Shell(v.dirOrServer()))
 		}
@@ -113,7 +113,7 @@ func (v *view) pickInput(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *view) pickerText() string {
-	s, p := v.m.cfg.Spawn, v.picker
+	s, p := v.m.cfg.Spawn, v.picker()
 	if s == nil || p == nil {
 		return ""
 	}

@@ -17,7 +17,7 @@ import (
 func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 	t.Helper()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
-	m.lv().width, m.lv().height, m.started = 80, 24, true
+	attachClient(m, 80, 24)
 	p := m.panes[0]
 	start := p.start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.screen.Close() }) // also once the pane was removed
@@ -36,16 +36,16 @@ func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
 	if b.total() != before {
 		t.Fatalf("x made blocking calls in Update: %v", b.calls)
 	}
-	if m.lv().modal != modalClosing || !strings.Contains(m.lv().teardownText(), "cancelling the start") {
-		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.lv().modal, m.lv().teardownText())
+	if m.lv().modalKind() != modalClosing || !strings.Contains(m.lv().teardownText(), "cancelling the start") {
+		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.lv().modalKind(), m.lv().teardownText())
 	}
 	msg := start() // returns because the start was cancelled
 	if sm, ok := msg.(startedMsg); !ok || !errors.Is(sm.err, errStartCancelled) {
 		t.Fatalf("start returned %#v, want errStartCancelled", msg)
 	}
 	m.Update(msg)
-	if len(m.panes) != 0 || m.lv().modal != modalNone {
-		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.lv().modal)
+	if len(m.panes) != 0 || m.lv().modalKind() != modalNone {
+		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.lv().modalKind())
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
 		t.Errorf("results = %v, want one pane whose start was cancelled", r)
@@ -114,7 +114,7 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	h := hangingProvider{entered: make(chan struct{})}
 	mgr := session.NewManager(providers.Table{"hang": h})
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []PaneSpec{{Name: "apane", Provider: "hang"}})
-	m.lv().width, m.lv().height, m.started = 80, 24, true
+	attachClient(m, 80, 24)
 	p := m.panes[0]
 	start := p.start(t.Context(), m.backend, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.screen.Close() })
@@ -161,7 +161,7 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 func TestInputWhileStartingIsKept(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
-	m.lv().width, m.lv().height, m.started = 80, 24, true
+	attachClient(m, 80, 24)
 	start := m.panes[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { m.panes[0].screen.Close() })
 	for _, k := range []string{"h", "i", "enter"} {

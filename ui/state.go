@@ -62,10 +62,10 @@ func (p *pane) lifeKey() lifeKey {
 
 // newTracker gives pane p a fresh tracker for its next start, with the
 // rules that watch its sandbox and command.
-func (m *Model) newTracker(p *pane) {
-	t := status.NewTracker(m.cfg.Status, m.now())
+func (s *shared) newTracker(p *pane) {
+	t := status.NewTracker(s.cfg.Status, s.now())
 	var rules []*status.Rule
-	for _, r := range m.cfg.Rules {
+	for _, r := range s.cfg.Rules {
 		if r.AppliesTo(p.sandbox, p.spec.Spec.Command) {
 			rules = append(rules, r)
 		}
@@ -106,7 +106,7 @@ func (p *pane) life() (status.State, string) {
 // feedSignals gives pane p's tracker what its screen and session say,
 // after its screen changed: output, the marks, and (at most every
 // ruleEvery) the screen's last rows for the rules.
-func (m *Model) feedSignals(p *pane, now time.Time) {
+func (s *shared) feedSignals(p *pane, now time.Time) {
 	t := p.st.track
 	if t == nil {
 		return
@@ -124,7 +124,7 @@ func (m *Model) feedSignals(p *pane, now time.Time) {
 	clear(p.st.marks) // the notifications' text goes
 	if t.RuleRows() > 0 {
 		p.st.ruleDue = true
-		m.readRules(p, now)
+		s.readRules(p, now)
 	}
 }
 
@@ -147,7 +147,7 @@ func applyMark(t *status.Tracker, mk vt.Mark) {
 
 // readRules gives the rules the screen's last rows, unless they read it
 // less than ruleEvery ago (the state timer comes back for it then).
-func (m *Model) readRules(p *pane, now time.Time) {
+func (s *shared) readRules(p *pane, now time.Time) {
 	if !p.st.ruleDue || p.screen == nil || now.Sub(p.st.ruleAt) < ruleEvery {
 		return
 	}
@@ -159,94 +159,85 @@ func (m *Model) readRules(p *pane, now time.Time) {
 
 // syncStates brings every pane's state up to date, after an Update, and
 // arms the state timer for the earliest moment one must be looked at.
-func (m *Model) syncStates() tea.Cmd {
-	if m.done {
+func (s *shared) syncStates() tea.Cmd {
+	if s.done {
 		return nil
 	}
-	now := m.now()
+	now := s.now()
 	var next time.Time
 	due := func(at time.Time) {
 		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
 			next = at
 		}
 	}
-	for i, p := range m.panes {
+	for i, p := range s.panes {
 		t := p.st.track
 		if t == nil {
 			continue
 		}
-		m.syncPane(i, p, now)
+		s.syncPane(i, p, now)
 		due(t.Next(now))
 		if p.st.ruleDue {
 			due(p.st.ruleAt.Add(ruleEvery))
 		}
 	}
-	if next.IsZero() || !m.stateArmed.IsZero() && !next.Before(m.stateArmed) {
+	if next.IsZero() || !s.stateArmed.IsZero() && !next.Before(s.stateArmed) {
 		return nil
 	}
 	// One state timer at a time: the later one gives way, so timers
 	// cannot pile up while earlier deadlines keep coming.
-	if m.stateCancel != nil {
-		close(m.stateCancel)
+	if s.stateCancel != nil {
+		close(s.stateCancel)
 	}
 	cancel := make(chan struct{})
-	m.stateArmed, m.stateCancel = next, cancel
-	return m.afterUnless(next.Sub(now), stateMsg{at: next}, cancel)
+	s.stateArmed, s.stateCancel = next, cancel
+	return s.afterUnless(next.Sub(now), stateMsg{at: next}, cancel)
 }
 
 // syncPane brings pane i's state up to date at now.
-func (m *Model) syncPane(i int, p *pane, now time.Time) {
+func (s *shared) syncPane(i int, p *pane, now time.Time) {
 	t := p.st.track
-	m.readRules(p, now)
+	s.readRules(p, now)
 	if k := p.lifeKey(); k != p.st.lifeKey || p.st.lifeKey == (lifeKey{}) {
 		p.st.lifeKey = k
 		t.Life(p.life())
 	}
 	was := t.Status()
 	if st, changed := t.Update(now); changed {
-		m.stateChanged(i, p, was, st)
+		s.stateChanged(i, p, was, st)
 	}
 }
 
 // stateChanged reports a pane's new state: its title shows it in every
 // client; entering waiting, done or failed asks for the user.
-func (m *Model) stateChanged(i int, p *pane, was, st status.Status) {
-	m.redraw = true
+func (s *shared) stateChanged(i int, p *pane, was, st status.Status) {
+	s.redraw = true
 	if st.State == was.State {
 		return // a new reason (a progress report's percentage)
 	}
-	info := m.paneInfo(i)
-	m.emit(Event{Kind: EventState, Pane: info, Detail: string(st.State)})
-	if st.State.Attention() && !m.userEnded(p) {
-		m.markAttention(i, p, info)
+	info := s.paneInfo(i)
+	s.emit(Event{Kind: EventState, Pane: info, Detail: string(st.State)})
+	if st.State.Attention() && !s.userEnded(p) {
+		s.markAttention(p, info)
 	}
 }
 
 // userEnded reports whether the pane ended because the user (or a
 // script) asked: a quit, a close, a kill. Telling them of it is noise.
-func (m *Model) userEnded(p *pane) bool {
-	return m.quitting || p.closing || p.phase == phaseKilled || p.phase == phaseCancelled
+func (s *shared) userEnded(p *pane) bool {
+	return s.quitting || p.closing || p.phase == phaseKilled || p.phase == phaseCancelled
 }
 
-// markAttention marks pane i in every client that does not focus it and
-// notifies them, and the notify command, as the config says; focusing the
+// markAttention has pane p marked in every client that does not focus
+// it, and notifies the notify command as the config says; focusing the
 // pane clears the mark.
-func (m *Model) markAttention(i int, p *pane, info *PaneInfo) {
-	away := len(m.views) == 0
-	for _, v := range m.views {
-		if i == v.focus {
-			continue
-		}
-		away = true
-		v.pv(p).attention = true
-		v.notify(info)
-	}
-	if !away {
+func (s *shared) markAttention(p *pane, info *PaneInfo) {
+	if !s.clients.needsAttention(p, info) {
 		return // every client looks at it
 	}
-	m.emit(Event{Kind: EventAttention, Pane: info, Detail: info.State + ": " + info.Reason})
-	if m.cfg.OnNotify != nil {
-		m.cfg.OnNotify(Notification{Pane: *info})
+	s.emit(Event{Kind: EventAttention, Pane: info, Detail: info.State + ": " + info.Reason})
+	if s.cfg.OnNotify != nil {
+		s.cfg.OnNotify(Notification{Pane: *info})
 	}
 }
 
@@ -281,31 +272,31 @@ func (p *pane) answered() {
 // Report sets a report's claim on the pane's state (ctl status): what an
 // agent's hooks say it does; st "" drops the last report. Call it from
 // DoMsg.
-func (m *Model) Report(id string, st status.State, reason string, ttl time.Duration) (PaneInfo, error) {
-	i, p, err := m.find(id)
+func (s *shared) Report(id string, st status.State, reason string, ttl time.Duration) (PaneInfo, error) {
+	i, p, err := s.find(id)
 	if err != nil {
 		return PaneInfo{}, err
 	}
 	if p.st.track == nil || p.phase != phaseRunning {
 		return PaneInfo{}, fmt.Errorf("pane %d is %s: only a running pane's state can be reported", i+1, p.status())
 	}
-	now := m.now()
+	now := s.now()
 	if st == "" {
 		p.st.track.ClearReport()
 	} else {
 		p.st.track.Report(st, reason, ttl, now)
 	}
-	m.syncPane(i, p, now) // the reply shows the state reported
-	return *m.paneInfo(i), nil
+	s.syncPane(i, p, now) // the reply shows the state reported
+	return *s.paneInfo(i), nil
 }
 
 // after returns a command that delivers msg after d, or nothing once the
 // model is done: not tea.Tick, whose timer would outlive the program.
-func (m *Model) after(d time.Duration, msg tea.Msg) tea.Cmd { return m.afterUnless(d, msg, nil) }
+func (s *shared) after(d time.Duration, msg tea.Msg) tea.Cmd { return s.afterUnless(d, msg, nil) }
 
 // afterUnless is after, ended early (with nothing) once cancel closes.
-func (m *Model) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{}) tea.Cmd {
-	stop := m.stop
+func (s *shared) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{}) tea.Cmd {
+	stop := s.stop
 	return func() tea.Msg {
 		t := time.NewTimer(d)
 		defer t.Stop()

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // The user's terminal's colours: each client's Terminal asks its terminal
@@ -17,10 +18,6 @@ import (
 // ColorSchemeMsg says a client's terminal reported a change of its colour
 // scheme (CSI ? 997 ; n n): its colours are asked for again.
 type ColorSchemeMsg struct{}
-
-// colorQueries ask the terminal for its foreground, background and
-// cursor colours.
-const colorQueries = "\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b]12;?\x1b\\"
 
 // clientTheme is what a client's terminal told of its colours.
 type clientTheme struct {
@@ -58,7 +55,7 @@ func (v *view) colorInput(msg tea.Msg) bool {
 		t.theme.Cursor, t.cursorKnown = rgbOf(msg.Color), true
 	case ColorSchemeMsg:
 		if v.term != nil {
-			v.term.Passthrough(colorQueries)
+			v.term.Passthrough(term.ColorQueries)
 		}
 	default:
 		return false

@@ -42,10 +42,10 @@ func TestUpdateNeverBlocks(t *testing.T) {
 	// Every prefix command, then the modal keys.
 	for _, a := range actions {
 		for _, key := range a.keys {
-			m.Update(keyMsg("ctrl+b"))
-			m.Update(keyMsg(key))
-			m.Update(keyMsg("esc")) // close whatever opened
-			m.lv().modal, m.lv().scrollMode = modalNone, false
+			send(m, keyMsg("ctrl+b"))
+			send(m, keyMsg(key))
+			send(m, keyMsg("esc")) // close whatever opened
+			m.lv().modal, m.lv().scrollMode = nil, false
 			if got := b.total(); got != before {
 				t.Fatalf("prefix %q made %d blocking call(s): %v", key, got-before, b.calls)
 			}
@@ -53,7 +53,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 	}
 	m.Update(QuitMsg{})
 	m.Update(QuitMsg{})
-	m.Update(keyMsg("q"))
+	send(m, keyMsg("q"))
 	if got := b.total(); got != before {
 		t.Fatalf("quit requests made %d blocking call(s) in Update: %v", got-before, b.calls)
 	}
@@ -133,8 +133,8 @@ func TestFocusMovesAndZoom(t *testing.T) {
 	for _, s := range steps {
 		press(m, "ctrl+b")
 		press(m, s.key)
-		if m.lv().focus != s.want {
-			t.Fatalf("after prefix %s focus = %d, want %d", s.key, m.lv().focus, s.want)
+		if m.lv().focusIndex() != s.want {
+			t.Fatalf("after prefix %s focus = %d, want %d", s.key, m.lv().focusIndex(), s.want)
 		}
 	}
 	press(m, "a")
@@ -178,7 +178,7 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	cmd := pressX(m)
-	if m.lv().modal != modalClosing {
+	if m.lv().modalKind() != modalClosing {
 		t.Fatal("no closing modal")
 	}
 	press(m, "a") // input is blocked while closing
@@ -189,8 +189,8 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 		_, after := m.Update(msg)
 		runCmd(after) // closes the removed pane's screen
 	}
-	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.lv().modal != modalNone {
-		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.lv().modal)
+	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.lv().modalKind() != modalNone {
+		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.lv().modalKind())
 	}
 }
 
@@ -199,7 +199,7 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	press(m, "q")
-	if m.lv().modal != modalConfirmQuit {
+	if m.lv().modalKind() != modalConfirmQuit {
 		t.Fatal("quit did not ask while sessions run")
 	}
 	cmd := press(m, "y")

@@ -56,20 +56,20 @@ type paneUsage struct {
 // armUsage sets the sampling timer, unless one is set or no pane runs.
 // It runs after every Update: a loop over the panes, and no more, until
 // one runs.
-func (m *Model) armUsage() tea.Cmd {
-	if m.usageArmed || m.done || !m.anyRunning() {
+func (s *shared) armUsage() tea.Cmd {
+	if s.usageArmed || s.done || !s.anyRunning() {
 		return nil
 	}
-	m.usageArmed = true
-	m.usageGen++
-	return m.after(m.usageInterval(), usageTickMsg{gen: m.usageGen})
+	s.usageArmed = true
+	s.usageGen++
+	return s.after(s.usageInterval(), usageTickMsg{gen: s.usageGen})
 }
 
 // usageInterval is the wait before the next round: usageEvery, doubled
 // for each idle round in a row, at most usageIdleMax.
-func (m *Model) usageInterval() time.Duration {
+func (s *shared) usageInterval() time.Duration {
 	d := usageEvery
-	for range m.usageIdle {
+	for range s.usageIdle {
 		if d *= 2; d >= usageIdleMax {
 			return usageIdleMax
 		}
@@ -78,26 +78,26 @@ func (m *Model) usageInterval() time.Duration {
 }
 
 // usageTick samples when its timer is still the current one.
-func (m *Model) usageTick(msg usageTickMsg) tea.Cmd {
-	if msg.gen != m.usageGen {
+func (s *shared) usageTick(msg usageTickMsg) tea.Cmd {
+	if msg.gen != s.usageGen {
 		return nil // a sample on demand took its place
 	}
-	return m.sampleUsage()
+	return s.sampleUsage()
 }
 
 // sampleUsageNow samples at once, for a reader of the figures (the
 // session list), and starts the intervals again from usageEvery; the
 // timer waiting is dropped.
-func (m *Model) sampleUsageNow() tea.Cmd {
-	m.usageIdle = 0
-	m.usageGen++
-	cmd := m.sampleUsage()
-	m.usageArmed = cmd != nil
+func (s *shared) sampleUsageNow() tea.Cmd {
+	s.usageIdle = 0
+	s.usageGen++
+	cmd := s.sampleUsage()
+	s.usageArmed = cmd != nil
 	return cmd
 }
 
-func (m *Model) anyRunning() bool {
-	for _, p := range m.panes {
+func (s *shared) anyRunning() bool {
+	for _, p := range s.panes {
 		if p.phase == phaseRunning && p.sess != nil {
 			return true
 		}
@@ -106,19 +106,19 @@ func (m *Model) anyRunning() bool {
 }
 
 // sampleUsage returns the command that reads every running pane's usage.
-func (m *Model) sampleUsage() tea.Cmd {
+func (s *shared) sampleUsage() tea.Cmd {
 	type target struct {
 		key, gen int
 		sess     Session
 	}
 	var targets []target
-	for _, p := range m.panes {
+	for _, p := range s.panes {
 		if p.phase == phaseRunning && p.sess != nil {
 			targets = append(targets, target{p.key, p.gen, p.sess})
 		}
 	}
 	if len(targets) == 0 {
-		m.usageArmed = false
+		s.usageArmed = false
 		return nil
 	}
 	return func() tea.Msg {
@@ -133,38 +133,33 @@ func (m *Model) sampleUsage() tea.Cmd {
 
 // handleUsage takes a round of samples and sets the next timer. Nothing
 // is redrawn for it unless some client shows the session list.
-func (m *Model) handleUsage(msg usageMsg) tea.Cmd {
-	m.usageArmed = false
-	for _, p := range m.panes {
+func (s *shared) handleUsage(msg usageMsg) tea.Cmd {
+	s.usageArmed = false
+	for _, p := range s.panes {
 		if p.phase != phaseRunning {
 			p.cpuBusy = false // its last sample says nothing of it now
 		}
 	}
-	active := m.usageOutput
-	m.usageOutput = false
-	for _, s := range msg.samples {
-		_, p := m.paneByKey(s.key, s.gen)
+	active := s.usageOutput
+	s.usageOutput = false
+	for _, sample := range msg.samples {
+		_, p := s.paneByKey(sample.key, sample.gen)
 		if p == nil {
 			continue // closed or restarted since
 		}
-		p.usage.take(s, p.info.Started)
+		p.usage.take(sample, p.info.Started)
 		p.cpuBusy = p.usage.ok && p.usage.percent > busyCPU
 		if p.cpuBusy && p.st.track != nil {
-			p.st.track.Active(m.now(), "CPU") // busy without output: still working
+			p.st.track.Active(s.now(), "CPU") // busy without output: still working
 		}
 		active = active || p.cpuBusy
 	}
 	if active {
-		m.usageIdle = 0
+		s.usageIdle = 0
 	} else {
-		m.usageIdle++
+		s.usageIdle++
 	}
-	for _, v := range m.views {
-		if v.modal == modalList {
-			m.redraw = true
-		}
-	}
-	return m.armUsage()
+	return s.armUsage()
 }
 
 // take records sample s. The CPU share is over the time since the last

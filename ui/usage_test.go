@@ -100,12 +100,12 @@ func TestUsageRedrawsOnlyTheList(t *testing.T) {
 	if !quiet(usageMsg{}) || !quiet(usageTickMsg{}) {
 		t.Fatal("usage messages must be quiet")
 	}
-	m.handleUsage(usageMsg{})
+	m.update(usageMsg{})
 	if m.redraw {
 		t.Error("a sample redraws with the list closed")
 	}
 	openList(t, m)
-	m.handleUsage(usageMsg{})
+	m.update(usageMsg{})
 	if !m.redraw {
 		t.Error("a sample does not redraw the open list")
 	}
@@ -140,9 +140,9 @@ func TestUsageBacksOffWhileIdle(t *testing.T) {
 	round(0)
 	stale := usageTickMsg{gen: m.usageGen}
 	press(m, "ctrl+b")
-	_, cmd := m.Update(keyMsg("w"))
-	if m.lv().modal != modalList || cmd == nil || m.usageInterval() != usageEvery {
-		t.Fatalf("the session list: modal %v, command %v, interval %v; want the list, a sample and %v", m.lv().modal, cmd != nil, m.usageInterval(), usageEvery)
+	cmd := send(m, keyMsg("w"))
+	if m.lv().modalKind() != modalList || cmd == nil || m.usageInterval() != usageEvery {
+		t.Fatalf("the session list: modal %v, command %v, interval %v; want the list, a sample and %v", m.lv().modalKind(), cmd != nil, m.usageInterval(), usageEvery)
 	}
 	if _, cmd := m.Update(stale); cmd != nil {
 		t.Error("the timer a sample on demand replaced still sampled")

@@ -7,35 +7,28 @@ import (
 
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/termsize"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // view is one client's look at the shared panes: its terminal's size,
 // its focus, page, zoom and modes, and the frames it drew of each pane.
-// Every attached client has its own; a program that is its own client
-// (tests, the local view) has view 0.
+// Every attached client has its own, tests' included.
 type view struct {
 	m  *Model
 	id int
 
 	width, height int
-	focus         int // index into m.panes
+	focusKey      int // the focused pane's key (focusIndex)
 	page          int
 	zoom          bool
 	readOnly      bool // sees everything, touches nothing (A2)
 
 	prefixPending bool
 	broadcast     bool
-	modal         modal
-	closingKey    int // the pane this client closes, under modalClosing (or asks to, modalConfirmClose)
-	renameKey     int // the pane this client renames, under modalRename
-	renameText    string
-	sessions      sessionList // the list of every pane, under modalList
+	modal         modal // what covers the panes, with its state; nil: nothing
 	scrollMode    bool
-	find          *findState // the search across panes, under modalFind
 	notice        string     // a one-off word in the status line ("read-only")
 	drag          *dragState // a left button held over a pane (selection.go)
-	prompt        *prompt    // the line being typed, under modalPrompt
-	picker        *picker    // what a new pane runs, under modalPick
 	dir           string     // where the client started, for its new panes ("": unknown)
 
 	panes map[int]*paneView // by pane key
@@ -53,10 +46,10 @@ type view struct {
 	// status is the status line styled, for what statusKey says.
 	statusKey, status string
 
-	out         []byte      // a line being composed, reused
-	term        *Terminal   // draws this client's frames; nil: Bubble Tea does
-	cursorColor string      // the cursor colour last set on the terminal ("": its own)
-	colors      clientTheme // what the terminal told of its colours (theme.go)
+	out         []byte         // a line being composed, reused
+	term        *term.Terminal // draws this client's frames; nil: nothing does
+	cursorColor string         // the cursor colour last set on the terminal ("": its own)
+	colors      clientTheme    // what the terminal told of its colours (theme.go)
 	// detached is called, from Update, when the client asks to leave.
 	detached func()
 }
@@ -85,7 +78,7 @@ type paneView struct {
 // AttachMsg adds a client's view, drawn through Term.
 type AttachMsg struct {
 	ID            int
-	Term          *Terminal
+	Term          *term.Terminal
 	Width, Height int
 	ReadOnly      bool
 	// Dir is the client's working directory, where its new panes start
@@ -106,21 +99,9 @@ type ClientMsg struct {
 }
 
 func (m *Model) newView(id int) *view {
-	v := &view{m: m, id: id, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{},
+	v := &view{m: m, id: id, focusKey: -1, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{},
 		colors: clientTheme{theme: vt.DefaultTheme}}
 	m.views = append(m.views, v)
-	return v
-}
-
-// localView is view 0, made on first use.
-func (m *Model) localView() *view {
-	if v := m.viewByID(0); v != nil {
-		return v
-	}
-	v := m.newView(0)
-	if m.active == nil {
-		m.active = v
-	}
 	return v
 }
 
@@ -226,10 +207,33 @@ func (v *view) show() {
 }
 
 func (v *view) focused() *pane {
-	if v.focus < 0 || v.focus >= len(v.m.panes) {
-		return nil
+	if i := v.focusIndex(); i >= 0 {
+		return v.m.panes[i]
 	}
-	return v.m.panes[v.focus]
+	return nil
+}
+
+// focusIndex is where the focused pane is in m.panes: the first pane
+// until the view focused one, and -1 with no pane at all.
+func (v *view) focusIndex() int {
+	if i := v.m.indexOf(v.focusKey); i >= 0 {
+		return i
+	}
+	return min(0, len(v.m.panes)-1)
+}
+
+// paneRemoved forgets pane key, which stood at index i: a view that
+// focused it focuses the pane that takes its place, or the one before
+// it when it was the last.
+func (v *view) paneRemoved(key, i int) tea.Cmd {
+	delete(v.panes, key)
+	if v.focusKey == key && len(v.m.panes) > 0 {
+		v.focusKey = v.m.panes[min(i, len(v.m.panes)-1)].key
+	}
+	if v.closing(key) {
+		v.modal = nil
+	}
+	return v.relayout()
 }
 
 // sizing reports whether this view's layout sizes the panes' screens.
@@ -261,7 +265,7 @@ func fitSize(w, h int) (int, int) {
 // takes new frames of the panes whose screens changed.
 func (v *view) relayout() tea.Cmd {
 	if n := v.pageSize(); n > 0 {
-		v.page = v.focus / n // the page may hold fewer panes now, or none
+		v.page = max(0, v.focusIndex()) / n // the page may hold fewer panes now, or none
 	}
 	idx, rects := v.pageRects()
 	var cmd tea.Cmd

@@ -10,7 +10,7 @@ import (
 // or the last client left; a client that types does (A3).
 func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
 	b := newFakeBackend()
-	m := New(t.Context(), Config{Prefix: "ctrl+b", Server: true}, b, []PaneSpec{{Name: "a", Provider: "local"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "a", Provider: "local"}})
 	m.now = fixedNow
 	screenSize := func() (int, int) { return m.panes[0].screen.Size() }
 
@@ -47,4 +47,35 @@ func drain(t *testing.T, m *Model) []tea.Msg {
 		}
 	}
 	return msgs
+}
+
+// Each view's focus is a pane, not a place: removing another pane leaves
+// it where it was, and removing the focused one moves it to the pane
+// that takes its place, or the one before when it was the last.
+func TestFocusFollowsPaneAcrossRemovals(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 4, 120, 40)
+	m.Update(AttachMsg{ID: 1, Width: 120, Height: 40})
+	other := m.viewByID(1)
+	for _, p := range m.panes { // removePane's command would close them
+		t.Cleanup(func() { p.screen.Close() })
+	}
+	m.lv().setFocus(2)   // cpane
+	other.setFocus(3)    // dpane
+	m.removePane(0, nil) // apane
+	if got, want := m.lv().focused().spec.Name, "cpane"; got != want {
+		t.Errorf("after another pane went, view 0 focuses %s, want %s", got, want)
+	}
+	if got, want := other.focused().spec.Name, "dpane"; got != want {
+		t.Errorf("after another pane went, view 1 focuses %s, want %s", got, want)
+	}
+	m.removePane(1, nil) // cpane, focused by view 0: dpane takes its place
+	if got, want := m.lv().focused().spec.Name, "dpane"; got != want {
+		t.Errorf("after its pane went, view 0 focuses %s, want %s", got, want)
+	}
+	m.removePane(1, nil) // dpane, the last: bpane before it
+	for _, v := range []*view{m.lv(), other} {
+		if got, want := v.focused().spec.Name, "bpane"; got != want {
+			t.Errorf("after the last pane went, view %d focuses %s, want %s", v.id, got, want)
+		}
+	}
 }

@@ -72,10 +72,11 @@ func TestContract_W1_UILiveDuringSnapshot(t *testing.T) {
 		}
 		return msg
 	}
-	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(120, 40),
+	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard),
 		tea.WithoutSignalHandler(), tea.WithFilter(filter))
 	ran := make(chan error, 1)
 	go func() { _, err := p.Run(); ran <- err }()
+	p.Send(AttachMsg{ID: 0, Width: 120, Height: 40}) // the first client starts the panes
 
 	waitMsgs := func(what string, n int, match func(tea.Msg) bool) {
 		t.Helper()
@@ -93,9 +94,9 @@ func TestContract_W1_UILiveDuringSnapshot(t *testing.T) {
 	}
 	waitMsgs("started panes", 2, func(msg tea.Msg) bool { _, ok := msg.(startedMsg); return ok })
 
-	p.Send(keyMsg("ctrl+b"))
-	p.Send(keyMsg("x"))
-	p.Send(keyMsg("y")) // x asks first on a pane that runs
+	for _, k := range []string{"ctrl+b", "x", "y"} { // x asks first on a pane that runs
+		p.Send(ClientMsg{ID: 0, Msg: keyMsg(k)})
+	}
 	<-b.midway
 	for i := range 100 {
 		p.Send(pingMsg(i))

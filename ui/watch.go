@@ -17,6 +17,14 @@ import (
 // read, and idle panes cost no wake-up at all (Bubble Tea's own ticker
 // aside, which sandmux runs at its lowest rate with nothing to draw).
 type (
+	// redrawLoop is the loop's state, on the Model.
+	redrawLoop struct {
+		watching       bool // the watch command waits
+		changedPending bool // the Backend said a session changed: list them at the frame
+		frameArmed     bool // a frame is due
+		lastFrame      time.Time
+		framePanes     int // panes the last frame took anew: its cost, for the next one's wait
+	}
 	// wakeMsg says which signal ended the wait.
 	wakeMsg  struct{ kind wakeKind }
 	frameMsg struct{}
@@ -52,11 +60,11 @@ func (m *Model) watch() tea.Cmd {
 }
 
 // stopWatching makes a waiting watch return for good.
-func (m *Model) stopWatching() {
+func (s *shared) stopWatching() {
 	select {
-	case <-m.stop:
+	case <-s.stop:
 	default:
-		close(m.stop)
+		close(s.stop)
 	}
 }
 
@@ -171,10 +179,10 @@ func (m *Model) frameInterval() time.Duration {
 const echoWait = 250 * time.Millisecond
 
 // awaitEcho notes that a key was typed into p.
-func (m *Model) awaitEcho(p *pane) {
-	p.echoAt = m.now()
+func (s *shared) awaitEcho(p *pane) {
+	p.echoAt = s.now()
 	p.echo.Store(true)
-	m.echoTyped = true
+	s.watchNow = true
 }
 
 // drawEchoes draws the awaited panes whose screens changed, and reports

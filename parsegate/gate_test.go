@@ -1,4 +1,4 @@
-package ui
+package parsegate
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // backTurn while they wait.
 func TestParseGateServesShownPanesFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := &parseGate{free: 1}
+		g := &Gate{free: 1}
 		g.acquire(false, true, nil) // the turn in progress
 		var mu sync.Mutex
 		var order []string
@@ -52,8 +52,8 @@ func TestParseGateServesShownPanesFirst(t *testing.T) {
 func TestPaneTurnsUseTheGate(t *testing.T) {
 	var echo, shown atomic.Bool
 	shown.Store(true)
-	g := &parseGate{free: 1}
-	turns := g.paneTurns(&echo, &shown)
+	g := &Gate{free: 1}
+	turns := g.Turns(&echo, &shown)
 	turns.Take()
 	if g.free != 0 {
 		t.Fatalf("a turn taken left %d free", g.free)
@@ -61,35 +61,5 @@ func TestPaneTurnsUseTheGate(t *testing.T) {
 	turns.Give()
 	if g.free != 1 {
 		t.Fatalf("a turn given back left %d free, want 1", g.free)
-	}
-}
-
-// Only the panes of the page shown (or the zoomed one) count as shown.
-func TestPanesMarkedShown(t *testing.T) {
-	m := newTestModel(t, newFakeBackend(), 20, 80, 24) // 3×5 a page
-	shown := func() (n int, first int) {
-		first = -1
-		for i, p := range m.panes {
-			if p.shown.Load() {
-				n++
-				if first < 0 {
-					first = i
-				}
-			}
-		}
-		return n, first
-	}
-	if n, first := shown(); n != m.lv().pageSize() || first != 0 {
-		t.Fatalf("%d shown from %d, want the first page of %d", n, first, m.lv().pageSize())
-	}
-	press(m, "ctrl+b")
-	press(m, "n")
-	if n, first := shown(); n != 20-m.lv().pageSize() || first != m.lv().pageSize() {
-		t.Errorf("after next page: %d shown from %d", n, first)
-	}
-	press(m, "ctrl+b")
-	press(m, "z")
-	if n, first := shown(); n != 1 || first != m.lv().focus {
-		t.Errorf("zoomed: %d shown from %d, want the focused pane alone", n, first)
 	}
 }

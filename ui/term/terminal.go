@@ -1,4 +1,12 @@
-package ui
+// Package term is the output device of one client: the Terminal that
+// puts a terminal in the modes sandmux needs, draws each frame a view
+// composed (only the lines that changed, inside a synchronized update)
+// from a goroutine of its own, passes sequences through, and records
+// what it draws as a cast (record.go, cast.go).
+//
+// It owns the bytes written to a client's terminal. It knows no pane and
+// no view: package ui composes the lines it shows.
+package term
 
 import (
 	"fmt"
@@ -8,7 +16,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/term"
+	xterm "github.com/charmbracelet/x/term"
 )
 
 // Terminal owns the user's terminal while the UI runs: raw mode, the
@@ -23,14 +31,14 @@ import (
 type Terminal struct {
 	in    *os.File
 	out   io.Writer
-	state *term.State // the input's settings before raw mode
+	state *xterm.State // the input's settings before raw mode
 
 	mu      sync.Mutex
-	pending *drawing       // the newest frame not yet drawn
-	through []byte         // sequences to pass on before the next frame
-	wake    chan struct{}  // one slot: a frame is pending
-	rec     *viewRecording // records what is drawn (viewrec.go)
-	repaint bool           // the next drawing redraws everything
+	pending *drawing      // the newest frame not yet drawn
+	through []byte        // sequences to pass on before the next frame
+	wake    chan struct{} // one slot: a frame is pending
+	rec     *Recording    // records what is drawn (record.go)
+	repaint bool          // the next drawing redraws everything
 	quit    chan struct{}
 	wg      sync.WaitGroup
 
@@ -62,18 +70,22 @@ const (
 		// disambiguation (a terminal with both reports by the kitty
 		// protocol); the query says which it took.
 		"\x1b[>4;2m\x1b[>1u\x1b[?u" +
-		"\x1b[?2031h" + colorQueries + // colour-scheme changes, and the colours (theme.go)
+		"\x1b[?2031h" + ColorQueries + // colour-scheme changes, and the colours
 		"\x1b[?25l" + // no cursor until a frame places it
 		"\x1b[22;0t\x1b]2;sandmux\x07" // the title, saved first
 	leaveModes = "\x1b[?2031l\x1b[<u\x1b[>4m\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\x1b[0 q\x1b]112\x07\x1b[?1049l\x1b[23;0t"
 )
 
-// OpenTerminal puts in (when it is a terminal) into raw mode, sets up out
-// and starts drawing. Close undoes all of it; call it on every exit path.
-func OpenTerminal(in *os.File, out io.Writer) (*Terminal, error) {
+// ColorQueries ask the terminal for its foreground, background and
+// cursor colours; the answers come back as input.
+const ColorQueries = "\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b]12;?\x1b\\"
+
+// Open puts in (when it is a terminal) into raw mode, sets up out and
+// starts drawing. Close undoes all of it; call it on every exit path.
+func Open(in *os.File, out io.Writer) (*Terminal, error) {
 	t := &Terminal{in: in, out: out, wake: make(chan struct{}, 1), quit: make(chan struct{})}
-	if in != nil && term.IsTerminal(in.Fd()) {
-		st, err := term.MakeRaw(in.Fd())
+	if in != nil && xterm.IsTerminal(in.Fd()) {
+		st, err := xterm.MakeRaw(in.Fd())
 		if err != nil {
 			return nil, fmt.Errorf("put the terminal in raw mode: %w", err)
 		}
@@ -131,7 +143,7 @@ func (t *Terminal) restore() error {
 	if t.state == nil {
 		return nil
 	}
-	return term.Restore(t.in.Fd(), t.state)
+	return xterm.Restore(t.in.Fd(), t.state)
 }
 
 func joinErr(a, b error) error {

@@ -1,4 +1,11 @@
-package ui
+// Package parsegate orders the panes' parsing of their output: at most
+// so many screens parse at once, the pane whose echo a client awaits
+// first, then the panes on some client's screen, with a share of turns
+// for those off screen.
+//
+// It owns that scheduling and nothing else: it knows no pane, screen or
+// session; package session takes its turns through session.Turns.
+package parsegate
 
 import (
 	"runtime"
@@ -6,7 +13,7 @@ import (
 	"sync/atomic"
 )
 
-// parseGate orders the panes' parsing of their output. Each session's
+// Gate orders the panes' parsing of their output. Each session's
 // consumer parses into its pane's screen on its own goroutine; with a
 // hundred panes flooding, a hundred goroutines ran flat out and Go's
 // scheduler served the input and the frames in turn with them, so a key
@@ -22,7 +29,7 @@ import (
 // for (a key was just typed into it) goes before all of them: a key is
 // answered first. A parser waiting here holds one
 // collector window: memory stays bounded (O8) and no byte is lost.
-type parseGate struct {
+type Gate struct {
 	mu    sync.Mutex
 	free  int
 	first []chan struct{} // waiting panes whose echo is awaited, in order
@@ -35,17 +42,17 @@ type parseGate struct {
 // kinds wait.
 const backTurn = 4
 
-// newParseGate lets width screens parse at once (0: one per processor
-// Go runs code on).
-func newParseGate(width int) *parseGate {
+// New lets width screens parse at once (0: one per processor Go runs
+// code on).
+func New(width int) *Gate {
 	if width <= 0 {
 		width = runtime.GOMAXPROCS(0)
 	}
-	return &parseGate{free: width}
+	return &Gate{free: width}
 }
 
 // acquire waits for a turn; wake is the caller's own one-slot channel.
-func (g *parseGate) acquire(echo, shown bool, wake chan struct{}) {
+func (g *Gate) acquire(echo, shown bool, wake chan struct{}) {
 	g.mu.Lock()
 	if g.free > 0 {
 		g.free--
@@ -64,7 +71,7 @@ func (g *parseGate) acquire(echo, shown bool, wake chan struct{}) {
 }
 
 // release hands the turn to the next waiter, or frees it.
-func (g *parseGate) release() {
+func (g *Gate) release() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.turns++
@@ -83,19 +90,24 @@ func (g *parseGate) release() {
 	next <- struct{}{} // its one slot is empty: its owner waits for this
 }
 
-// paneTurns are one pane's turns at the gate, for its session: a pane
-// whose echo is awaited waits first, one on some client's screen among
-// the front, others among the back.
-type paneTurns struct {
-	gate  *parseGate
+// Turns are one pane's turns at the gate, for its session (a
+// session.Turns): a pane whose echo is awaited waits first, one on some
+// client's screen among the front, others among the back.
+type Turns struct {
+	gate  *Gate
 	echo  *atomic.Bool // a key was typed into the pane and is not yet drawn
 	shown *atomic.Bool // the pane is on screen now
 	wake  chan struct{}
 }
 
-func (g *parseGate) paneTurns(echo, shown *atomic.Bool) *paneTurns {
-	return &paneTurns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1)}
+// Turns returns the turns of a pane whose owner sets echo (a key was
+// typed into it and is not yet drawn) and shown (it is on screen).
+func (g *Gate) Turns(echo, shown *atomic.Bool) *Turns {
+	return &Turns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1)}
 }
 
-func (t *paneTurns) Take() { t.gate.acquire(t.echo.Load(), t.shown.Load(), t.wake) }
-func (t *paneTurns) Give() { t.gate.release() }
+// Take waits for a turn.
+func (t *Turns) Take() { t.gate.acquire(t.echo.Load(), t.shown.Load(), t.wake) }
+
+// Give hands the turn on.
+func (t *Turns) Give() { t.gate.release() }

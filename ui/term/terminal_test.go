@@ -1,4 +1,4 @@
-package ui
+package term
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func (l *lockedBuffer) String() string {
 // is pending and undoes the modes, main screen last.
 func TestTerminalOpenShowClose(t *testing.T) {
 	var out lockedBuffer
-	tm, err := OpenTerminal(nil, &out)
+	tm, err := Open(nil, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

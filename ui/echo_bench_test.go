@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"io"
+	"testing"
+
+	"github.com/sandmux/sandmux/ui/term"
+)
+
+// benchModel is 16 panes on a 200×50 client that draws through a real
+// Terminal (into io.Discard), the frame loop armed as it is between
+// frames of a busy server.
+func benchModel(b *testing.B) *Model {
+	b.Helper()
+	m := newTestModel(b, newFakeBackend(), 16, 200, 50)
+	tm, err := term.Open(nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = tm.Close() })
+	drawTo(m, tm)
+	m.Update(frameMsg{})
+	return m
+}
+
+// BenchmarkEcho is the echo path: a key typed into the focused pane, its
+// echo parsed, and the Update that notices drawing it between frames.
+func BenchmarkEcho(b *testing.B) {
+	m := benchModel(b)
+	p := m.panes[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		m.frameArmed = true // between two frames of the others
+		press(m, "a")
+		p.screen.Write("a")
+		m.Update(wakeMsg{kind: wakeDirty})
+	}
+}
+
+// BenchmarkFrame is one frame of 16 panes that all wrote a line, taken
+// and composed for the client.
+func BenchmarkFrame(b *testing.B) {
+	m := benchModel(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range m.panes {
+			p.screen.Write("some output of a busy pane\r\n")
+		}
+		m.Update(frameMsg{})
+	}
+}

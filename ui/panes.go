@@ -1,0 +1,115 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/parsegate"
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// shared is the side every client shares: the panes, their lives
+// (lifecycle.go), states (state.go), usage (usage.go), recordings
+// (record.go, record_ctl.go), the quit (quit.go) and what control
+// requests do (control.go). It never edits a view: it tells the views
+// what changed through paneViews, and the Model reads it.
+type shared struct {
+	cfg Config
+	now func() time.Time
+	// ctx is the parent of the starts' contexts; cancel ends it at quit.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// clients are the views, as the shared side reaches them.
+	clients paneViews
+
+	backend   Backend
+	gate      *parsegate.Gate // the panes' turns at parsing output
+	panes     []*pane
+	nextKey   int
+	started   bool
+	resizeGen int      // the debounced PTY resize that is current
+	theme     vt.Theme // the colours the screens answer with: the active client's (theme.go)
+	// redraw: a quiet message changed what some client sees.
+	redraw bool
+	// watchNow: a key was typed into a pane, or a pane has a new screen,
+	// in this Update: the redraw loop must be watching once it ends.
+	watchNow bool
+
+	stateArmed  time.Time     // when the state timer fires; zero when none waits
+	stateCancel chan struct{} // closed when a timer for an earlier deadline replaces it
+	usageArmed  bool          // a usage sample is due (usage.go)
+	usageGen    int           // the current usage timer's
+	usageIdle   int           // rounds in a row in which no pane was busy or wrote
+	usageOutput bool          // some pane wrote since the last round
+	wake        chan struct{} // every screen pokes it (vt.WithWake)
+	stop        chan struct{} // closed once done: the watch returns
+
+	rec recState // the rings' budget, and the recordings being stopped (record.go)
+
+	// The quit (quit.go) and what it reports.
+	quitting      bool
+	killRequested bool // the quit escalated to killing everything
+	shutDown      bool // the Manager's Shutdown returned; done once no start is pending
+	done          bool
+	quitResults   []Result
+	teardownErrs  []error // failed closes and kills, for the exit code
+	shutdownErr   error
+}
+
+// paneViews is what the shared side tells the clients' views, the one
+// way it reaches them (the Model implements it over its views,
+// views.go): a pane added, removed or changed, a pane that needs
+// attention, and the quit settled; and the two things it asks of them.
+type paneViews interface {
+	// paneAdded: pane p joined the grid (ctl run, prefix c); each view
+	// lays itself out again.
+	paneAdded(p *pane) tea.Cmd
+	// paneRemoved: pane key, which stood at index i, left the grid.
+	paneRemoved(key, i int) tea.Cmd
+	// paneChanged: what c says changed of pane p.
+	paneChanged(p *pane, c change)
+	// needsAttention: pane p entered waiting, done or failed; each view
+	// that does not focus it marks and tells it. It reports whether some
+	// view did (or none is attached: nobody saw it).
+	needsAttention(p *pane, info *PaneInfo) (away bool)
+	// settled: the quit settled; each view stops what it records, in the
+	// commands returned, before the program ends.
+	settled() []tea.Cmd
+
+	// bodySize is the size pane i's screen starts at: the sizing view's
+	// layout of it.
+	bodySize(i int) providers.Size
+	// notice shows text in client id's status line until its next key
+	// (noView: nobody's).
+	notice(id int, text string)
+}
+
+// change is what changed of a pane, for paneViews.paneChanged.
+type change int
+
+const (
+	// changeStarted: the pane has a new screen (a start or restart); each
+	// view's state of it starts afresh, with a first frame.
+	changeStarted change = iota
+	// changeClosed: a close of the pane (x, ctl close; escalated to a
+	// kill or not) ended, the pane removed next or kept showing why it
+	// failed; a view that showed its teardown stops.
+	changeClosed
+)
+
+// addPane puts a pane for spec at the end of the grid, not started.
+func (s *shared) addPane(spec PaneSpec) *pane {
+	p := &pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
+	spec.Name = s.uniqueName(spec.Name, nil)
+	p.spec = spec
+	s.newTracker(p)
+	s.nextKey++
+	s.panes = append(s.panes, p)
+	return p
+}
+
+// Results returns one line of outcome per session, once the program ended.
+func (s *shared) Results() []Result { return s.quitResults }

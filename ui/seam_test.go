@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"slices"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/session"
+)
+
+// seenViews is the Model's paneViews, noting each event the shared side
+// tells it.
+type seenViews struct {
+	*Model
+	events []string
+}
+
+func (s *seenViews) paneAdded(p *pane) tea.Cmd {
+	s.events = append(s.events, "added "+p.spec.Name)
+	return s.Model.paneAdded(p)
+}
+
+func (s *seenViews) paneRemoved(key, i int) tea.Cmd {
+	s.events = append(s.events, "removed "+paneName(key))
+	return s.Model.paneRemoved(key, i)
+}
+
+func (s *seenViews) paneChanged(p *pane, c change) {
+	s.events = append(s.events, map[change]string{changeStarted: "started ", changeClosed: "closed "}[c]+p.spec.Name)
+	s.Model.paneChanged(p, c)
+}
+
+func (s *seenViews) needsAttention(p *pane, info *PaneInfo) bool {
+	s.events = append(s.events, "attention "+p.spec.Name)
+	return s.Model.needsAttention(p, info)
+}
+
+// The shared side tells the views of each pane added, started, whose
+// close ended, removed and needing attention, through paneViews.
+func TestSharedSideTellsTheViews(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	seen := &seenViews{Model: m}
+	m.clients = seen
+	for _, p := range m.panes {
+		t.Cleanup(func() { p.screen.Close() }) // a removed pane's too
+	}
+
+	_, open := m.Open(PaneSpec{Name: paneName(2), Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
+	for _, msg := range runNow(open) {
+		m.Update(msg)
+	}
+	opened := m.panes[2]
+	t.Cleanup(func() { opened.screen.Close() })
+	// bpane's command ends well while view 0 looks at apane.
+	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[1].id, State: session.Exited, ExitKnown: true}}})
+	closing, err := m.ClosePane(m.panes[0].ID(), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range runNow(closing) {
+		m.Update(msg)
+	}
+
+	want := []string{"started cpane", "added cpane", "attention bpane", "closed apane", "removed apane"}
+	for _, w := range want {
+		if !slices.Contains(seen.events, w) {
+			t.Errorf("the views were not told %q; they were told %q", w, seen.events)
+		}
+	}
+}
+
+// runNow runs cmd and every command it batches, one after another, and
+// returns their messages: for commands that never wait (no watch).
+func runNow(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	batch, ok := msg.(tea.BatchMsg)
+	if !ok {
+		return []tea.Msg{msg}
+	}
+	var out []tea.Msg
+	for _, c := range batch {
+		out = append(out, runNow(c)...)
+	}
+	return out
+}
