@@ -50,6 +50,7 @@ var ctlCommands = map[string]ctlCommand{
 	"record":    {"record start|stop|pause|resume|marker S [LABEL] [-o FILE] [--idle-limit D], or record start|stop --view [--client C] [-o FILE]", parseRecord},
 	"save-last": {"save-last S [--duration D] -o FILE", parseSaveLast},
 	"profile":   {"profile [cpu|heap|allocs|goroutine] [--seconds N] -o FILE", parseProfile},
+	"token":     {tokenUsage, parseToken},
 }
 
 // runCtl sends one request to a running server and prints its answer.
@@ -189,6 +190,8 @@ func printJSON(w io.Writer, rep control.Reply, op control.Op) int {
 // printReply prints what a person wants from each op's reply.
 func printReply(w io.Writer, op control.Op, rep control.Reply) {
 	switch {
+	case isTokenOp(op):
+		printTokens(w, op, rep)
 	case op == control.OpLs:
 		printSessions(w, rep.Sessions)
 	case op == control.OpScreen:

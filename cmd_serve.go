@@ -104,6 +104,11 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 		_ = l.Close() // Best effort: nothing was served yet.
 		return exitFailure, err
 	}
+	serveWeb, err := webServer(cfg, sv, logger)
+	if err != nil {
+		_ = l.Close() // Best effort: nothing was served yet.
+		return exitFailure, err
+	}
 
 	serveCtx, stopServing := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -120,6 +125,7 @@ func serve(ctx context.Context, f serveFlags, logger *log.Logger, out io.Writer)
 			}
 		})
 	}
+	wg.Go(func() { serveWeb(serveCtx) })
 	stopSignals := quitOnSignals(sv.srv, logger.Print)
 	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
 	var code int
@@ -145,6 +151,8 @@ type serverParts struct {
 	ctl      *control.Server
 	warned   *warnings
 	notifier *notify.Runner // nil unless ui.notify has "command"
+	hub      *control.Hub
+	web      webParts
 }
 
 // release waits for the notify commands still running (each within
@@ -188,10 +196,11 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		Sandbox: sandboxSpec(cfg, table, store, env),
 		Config:  configFile(cfg),
 	})
-	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
+	wp := newWebParts(cfg)
+	ctl := control.NewServer(server.NewHandler(core, hub, wp.handlerOptions()...), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: srv, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
-	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, warned: warned, notifier: notifier}
+	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, warned: warned, notifier: notifier, hub: hub, web: wp}
 }
 
 // settle waits until no session is left and says how every client ends:
