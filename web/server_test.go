@@ -380,3 +380,23 @@ func TestNotifications(t *testing.T) {
 		t.Errorf("read %q, %v", b, err)
 	}
 }
+
+// TestContract_A21_ExpiryClosesOpenPages: a page's connection ends when
+// its token expires, with the code a revocation has.
+func TestContract_A21_ExpiryClosesOpenPages(t *testing.T) {
+	r := newRig(t, nil)
+	_, secret := r.token(false)
+	r.tokens.mu.Lock()
+	for _, tok := range r.tokens.byHash {
+		tok.info.Expires = time.Now().Add(200 * time.Millisecond)
+	}
+	r.tokens.mu.Unlock()
+	c, _, err := r.dial(secret, "")
+	if err != nil {
+		t.Skipf("the token expired before the page opened (a slow machine): %v", err)
+	}
+	defer c.CloseNow()
+	if code, reason := closeCode(t, c); code != closeRevoked || reason != "token expired" {
+		t.Errorf("the page of an expired token closed with %d %q", code, reason)
+	}
+}

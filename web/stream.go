@@ -69,7 +69,9 @@ type stream struct {
 func newStream(ctx context.Context, c *websocket.Conn, h attach.Hello, prefix []byte, writeTimeout time.Duration) *stream {
 	st := &stream{c: c, hello: h, prefix: prefix, writeTimeout: writeTimeout,
 		in: make(chan []byte), sizes: make(chan attach.Size, 1), out: make(chan outMsg, outQueue)}
-	st.ctx, st.end = context.WithCancelCause(ctx)
+	// Not ended by ctx itself: whoever ends ctx stops the stream with the
+	// reason the page is told (runPage: an expiry, a shutdown).
+	st.ctx, st.end = context.WithCancelCause(context.WithoutCancel(ctx))
 	return st
 }
 
