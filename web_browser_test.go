@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/device"
 )
 
 // The web client end to end: a real server, the URL ctl token new
@@ -155,6 +156,20 @@ func TestWebClient(t *testing.T) {
 		`(() => { const rows = [...document.querySelectorAll("#screen > div")].map(d => d.textContent.trimEnd());
 		  return rows.length === %d && rows.some(r => r.length > %d && r.length <= %d) && %s && %s; })()`,
 		after.Rows, after.Cols-3, after.Cols, screenHas("hello-one"), screenHas("hello-three")))
+
+	// A pane entering waiting reaches the page in the words of the
+	// terminal's notification.
+	srv.ctl("status", "1", "waiting", "--reason", "needs you")
+	waitPage(t, ctx, "the notification", `sandmux.lastNotice === "one is waiting: needs you"`)
+
+	// A phone gets a row of keys: the prefix, then ?, opens help; Esc
+	// closes it.
+	inBrowser(t, ctx, "become a phone", chromedp.Emulate(device.Pixel5), chromedp.Reload())
+	waitPage(t, ctx, "the phone's page", `getComputedStyle(document.getElementById("keys")).display === "flex" && sandmux.conn === "open" && `+screenHas("hello-one"))
+	inBrowser(t, ctx, "press prefix ?", chromedp.Click(chromedp.CSS(`#keys [data-k="prefix"]`)), chromedp.SendKeys(chromedp.CSS("#kbd"), "?"))
+	waitPage(t, ctx, "help on the phone", screenHas("show or hide this help"))
+	inBrowser(t, ctx, "press Esc", chromedp.Click(chromedp.CSS(`#keys [data-k="Escape"]`)))
+	waitPage(t, ctx, "help closed", "!"+screenHas("show or hide this help"))
 }
 
 // TestWebClientReadOnlyAndRevoked: a read-only token's page watches and
