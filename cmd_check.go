@@ -154,9 +154,10 @@ func printServer(w io.Writer, s config.ServerConfig) {
 	termsafe.Fprintf(w, "  on_hangup: %s\n", s.OnHangup)
 	if s.SSHListen == "" {
 		fmt.Fprintln(w, "  ssh:       off (ssh_listen is not set)")
-		return
+	} else {
+		termsafe.Fprintf(w, "  ssh:       listen %s, keys %s, read-only keys %s\n", s.SSHListen, orNone(s.SSHAuthorizedKeys), orNone(s.SSHReadOnlyKeys))
 	}
-	termsafe.Fprintf(w, "  ssh:       listen %s, keys %s, read-only keys %s\n", s.SSHListen, orNone(s.SSHAuthorizedKeys), orNone(s.SSHReadOnlyKeys))
+	printWeb(w, s)
 }
 
 func orNone(s string) string {

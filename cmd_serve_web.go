@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log"
 
 	"github.com/sandmux/sandmux/config"
 	"github.com/sandmux/sandmux/server"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/termsafe"
 	"github.com/sandmux/sandmux/ui"
 	"github.com/sandmux/sandmux/web"
 )
@@ -65,4 +68,16 @@ func webServer(cfg *config.Config, sv serverParts, logger *log.Logger) (func(con
 			logger.Print(err)
 		}
 	}, nil
+}
+
+// printWeb is sandmux check's line of the web client.
+func printWeb(w io.Writer, s config.ServerConfig) {
+	switch {
+	case s.HTTPListen == "":
+		fmt.Fprintln(w, "  web:       off (http_listen is not set)")
+	case config.IsLoopback(s.HTTPListen):
+		termsafe.Fprintf(w, "  web:       listen %s (pages need a token: sandmux ctl token new)\n", s.HTTPListen)
+	default:
+		termsafe.Fprintf(w, "  web:       listen %s, reached from other machines: plain HTTP, put it behind TLS\n", s.HTTPListen)
+	}
 }
