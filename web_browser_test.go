@@ -91,9 +91,18 @@ func waitPage(t *testing.T, ctx context.Context, what, cond string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, browserWait+10*time.Second)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond,
-		// On an interval: a tab in the background gets no animation frames.
-		chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(browserWait))); err != nil {
+	var err error
+	for {
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond,
+			// On an interval: a tab in the background gets no animation frames.
+			chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(browserWait)))
+		// A page still loading may replace the document the poll ran in:
+		// poll the new one.
+		if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "Cannot find context") && !strings.Contains(err.Error(), "context was destroyed") {
+			break
+		}
+	}
+	if err != nil {
 		diag, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		shown, _ := chromedp.Run(diag, chromedp.Evaluate[string](pageTextJS)) // Best effort: a diagnosis.
