@@ -30,7 +30,12 @@ func (s *Server) runPage(ctx context.Context, a Attacher, c *websocket.Conn, inf
 	h := attach.Hello{Size: attach.Size{Width: hello.Cols, Height: hello.Rows}, ReadOnly: info.ReadOnly,
 		Term: "xterm-256color", ColorTerm: "truecolor", Who: who}
 	st := newStream(ctx, c, h, s.cfg.Prefix, s.cfg.WriteTimeout)
-	pg := &page{close: func(why string) { st.stop(closeRevoked, why) }}
+	// A revocation ends the attach before the page's socket closes, so
+	// the server sees the server end it, not a terminal gone (which
+	// server.on_hangup = "quit" would make a quit).
+	attachCtx, endAttach := context.WithCancel(ctx)
+	defer endAttach()
+	pg := &page{close: func(why string) { endAttach(); st.stop(closeRevoked, why) }}
 	if !s.cfg.Tokens.open(info.ID, pg) {
 		st.stop(closeRevoked, "token revoked")
 	}
@@ -56,7 +61,7 @@ func (s *Server) runPage(ctx context.Context, a Attacher, c *websocket.Conn, inf
 		access = "read-only"
 	}
 	s.cfg.Log(fmt.Sprintf("attached %s (%s, %dx%d)", who, access, h.Size.Width, h.Size.Height))
-	if err := a.Attach(ctx, st); err != nil && !closedByPage(st) {
+	if err := a.Attach(attachCtx, st); err != nil && !closedByPage(st) {
 		s.cfg.Log(fmt.Sprintf("attach of %s failed: %s", who, termsafe.Message(err.Error())))
 	}
 	_ = st.Finish(attach.Exit{Code: 1, Summary: "sandmux: the server ended this attachment"}) // Best effort: normally finished already.
