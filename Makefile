@@ -61,7 +61,8 @@ FUZZ_TARGETS = \
 	FuzzUnescape:./control \
 	FuzzParseStat:./providers/local \
 	FuzzParseUsage:./providers/local \
-	FuzzString:./termsafe
+	FuzzString:./termsafe \
+	FuzzDecode:./web
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

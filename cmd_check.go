@@ -157,9 +157,10 @@ func printServer(w io.Writer, s config.ServerConfig) {
 	termsafe.Fprintf(w, "  on_hangup: %s\n", s.OnHangup)
 	if s.SSHListen == "" {
 		fmt.Fprintln(w, "  ssh:       off (ssh_listen is not set)")
-		return
+	} else {
+		termsafe.Fprintf(w, "  ssh:       listen %s, keys %s, read-only keys %s\n", s.SSHListen, orNone(s.SSHAuthorizedKeys), orNone(s.SSHReadOnlyKeys))
 	}
-	termsafe.Fprintf(w, "  ssh:       listen %s, keys %s, read-only keys %s\n", s.SSHListen, orNone(s.SSHAuthorizedKeys), orNone(s.SSHReadOnlyKeys))
+	printWeb(w, s)
 }
 
 func orNone(s string) string {
@@ -167,4 +168,16 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// printWeb is sandmux check's line of the web client.
+func printWeb(w io.Writer, s config.ServerConfig) {
+	switch {
+	case s.HTTPListen == "":
+		fmt.Fprintln(w, "  web:       off (http_listen is not set)")
+	case config.IsLoopback(s.HTTPListen):
+		termsafe.Fprintf(w, "  web:       listen %s (pages need a token: sandmux ctl token new)\n", s.HTTPListen)
+	default:
+		termsafe.Fprintf(w, "  web:       listen %s, reached from other machines: plain HTTP, put it behind TLS\n", s.HTTPListen)
+	}
 }

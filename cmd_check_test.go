@@ -48,6 +48,7 @@ snapshot_keep = 3
 server
   on_hangup: detach
   ssh:       off (ssh_listen is not set)
+  web:       off (http_listen is not set)
 
 sandbox shell
   provider:  local

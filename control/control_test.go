@@ -66,7 +66,7 @@ func TestDecodeRequest(t *testing.T) {
 
 // Every operation in the table decodes with exactly its needed fields.
 func TestEveryOpDecodes(t *testing.T) {
-	sample := map[string]any{"session": "1", "argv": []string{"true"}, "sandbox": "s", "data": []byte("x"), "keys": []string{"enter"}, "state": "exited", "width": 80, "height": 24, "action": "start", "file": "/tmp/x.cast"}
+	sample := map[string]any{"session": "1", "argv": []string{"true"}, "sandbox": "s", "data": []byte("x"), "keys": []string{"enter"}, "state": "exited", "width": 80, "height": 24, "action": "start", "file": "/tmp/x.cast", "token": "0a1b2c3d"}
 	for _, op := range Ops() {
 		msg := map[string]any{"v": Version, "op": op}
 		for _, f := range ops[op].needs {

@@ -43,6 +43,10 @@ var ops = map[Op]spec{
 	OpRecord:   {needs: []string{"action"}, allows: []string{"session", "view", "client", "file", "idle_limit", "label"}},
 	OpSaveLast: {needs: []string{"session", "file"}, allows: []string{"duration"}},
 	OpProfile:  {needs: []string{"file"}, allows: []string{"profile", "duration"}},
+
+	OpTokenNew:    {allows: []string{"name", "read_only", "ttl"}},
+	OpTokenLs:     {},
+	OpTokenRevoke: {needs: []string{"token"}},
 }
 
 // Ops lists the operations, sorted.

@@ -35,6 +35,10 @@ const (
 	OpRecord   Op = "record"    // Action (start, stop, pause, resume, marker) a recording of Session or a View
 	OpSaveLast Op = "save-last" // write Session's last Duration of output to File
 	OpProfile  Op = "profile"   // write the server's Profile (cpu over Duration, heap, ...) to File
+
+	OpTokenNew    Op = "token-new"    // make a web client token (Name, ReadOnly, for TTL): the reply's URL
+	OpTokenLs     Op = "token-ls"     // list the web client's tokens
+	OpTokenRevoke Op = "token-revoke" // revoke Token (an ID from token-ls), closing its open pages
 )
 
 // Request is one message from a client.
@@ -74,6 +78,9 @@ type Request struct {
 	// goroutine) goes to File; a cpu profile covers Duration.
 	Profile string `json:"profile,omitempty"`
 
+	// OpTokenRevoke: the token's ID (never the token itself).
+	Token string `json:"token,omitempty"`
+
 	// OpAttach's hello: the terminal's size in cells, whether it may only
 	// look, its $TERM and $COLORTERM, and the client's working directory
 	// (where the panes it opens start).
@@ -99,6 +106,19 @@ type Reply struct {
 	Screen   string        `json:"screen,omitempty"`
 	Event    *Event        `json:"event,omitempty"`
 	File     string        `json:"file,omitempty"` // for record and save-last: the cast; for profile: the profile
+	URL      string        `json:"url,omitempty"`  // for token-new: the page to open, the token in its fragment
+	Tokens   []TokenInfo   `json:"tokens,omitempty"`
+}
+
+// TokenInfo is one web client token as `ctl token ls` shows it: never
+// the token, which only its URL carried once.
+type TokenInfo struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	ReadOnly bool      `json:"read_only"`
+	Created  time.Time `json:"created"`
+	Expires  time.Time `json:"expires"`
+	Pages    int       `json:"pages"` // how many pages are open with it
 }
 
 // SessionInfo is one session as `ctl ls --json` shows it.

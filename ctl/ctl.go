@@ -48,6 +48,7 @@ var Commands = map[string]Command{
 	"record":    {"record start|stop|pause|resume|marker S [LABEL] [-o FILE] [--idle-limit D], or record start|stop --view [--client C] [-o FILE]", parseRecord},
 	"save-last": {"save-last S [--duration D] -o FILE", parseSaveLast},
 	"profile":   {"profile [cpu|heap|allocs|goroutine] [--seconds N] -o FILE", parseProfile},
+	"token":     {tokenUsage, parseToken},
 }
 
 // Call sends req over conn, a connection to a server, and prints the
@@ -111,6 +112,8 @@ func printJSON(w io.Writer, rep control.Reply, op control.Op) error {
 // printReply prints what a person wants from each op's reply.
 func printReply(w io.Writer, op control.Op, rep control.Reply) {
 	switch {
+	case isTokenOp(op):
+		printTokens(w, op, rep)
 	case op == control.OpLs:
 		printSessions(w, rep.Sessions)
 	case op == control.OpScreen:

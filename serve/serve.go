@@ -108,12 +108,18 @@ func Run(ctx context.Context, f Options, logger *log.Logger, out io.Writer) (int
 		_ = l.Close() // Best effort: nothing was served yet.
 		return exitFailure, err
 	}
-	return sv.serve(ctx, l, ssh, socket, logger, out)
+	serveWeb, err := webServer(cfg, sv, logger)
+	if err != nil {
+		_ = l.Close() // Best effort: nothing was served yet.
+		return exitFailure, err
+	}
+	return sv.serve(ctx, l, ssh, serveWeb, socket, logger, out)
 }
 
-// serve serves clients on l (and ssh, when not nil) until the quit, then
+// serve serves clients on l (and ssh, when not nil, and browsers through
+// serveWeb) until the quit, then
 // stops the listeners, waits for them and releases what the server held.
-func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshattach.Server, socket string, logger *log.Logger, out io.Writer) (int, error) {
+func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshattach.Server, serveWeb func(context.Context), socket string, logger *log.Logger, out io.Writer) (int, error) {
 	serveCtx, stopServing := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -129,6 +135,7 @@ func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshat
 			}
 		})
 	}
+	wg.Go(func() { serveWeb(serveCtx) })
 	stopSignals := quitOnSignals(sv.srv, logger.Print)
 	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
 	var code int
@@ -154,6 +161,8 @@ type serverParts struct {
 	ctl      *control.Server
 	warned   *warnings
 	notifier *notify.Runner // nil unless ui.notify has "command"
+	hub      *control.Hub
+	web      webParts
 }
 
 // release waits for the notify commands still running (each within
@@ -197,10 +206,11 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		Sandbox: sandboxSpec(cfg, table, store, env),
 		Config:  ConfigFile(cfg),
 	})
-	ctl := control.NewServer(server.NewHandler(core, hub), hub, endpoint.CheckPeer,
+	wp := newWebParts(cfg)
+	ctl := control.NewServer(server.NewHandler(core, hub, wp.handlerOptions()...), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: srv, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
-	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, warned: warned, notifier: notifier}
+	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, warned: warned, notifier: notifier, hub: hub, web: wp}
 }
 
 // summary waits until no session is left and says how every client

@@ -64,15 +64,20 @@ type Core interface {
 
 // ctlHandler answers control requests from a Core.
 type ctlHandler struct {
-	core Core
-	hub  *control.Hub
+	core   Core
+	hub    *control.Hub
+	tokens Tokens // nil: no web client
 }
 
 // NewHandler answers control requests by calling core; wait listens to
 // hub for the moments worth re-checking. It returns the interface rather
 // than its type so the package's namespace keeps only what callers use.
-func NewHandler(core Core, hub *control.Hub) control.Handler {
-	return &ctlHandler{core: core, hub: hub}
+func NewHandler(core Core, hub *control.Hub, opts ...HandlerOption) control.Handler {
+	h := &ctlHandler{core: core, hub: hub}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
 }
 
 // ctlOps is the table of operations. OpEvents never reaches a Handler:
@@ -93,6 +98,10 @@ var ctlOps = map[control.Op]func(h *ctlHandler, ctx context.Context, req control
 	control.OpRecord:   (*ctlHandler).record,
 	control.OpSaveLast: (*ctlHandler).saveLast,
 	control.OpProfile:  (*ctlHandler).profile,
+
+	control.OpTokenNew:    (*ctlHandler).tokenNew,
+	control.OpTokenLs:     (*ctlHandler).tokenLs,
+	control.OpTokenRevoke: (*ctlHandler).tokenRevoke,
 }
 
 // Handle answers one request.
