@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,9 +15,10 @@ import (
 // tmuxTerm is a private tmux server playing the user's terminal: sandmux runs
 // inside it, send-keys types, capture-pane reads the screen.
 type tmuxTerm struct {
-	t    *testing.T
-	sock string
-	dir  string
+	t     *testing.T
+	sock  string
+	dir   string
+	shell int // the pid of the shell running the command, once known
 }
 
 // startTerm runs cmd in a new tmux of w×h. The command runs as
@@ -59,13 +61,31 @@ func startTermIn(t *testing.T, dir string, w, h int, cmd string) *tmuxTerm {
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("start tmux: %v: %s", err, out)
 	}
+	if out, err := exec.Command("tmux", "-L", tt.sock, "display-message", "-p", "#{pane_pid}").Output(); err == nil {
+		tt.shell, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
 	t.Cleanup(tt.kill)
 	return tt
 }
 
 // kill ends the terminal, as closing its window would: sandmux in it
-// gets SIGHUP.
-func (tt *tmuxTerm) kill() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() }
+// gets SIGHUP. It waits for the terminal's shell to go: tmux signals it
+// after kill-server returns, and a shell still writing its marker files
+// made the test's TempDir cleanup fail ("directory not empty").
+func (tt *tmuxTerm) kill() {
+	_ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run()
+	if tt.shell <= 0 {
+		return
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", tt.shell))
+		if i := bytes.LastIndexByte(b, ')'); err != nil || i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			return // gone, or a zombie: it writes nothing more
+		}
+		time.Sleep(10 * time.Millisecond) // a poll interval: no event tells another process's end
+	}
+	tt.t.Errorf("the terminal's shell %d outlived tmux's kill-server by 30s", tt.shell)
+}
 
 // serverSocket is the default server's socket under isolatedEnv(dir).
 func serverSocket(dir string) string {
