@@ -113,3 +113,52 @@ func (s *shared) addPane(spec PaneSpec) *pane {
 
 // Results returns one line of outcome per session, once the program ended.
 func (s *shared) Results() []Result { return s.quitResults }
+
+// stateNames are the states a pane reports, by phase (disconnected is an
+// exited pane whose connection dropped).
+var stateNames = map[phase]string{
+	phaseStarting: "starting", phaseRunning: "running", phaseExited: "exited", phaseClosing: "closing",
+	phaseKilled: "killed", phaseClosed: "closed", phaseFailed: "failed", phaseCancelled: "failed",
+}
+
+// paneInfo is pane i as PaneInfo.
+func (s *shared) paneInfo(i int) *PaneInfo {
+	p := s.panes[i]
+	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: stateNames[p.phase],
+		Started: p.info.Started, LastOutput: p.info.LastOutput}
+	if p.sess != nil {
+		// The session's counters now, not as of the last list.
+		live := p.sess.Info()
+		info.LastOutput, info.BytesOut, info.PID = live.LastOutput, live.BytesOut, live.PID
+	}
+	if p.phase == phaseExited && p.info.Disconnected {
+		info.Phase = "disconnected"
+	}
+	if p.info.ExitKnown && p.phase != phaseFailed && p.phase != phaseCancelled {
+		code := p.info.Exit.ShellCode()
+		info.ExitCode = &code
+	}
+	st := p.state()
+	info.State, info.Reason, info.Since = string(st.State), st.Reason, st.Since
+	info.CPUPercent, info.RSSBytes, info.HasUsage = p.usageNow()
+	if p.recs.rec != nil {
+		info.Recording = p.recs.path
+	}
+	return info
+}
+
+// Panes lists every pane, in grid order. Call it from DoMsg.
+func (s *shared) Panes() []PaneInfo {
+	out := make([]PaneInfo, 0, len(s.panes))
+	for i, p := range s.panes {
+		info := s.paneInfo(i)
+		if p.screen != nil {
+			info.MemBytes = p.screen.MemBytes()
+		}
+		if p.recs.ring != nil {
+			info.MemBytes += int64(p.recs.ring.Bytes())
+		}
+		out = append(out, *info)
+	}
+	return out
+}

@@ -25,18 +25,6 @@ import (
 // ends when the session ends or restarts, and at the quit, which waits
 // until every recording is flushed.
 
-// RecordConfig is what [record] says to the UI.
-type RecordConfig struct {
-	// Retain is how far back each pane's ring keeps output; 0: no rings.
-	Retain time.Duration
-	// RetainBytes bounds one ring, RetainTotal every ring together.
-	RetainBytes, RetainTotal int
-	// Dir is where recordings go when no file is given.
-	Dir string
-	// IdleLimit shortens a recording's pauses longer than it (0: none).
-	IdleLimit time.Duration
-}
-
 // recState is the model's part of recording: the budget of every ring,
 // the view recordings by client, and the errors of recordings stopped.
 type recState struct {

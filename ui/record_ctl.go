@@ -155,4 +155,3 @@ func (s *shared) SaveLast(id string, d time.Duration, path string, done func(str
 	}
 	return cmd, nil
 }
-
