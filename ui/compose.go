@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // composeLines renders every screen line. Bodies come from each pane's
@@ -14,7 +16,7 @@ func (v *view) composeLines() []string {
 	idx, rects := v.pageRects()
 	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
 	for k, i := range idx {
-		if p := v.m.panes[i]; p.alert != nil || p.phase == phaseFailed {
+		if p := v.m.panes[i]; p.alert != nil || p.phase == mux.PhaseFailed {
 			if alerts == nil {
 				alerts = map[int][]string{}
 			}

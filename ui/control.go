@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -50,7 +51,7 @@ func (s *shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, err
 	if s.quitting {
 		return nil, fmt.Errorf("the server is quitting: pane %d goes with it", i+1)
 	}
-	if kill && p.sess == nil && p.phase != phaseStarting {
+	if kill && p.sess == nil && p.phase != mux.PhaseStarting {
 		return nil, fmt.Errorf("pane %d has no session to kill: it is %s", i+1, p.status())
 	}
 	was := p.phase

@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/keys/encode"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -123,7 +124,7 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 // input writes encode's bytes, for the pane's current modes, to its
 // session; it reports whether anything was sent or kept for later.
 func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
-	if p.screen == nil || (p.sess == nil && p.phase != phaseStarting) {
+	if p.screen == nil || (p.sess == nil && p.phase != mux.PhaseStarting) {
 		return false
 	}
 	b := encode(p.screen.Modes())
@@ -168,7 +169,7 @@ func (v *view) toggleHelp() tea.Cmd {
 
 func (v *view) requestQuit() tea.Cmd {
 	for _, p := range v.m.panes {
-		if p.phase == phaseRunning || p.phase == phaseStarting {
+		if p.phase == mux.PhaseRunning || p.phase == mux.PhaseStarting {
 			v.modal = confirmQuitModal{}
 			return nil
 		}
@@ -220,7 +221,7 @@ func (v *view) togglePick() tea.Cmd {
 // session runs: an ended pane has nothing left to lose, and a start is
 // only cancelled.
 func (v *view) closeFocused() tea.Cmd {
-	if p := v.focused(); p != nil && p.alert == nil && p.phase == phaseRunning {
+	if p := v.focused(); p != nil && p.alert == nil && p.phase == mux.PhaseRunning {
 		v.modal = confirmCloseModal{p.key}
 		return nil
 	}
@@ -241,7 +242,7 @@ func (v *view) closeAt(i int, modal bool) tea.Cmd {
 		return v.dismissAt(i)
 	}
 	switch p.phase {
-	case phaseFailed, phaseKilled, phaseClosed, phaseCancelled:
+	case mux.PhaseFailed, mux.PhaseKilled, mux.PhaseClosed, mux.PhaseCancelled:
 	default:
 		if modal {
 			// The modal shows the teardown (or the start's cancellation)
@@ -257,7 +258,7 @@ func (v *view) killAt(i int) tea.Cmd {
 		return nil
 	}
 	p := v.m.panes[i]
-	if p.phase != phaseStarting && (p.sess == nil || p.phase == phaseKilled || p.phase == phaseClosed) {
+	if p.phase != mux.PhaseStarting && (p.sess == nil || p.phase == mux.PhaseKilled || p.phase == mux.PhaseClosed) {
 		return nil
 	}
 	return v.m.closePane(i, true, nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -114,7 +115,7 @@ func countGroup(group string) int {
 func (v *view) confirmText() string {
 	running := 0
 	for _, p := range v.m.panes {
-		if p.phase == phaseRunning || p.phase == phaseStarting {
+		if p.phase == mux.PhaseRunning || p.phase == mux.PhaseStarting {
 			running++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
@@ -114,27 +115,20 @@ func (s *shared) addPane(spec PaneSpec) *pane {
 // Results returns one line of outcome per session, once the program ended.
 func (s *shared) Results() []Result { return s.quitResults }
 
-// stateNames are the states a pane reports, by phase (disconnected is an
-// exited pane whose connection dropped).
-var stateNames = map[phase]string{
-	phaseStarting: "starting", phaseRunning: "running", phaseExited: "exited", phaseClosing: "closing",
-	phaseKilled: "killed", phaseClosed: "closed", phaseFailed: "failed", phaseCancelled: "failed",
-}
-
 // paneInfo is pane i as PaneInfo.
 func (s *shared) paneInfo(i int) *PaneInfo {
 	p := s.panes[i]
-	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: stateNames[p.phase],
+	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: p.phase.Name(),
 		Started: p.info.Started, LastOutput: p.info.LastOutput}
 	if p.sess != nil {
 		// The session's counters now, not as of the last list.
 		live := p.sess.Info()
 		info.LastOutput, info.BytesOut, info.PID = live.LastOutput, live.BytesOut, live.PID
 	}
-	if p.phase == phaseExited && p.info.Disconnected {
+	if p.phase == mux.PhaseExited && p.info.Disconnected {
 		info.Phase = "disconnected"
 	}
-	if p.info.ExitKnown && p.phase != phaseFailed && p.phase != phaseCancelled {
+	if p.info.ExitKnown && p.phase != mux.PhaseFailed && p.phase != mux.PhaseCancelled {
 		code := p.info.Exit.ShellCode()
 		info.ExitCode = &code
 	}

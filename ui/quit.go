@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // The quit, shared by every client: a confirmed quit shuts every session
@@ -52,7 +54,7 @@ func (s *shared) handleShutdown(msg shutdownMsg) tea.Cmd {
 // startsPending reports whether some pane's start has not reported back.
 func (s *shared) startsPending() bool {
 	for _, p := range s.panes {
-		if p.phase == phaseStarting {
+		if p.phase == mux.PhaseStarting {
 			return true
 		}
 	}

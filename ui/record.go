@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/record"
 	"github.com/sandmux/sandmux/ui/term"
 )
@@ -132,7 +133,7 @@ func (s *shared) startRecording(p *pane, path string, idle time.Duration, done f
 		return nil, fmt.Errorf("it is recorded already, to %s: stop that first", p.recs.path)
 	case p.recs.opening:
 		return nil, errors.New("its recording is starting already")
-	case p.phase != phaseRunning || p.screen == nil:
+	case p.phase != mux.PhaseRunning || p.screen == nil:
 		return nil, fmt.Errorf("it is %s: only a running pane is recorded", p.status())
 	}
 	if idle <= 0 {
@@ -173,7 +174,7 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 		return fail(msg.err)
 	case p == nil:
 		return fail(errors.New("the pane went away (or restarted) before its recording started"))
-	case s.quitting || p.phase != phaseRunning || p.recs.rec != nil:
+	case s.quitting || p.phase != mux.PhaseRunning || p.recs.rec != nil:
 		return fail(fmt.Errorf("pane %d is %s: only a running pane is recorded", i+1, p.status()))
 	}
 	h := asciicast.Header{Title: p.spec.Name, Env: map[string]string{"TERM": "xterm-256color"}}
@@ -250,8 +251,8 @@ func (s *shared) syncRecordings() tea.Cmd {
 		if p.recs.rec == nil {
 			continue
 		}
-		if p.phase != phaseRunning {
-			cmds = append(cmds, s.stopRecording(p, "the session "+stateNames[p.phase], nil, noView))
+		if p.phase != mux.PhaseRunning {
+			cmds = append(cmds, s.stopRecording(p, "the session "+p.phase.Name(), nil, noView))
 			continue
 		}
 		ticking = true

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 )
@@ -65,7 +66,7 @@ func TestContract_S4_KillStartingPaneCancelsStart(t *testing.T) {
 	}
 	m.Update(start())
 	p := m.panes[0]
-	if p.phase != phaseCancelled || p.status() != "start cancelled" || !p.restartable() {
+	if p.phase != mux.PhaseCancelled || p.status() != "start cancelled" || !p.restartable() {
 		t.Errorf("after the cancelled start: phase %v, status %q, restartable %v", p.phase, p.status(), p.restartable())
 	}
 }
@@ -91,7 +92,7 @@ func TestContract_S4_CancelledStartThatWonIsTornDown(t *testing.T) {
 			switch {
 			case key == "x" && len(m.panes) != 0:
 				t.Error("x: the pane was not removed")
-			case key == "k" && m.panes[0].phase != phaseKilled:
+			case key == "k" && m.panes[0].phase != mux.PhaseKilled:
 				t.Errorf("k: phase %v, want killed", m.panes[0].phase)
 			}
 		})

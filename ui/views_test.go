@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // A read-only client never sizes the panes (A2), not even as the first
@@ -42,7 +44,7 @@ func drain(t *testing.T, m *Model) []tea.Msg {
 	t.Helper()
 	var msgs []tea.Msg
 	for i, p := range m.panes {
-		if p.sess == nil && p.phase == phaseStarting {
+		if p.sess == nil && p.phase == mux.PhaseStarting {
 			msgs = append(msgs, p.start(t.Context(), m.backend, m.sizer().bodySize(i), 0, m.wake)())
 		}
 	}
