@@ -2,9 +2,10 @@
 // panes, their lives, states, usage, the quit, what control requests do
 // to them, and their recordings. It declares the types that side speaks
 // in: the Backend it starts, closes and kills sessions through (the
-// session Manager), where a pane is in its life (Phase), what it reports
-// of a pane (PaneInfo, Event, Notification) and what it is configured
-// with (RecordConfig, Notify). The handlers that act on these still run
+// session Manager), a pane to open (PaneSpec), where a pane is in its
+// life (Phase), what it reports of a pane (PaneInfo, Event, Notification,
+// Result), what it tells the views of one (Change) and what it is
+// configured with (RecordConfig, Notify). The handlers that act on these still run
 // in package ui's shared half (ui/panes.go), which moves here behind the
 // same seam.
 //

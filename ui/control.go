@@ -30,7 +30,7 @@ func (s *shared) find(id string) (int, *pane, error) {
 }
 
 // Open adds a pane at the end of the grid and starts it.
-func (s *shared) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
+func (s *shared) Open(spec mux.PaneSpec) (PaneInfo, tea.Cmd) {
 	s.addPane(spec)
 	i := len(s.panes) - 1
 	var cmds []tea.Cmd

@@ -70,9 +70,9 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 	b := newFakeBackend()
 	names := []string{hostileName + "-failed", hostileName + "-notice", hostileName + "-closing"}
 	b.startErr[names[0]] = errHostile
-	var specs []PaneSpec
+	var specs []mux.PaneSpec
 	for _, n := range names {
-		spec := PaneSpec{Name: n, Provider: "ssh\x1b[2J", Spec: providers.Spec{Command: []string{"sh"}}}
+		spec := mux.PaneSpec{Name: n, Provider: "ssh\x1b[2J", Spec: providers.Spec{Command: []string{"sh"}}}
 		if n == names[1] {
 			spec.Prepare = func(context.Context) (string, error) { return hostileNotice, nil }
 		}

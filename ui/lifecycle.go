@@ -33,7 +33,7 @@ func (s *shared) startPane(i int) tea.Cmd {
 	cmd := p.start(s.ctx, s.backend, s.clients.bodySize(i), s.cfg.Scrollback, s.wake)
 	p.screen.SetTheme(s.theme)
 	s.attachRing(p)
-	s.clients.paneChanged(p, changeStarted)
+	s.clients.paneChanged(p, mux.ChangeStarted)
 	s.watchNow = true // the new screen's wake is seen
 	return tea.Batch(ended, cmd)
 }
@@ -155,7 +155,7 @@ func (s *shared) handleClosed(msg closedMsg) tea.Cmd {
 	}()
 	if p.closing {
 		p.closing, p.closeKill = false, false
-		s.clients.paneChanged(p, changeClosed)
+		s.clients.paneChanged(p, mux.ChangeClosed)
 		if msg.err == nil {
 			return s.removePane(i, nil)
 		}
@@ -170,8 +170,8 @@ func (s *shared) handleClosed(msg closedMsg) tea.Cmd {
 	return nil
 }
 
-func resultOf(p *pane) Result {
-	r := Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved, Status: p.describe(true)}
+func resultOf(p *pane) mux.Result {
+	r := mux.Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved, Status: p.describe(true)}
 	if n := len(p.info.Survivors); n > 0 {
 		// The status above is the command's; its processes did not all go.
 		r.Status += fmt.Sprintf(", but %d of its processes survived", n)

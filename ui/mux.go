@@ -17,6 +17,8 @@ type (
 	Notify       = mux.Notify
 	Notification = mux.Notification
 	RecordConfig = mux.RecordConfig
+	PaneSpec     = mux.PaneSpec
+	Result       = mux.Result
 )
 
 // The events, the ways of telling, and the phases, as package mux has them.

@@ -17,30 +17,6 @@ import (
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-// PaneSpec is one pane to open: what to start and how.
-type PaneSpec struct {
-	// Name is shown in the title line.
-	Name string
-	// Provider names the provider that opens the PTY.
-	Provider string
-	// Spec is what the provider opens; its Size is replaced by the pane's.
-	Spec providers.Spec
-	// Options are the session's options; the UI adds its screen as a sink.
-	Options session.Options
-	// Prepare, when set, runs in a command before each start (create the
-	// workspace, restore a snapshot). Its error fails the pane; its notice
-	// (say, a refused restore) is shown in the pane's title.
-	Prepare func(ctx context.Context) (notice string, err error)
-	// Env, when set, adds to the environment of each start, given the
-	// pane's stable id (for SANDMUX_PANE).
-	Env func(id string) []string
-	// StartHint is added to a failed start's error: what to check.
-	StartHint string
-	// Started, when set, is told once how the first start ended (nil:
-	// it runs), from Update: ctl run and start answer with it.
-	Started func(error)
-}
-
 // errStartCancelled is why a start the user closed or killed ended.
 var errStartCancelled = errors.New("start cancelled")
 
@@ -48,7 +24,7 @@ var errStartCancelled = errors.New("start cancelled")
 // session, its screen and where it is in its life.
 type pane struct {
 	key  int // stable identity for messages; never reused
-	spec PaneSpec
+	spec mux.PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
 	gate *parsegate.Gate
 	// shown says whether the pane is on some client's screen, for its

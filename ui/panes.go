@@ -55,7 +55,7 @@ type shared struct {
 	killRequested bool // the quit escalated to killing everything
 	shutDown      bool // the Manager's Shutdown returned; done once no start is pending
 	done          bool
-	quitResults   []Result
+	quitResults   []mux.Result
 	teardownErrs  []error // failed closes and kills, for the exit code
 	shutdownErr   error
 }
@@ -71,7 +71,7 @@ type paneViews interface {
 	// paneRemoved: pane key, which stood at index i, left the grid.
 	paneRemoved(key, i int) tea.Cmd
 	// paneChanged: what c says changed of pane p.
-	paneChanged(p *pane, c change)
+	paneChanged(p *pane, c mux.Change)
 	// needsAttention: pane p entered waiting, done or failed; each view
 	// that does not focus it marks and tells it. It reports whether some
 	// view did (or none is attached: nobody saw it).
@@ -84,25 +84,12 @@ type paneViews interface {
 	// layout of it.
 	bodySize(i int) providers.Size
 	// notice shows text in client id's status line until its next key
-	// (noView: nobody's).
+	// (mux.NoView: nobody's).
 	notice(id int, text string)
 }
 
-// change is what changed of a pane, for paneViews.paneChanged.
-type change int
-
-const (
-	// changeStarted: the pane has a new screen (a start or restart); each
-	// view's state of it starts afresh, with a first frame.
-	changeStarted change = iota
-	// changeClosed: a close of the pane (x, ctl close; escalated to a
-	// kill or not) ended, the pane removed next or kept showing why it
-	// failed; a view that showed its teardown stops.
-	changeClosed
-)
-
 // addPane puts a pane for spec at the end of the grid, not started.
-func (s *shared) addPane(spec PaneSpec) *pane {
+func (s *shared) addPane(spec mux.PaneSpec) *pane {
 	p := &pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
 	spec.Name = s.uniqueName(spec.Name, nil)
 	p.spec = spec
@@ -113,7 +100,7 @@ func (s *shared) addPane(spec PaneSpec) *pane {
 }
 
 // Results returns one line of outcome per session, once the program ended.
-func (s *shared) Results() []Result { return s.quitResults }
+func (s *shared) Results() []mux.Result { return s.quitResults }
 
 // paneInfo is pane i as PaneInfo.
 func (s *shared) paneInfo(i int) *PaneInfo {

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/mux"
@@ -96,22 +94,3 @@ func (s *shared) finishQuit() tea.Cmd {
 
 // ShutdownErr is the error of the final shutdown, if any.
 func (s *shared) ShutdownErr() error { return s.shutdownErr }
-
-func (r Result) String() string {
-	s := fmt.Sprintf("%s: %s", r.Name, r.Status)
-	if r.Saved != "" {
-		s += ", snapshot " + r.Saved
-	}
-	if r.Err != nil {
-		s += ": " + r.Err.Error()
-	}
-	return s
-}
-
-// Result is how one session ended, for the summary printed after exit.
-type Result struct {
-	Name   string
-	Status string
-	Saved  string // the snapshot written after teardown, if any
-	Err    error
-}

@@ -64,7 +64,7 @@ type (
 		path     string
 		idle     time.Duration
 		done     func(string, error)
-		tell     int // the view to tell, or noView
+		tell     int // the view to tell, or mux.NoView
 		err      error
 	}
 	recNoticeMsg struct {
@@ -114,7 +114,7 @@ func (s *shared) attachRing(p *pane) {
 // (a restart, the pane removed): the recording stops, the ring frees its
 // memory, both in a command.
 func (s *shared) endScreen(p *pane, why string) tea.Cmd {
-	stop := s.stopRecording(p, why, nil, noView)
+	stop := s.stopRecording(p, why, nil, mux.NoView)
 	ring := p.recs.ring
 	p.recs = paneRec{}
 	if ring == nil {
@@ -189,12 +189,9 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 	return nil
 }
 
-// noView is the view to tell when none is: a ctl request's reply says it.
-const noView = -1
-
 // tell shows text in view id's status line until its next key.
 func (s *shared) tell(id int, text string) {
-	if id != noView {
+	if id != mux.NoView {
 		s.clients.notice(id, text)
 	}
 }
@@ -231,7 +228,7 @@ func (s *shared) stopping(path string, stop func() error, done func(string, erro
 		if done != nil {
 			done(path, err)
 		}
-		if tell == noView {
+		if tell == mux.NoView {
 			return nil
 		}
 		if err != nil {
@@ -252,7 +249,7 @@ func (s *shared) syncRecordings() tea.Cmd {
 			continue
 		}
 		if p.phase != mux.PhaseRunning {
-			cmds = append(cmds, s.stopRecording(p, "the session "+p.phase.Name(), nil, noView))
+			cmds = append(cmds, s.stopRecording(p, "the session "+p.phase.Name(), nil, mux.NoView))
 			continue
 		}
 		ticking = true
@@ -285,7 +282,7 @@ func (s *shared) handleRecord(msg recMsg) tea.Cmd {
 func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
 	var cmds []tea.Cmd
 	for _, p := range s.panes {
-		cmds = append(cmds, s.stopRecording(p, "the server quit", nil, noView))
+		cmds = append(cmds, s.stopRecording(p, "the server quit", nil, mux.NoView))
 	}
 	cmds = append(cmds, views...)
 	return func() {

@@ -12,7 +12,7 @@ import (
 // or the last client left; a client that types does (A3).
 func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
 	b := newFakeBackend()
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "a", Provider: "local"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
 	m.now = fixedNow
 	screenSize := func() (int, int) { return m.panes[0].screen.Size() }
 
