@@ -121,29 +121,6 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 	return nil
 }
 
-// input writes encode's bytes, for the pane's current modes, to its
-// session; it reports whether anything was sent or kept for later.
-func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
-	if p.screen == nil || (p.sess == nil && p.phase != mux.PhaseStarting) {
-		return false
-	}
-	b := encode(p.screen.Modes())
-	if len(b) == 0 {
-		return false
-	}
-	if p.sess == nil {
-		// The session runs (its output may show) before the model learns
-		// of it: keep what is typed meanwhile, in order.
-		if len(p.early)+len(b) <= maxEarlyInput {
-			p.early = append(p.early, b...)
-		}
-		return true
-	}
-	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
-	s.awaitEcho(p)
-	return true
-}
-
 func (v *view) handlePaste(text string) tea.Cmd {
 	if f := v.find(); f != nil {
 		return v.editFind(f.query + text)

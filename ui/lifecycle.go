@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/mux"
-	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 )
 
@@ -88,6 +87,10 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 	// starts is activity all the same.
 	return p.resizePTY(time.Time{})
 }
+
+// infosMsg is the Manager's list of sessions, read in a command after it
+// said something changed.
+type infosMsg struct{ infos []session.Info }
 
 func (s *shared) handleInfos(msg infosMsg) tea.Cmd {
 	byID := map[session.ID]session.Info{}
@@ -307,11 +310,6 @@ func (s *shared) resizePTYs() tea.Cmd {
 	s.resizeGen++
 	gen := s.resizeGen
 	return tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return resizePTYMsg{gen: gen} })
-}
-
-// bodySizeOf is a pane's body size in a rect.
-func bodySizeOf(r rect) providers.Size {
-	return providers.Size{Cols: uint16(max(1, r.w)), Rows: uint16(max(1, r.h-1))}
 }
 
 // teardownCtx is the context of a teardown: the model's values, never its

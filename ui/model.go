@@ -177,29 +177,3 @@ func (m *Model) handleStart(msg StartMsg) tea.Cmd {
 	}
 	return m.startAll()
 }
-
-func (s *shared) paneByKey(key, gen int) (int, *pane) {
-	for i, p := range s.panes {
-		if p.key == key && p.gen == gen {
-			return i, p
-		}
-	}
-	return -1, nil
-}
-
-func (s *shared) indexOf(key int) int {
-	for i, p := range s.panes {
-		if p.key == key {
-			return i
-		}
-	}
-	return -1
-}
-
-// emit tells the Events hook, if any, what happened.
-func (s *shared) emit(e Event) {
-	if s.cfg.Events != nil {
-		e.Time = s.now()
-		s.cfg.Events(e)
-	}
-}

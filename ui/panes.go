@@ -143,3 +143,60 @@ func (s *shared) Panes() []PaneInfo {
 	}
 	return out
 }
+
+// input writes encode's bytes, for the pane's current modes, to its
+// session; it reports whether anything was sent or kept for later.
+func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
+	if p.screen == nil || (p.sess == nil && p.phase != mux.PhaseStarting) {
+		return false
+	}
+	b := encode(p.screen.Modes())
+	if len(b) == 0 {
+		return false
+	}
+	if p.sess == nil {
+		// The session runs (its output may show) before the model learns
+		// of it: keep what is typed meanwhile, in order.
+		if len(p.early)+len(b) <= maxEarlyInput {
+			p.early = append(p.early, b...)
+		}
+		return true
+	}
+	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
+	s.awaitEcho(p)
+	return true
+}
+
+// awaitEcho notes that a key was typed into p: the redraw loop draws its
+// echo first (watch.go).
+func (s *shared) awaitEcho(p *pane) {
+	p.echoAt = s.now()
+	p.echo.Store(true)
+	s.watchNow = true
+}
+
+func (s *shared) paneByKey(key, gen int) (int, *pane) {
+	for i, p := range s.panes {
+		if p.key == key && p.gen == gen {
+			return i, p
+		}
+	}
+	return -1, nil
+}
+
+func (s *shared) indexOf(key int) int {
+	for i, p := range s.panes {
+		if p.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// emit tells the Events hook, if any, what happened.
+func (s *shared) emit(e Event) {
+	if s.cfg.Events != nil {
+		e.Time = s.now()
+		s.cfg.Events(e)
+	}
+}

@@ -94,3 +94,12 @@ func (s *shared) finishQuit() tea.Cmd {
 
 // ShutdownErr is the error of the final shutdown, if any.
 func (s *shared) ShutdownErr() error { return s.shutdownErr }
+
+// stopWatching makes a waiting watch return for good.
+func (s *shared) stopWatching() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+}

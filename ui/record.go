@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -306,3 +307,18 @@ func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
 // quitFlushBound bounds how long the quit waits for the recordings: a
 // Recorder holds at most a few MiB for its writer.
 const quitFlushBound = 30 * time.Second
+
+// dropIfDone closes and removes a cast file opened after the model was
+// done: no one is left to take its message.
+func dropIfDone(stop <-chan struct{}, f io.Closer, path string) bool {
+	select {
+	case <-stop:
+		if f != nil {
+			_ = f.Close()
+			_ = os.Remove(path)
+		}
+		return true
+	default:
+		return false
+	}
+}
