@@ -5,7 +5,7 @@
 // session Manager), a pane to open (PaneSpec), where a pane is in its
 // life (Phase), what it reports of a pane (PaneInfo, Event, Notification,
 // Result), what it tells the views of one (Change) and what it is
-// configured with (RecordConfig, Notify). The handlers that act on these still run
+// configured with (Config, RecordConfig, Notify). The handlers that act on these still run
 // in package ui's shared half (ui/panes.go), which moves here behind the
 // same seam.
 //

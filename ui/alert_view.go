@@ -34,12 +34,12 @@ func (v *view) dismissAt(i int) tea.Cmd {
 func (v *view) alertRows(p *pane, w, h int) []string {
 	if p.alert == nil {
 		// A failed start: its whole reason, not a line cut at the width.
-		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", v.m.cfg.Prefix, v.m.cfg.Prefix)
+		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", v.m.opts.Prefix, v.m.opts.Prefix)
 		return failureRows(head, p.err, w, h)
 	}
-	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, v.m.cfg.Prefix)
+	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, v.m.opts.Prefix)
 	if p.phase == mux.PhaseKilled {
-		head += ", " + v.m.cfg.Prefix + " r restarts"
+		head += ", " + v.m.opts.Prefix + " r restarts"
 	}
 	return failureRows(head, p.alert.err, w, h)
 }

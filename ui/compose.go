@@ -48,7 +48,7 @@ func (v *view) composeLines() []string {
 	lines := make([]string, 0, h+1)
 	lines = append(lines, c.text...)
 	if len(v.m.panes) == 0 && h > 0 {
-		msg := ansi.Truncate("No panes open: "+v.m.cfg.Prefix+" q quits.", w, "")
+		msg := ansi.Truncate("No panes open: "+v.m.opts.Prefix+" q quits.", w, "")
 		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
 	}
 	return append(lines, v.statusLine())

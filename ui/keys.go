@@ -16,7 +16,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// Escape and the prefix in one read (typed fast, or batched by
 		// SSH) decode as alt+prefix: take them as the two keys they were,
 		// so that esc closing a list and the prefix after it both act.
-		if plain.Mod &^= tea.ModAlt; plain.String() == v.m.cfg.Prefix {
+		if plain.Mod &^= tea.ModAlt; plain.String() == v.m.opts.Prefix {
 			esc := v.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape})
 			return tea.Batch(esc, v.handleKey(plain))
 		}
@@ -70,7 +70,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if key == v.m.cfg.Prefix {
+	if key == v.m.opts.Prefix {
 		v.prefixPending = true
 		return nil
 	}

@@ -20,7 +20,7 @@ func (v *view) helpText() string {
 	// the next row's fragments.
 	inner := max(20, v.width-4)
 	var b strings.Builder
-	writeWrapped(&b, fmt.Sprintf("sandmux — press %s, then:", v.m.cfg.Prefix), inner, "")
+	writeWrapped(&b, fmt.Sprintf("sandmux — press %s, then:", v.m.opts.Prefix), inner, "")
 	b.WriteString("\n")
 	for _, l := range helpLines(v.m.keys.prefix) {
 		writeHelpLine(&b, l, inner)

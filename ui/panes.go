@@ -18,7 +18,7 @@ import (
 // requests do (control.go). It never edits a view: it tells the views
 // what changed through paneViews, and the Model reads it.
 type shared struct {
-	cfg Config
+	cfg mux.Config
 	now func() time.Time
 	// ctx is the parent of the starts' contexts; cancel ends it at quit.
 	ctx    context.Context

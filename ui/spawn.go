@@ -46,14 +46,14 @@ func (v *view) dirOrServer() string {
 	if v.dir != "" {
 		return v.dir
 	}
-	if s := v.m.cfg.Spawn; s != nil {
+	if s := v.m.opts.Spawn; s != nil {
 		return s.Dir
 	}
 	return ""
 }
 
 func (v *view) newPane() tea.Cmd {
-	s := v.m.cfg.Spawn
+	s := v.m.opts.Spawn
 	switch {
 	case s == nil || s.Shell == nil:
 		v.notice = "this server opens no panes from keys"
@@ -77,7 +77,7 @@ func (v *view) open(spec mux.PaneSpec) tea.Cmd {
 // pickInput handles a key of the picker: up and down (or a number) move
 // the selection, enter opens it, esc leaves.
 func (v *view) pickInput(msg tea.KeyPressMsg) tea.Cmd {
-	s, p := v.m.cfg.Spawn, v.picker()
+	s, p := v.m.opts.Spawn, v.picker()
 	if s == nil || p == nil {
 		v.modal = nil
 		return nil
@@ -114,7 +114,7 @@ func (v *view) pickInput(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *view) pickerText() string {
-	s, p := v.m.cfg.Spawn, v.picker()
+	s, p := v.m.opts.Spawn, v.picker()
 	if s == nil || p == nil {
 		return ""
 	}

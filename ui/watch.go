@@ -154,7 +154,7 @@ const (
 
 // frameInterval is the least time from the last frame to the next.
 func (m *Model) frameInterval() time.Duration {
-	d := time.Second / time.Duration(m.cfg.FPS)
+	d := time.Second / time.Duration(m.opts.FPS)
 	budget := min(time.Duration(m.framePanes)*framePaneCost, time.Second/minFPS)
 	return max(d, budget)
 }
