@@ -159,7 +159,7 @@ func (v *view) runAction(a *action) tea.Cmd {
 }
 
 func (v *view) sendPrefix() tea.Cmd {
-	k, err := encode.ParseKeyName(v.m.cfg.Prefix)
+	k, err := encode.ParseKeyName(v.m.opts.Prefix)
 	if err != nil {
 		return nil // a prefix a terminal cannot send is never typed either
 	}

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/keys"
+	"github.com/sandmux/sandmux/mux"
 )
 
 // Help lists every action with the keys bound to it: by default each
@@ -61,12 +62,12 @@ func TestBindingsDispatch(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "x")
-	if m.panes[0].phase != phaseRunning || m.lv().modalKind() != modalNone {
+	if m.panes[0].phase != mux.PhaseRunning || m.lv().modalKind() != modalNone {
 		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modalKind())
 	}
 	m.lv().readOnly = true
 	send(m, tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
-	if m.panes[0].phase != phaseRunning || m.lv().notice != "read-only" {
+	if m.panes[0].phase != mux.PhaseRunning || m.lv().notice != "read-only" {
 		t.Errorf("a read-only client's f6 (close) acted: phase %v, notice %q", m.panes[0].phase, m.lv().notice)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session"
 )
 
@@ -81,12 +82,12 @@ func TestContract_W7_FailedKillShowsErrorUntilDismissed(t *testing.T) {
 	b.closeErr["apane"] = errFullStore
 	m := newTestModel(t, b, 1, 120, 40)
 	closeWith(t, m, "k")
-	if p := m.panes[0]; p.phase != phaseKilled || !strings.Contains(plainView(m), "kill failed") {
+	if p := m.panes[0]; p.phase != mux.PhaseKilled || !strings.Contains(plainView(m), "kill failed") {
 		t.Fatalf("after a failed kill: phase %v:\n%s", p.phase, plainView(m))
 	}
 	press(m, "ctrl+b")
 	runCmd(pressX(m))
-	if len(m.panes) != 1 || m.panes[0].phase != phaseKilled || strings.Contains(plainView(m), "kill failed") {
+	if len(m.panes) != 1 || m.panes[0].phase != mux.PhaseKilled || strings.Contains(plainView(m), "kill failed") {
 		t.Fatalf("prefix x: %d panes:\n%s", len(m.panes), plainView(m))
 	}
 	if m.TeardownErr() == nil {
@@ -123,7 +124,7 @@ func TestContract_W7_FailedCloseBeforeRestartIsShown(t *testing.T) {
 	b.sessions[0].info.State, b.sessions[0].info.ExitKnown = session.Exited, true
 	b.mu.Unlock()
 	m.Update(infosMsg{infos: b.List()})
-	if m.panes[0].phase != phaseExited {
+	if m.panes[0].phase != mux.PhaseExited {
 		t.Fatalf("phase %v, want exited", m.panes[0].phase)
 	}
 	old := m.panes[0].screen

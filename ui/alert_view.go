@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -21,7 +22,7 @@ func (v *view) dismissAt(i int) tea.Cmd {
 	}
 	p := v.m.panes[i]
 	p.alert = nil
-	if p.phase == phaseClosed {
+	if p.phase == mux.PhaseClosed {
 		return v.m.removePane(i, nil)
 	}
 	return nil
@@ -33,12 +34,12 @@ func (v *view) dismissAt(i int) tea.Cmd {
 func (v *view) alertRows(p *pane, w, h int) []string {
 	if p.alert == nil {
 		// A failed start: its whole reason, not a line cut at the width.
-		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", v.m.cfg.Prefix, v.m.cfg.Prefix)
+		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", v.m.opts.Prefix, v.m.opts.Prefix)
 		return failureRows(head, p.err, w, h)
 	}
-	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, v.m.cfg.Prefix)
-	if p.phase == phaseKilled {
-		head += ", " + v.m.cfg.Prefix + " r restarts"
+	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, v.m.opts.Prefix)
+	if p.phase == mux.PhaseKilled {
+		head += ", " + v.m.opts.Prefix + " r restarts"
 	}
 	return failureRows(head, p.alert.err, w, h)
 }

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/termsize"
 )
 
@@ -12,7 +13,7 @@ import (
 // view's size, a pane's screen and the start layout stay within it.
 func TestContract_A10_UISizesClamped(t *testing.T) {
 	b := newFakeBackend()
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "a", Provider: "local"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
 	m.now = fixedNow
 	m.Update(StartMsg{Width: 9999, Height: 9999})
 	if m.layoutW != termsize.MaxWidth || m.layoutH != termsize.MaxHeight {

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // composeLines renders every screen line. Bodies come from each pane's
@@ -14,7 +16,7 @@ func (v *view) composeLines() []string {
 	idx, rects := v.pageRects()
 	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
 	for k, i := range idx {
-		if p := v.m.panes[i]; p.alert != nil || p.phase == phaseFailed {
+		if p := v.m.panes[i]; p.alert != nil || p.phase == mux.PhaseFailed {
 			if alerts == nil {
 				alerts = map[int][]string{}
 			}
@@ -46,7 +48,7 @@ func (v *view) composeLines() []string {
 	lines := make([]string, 0, h+1)
 	lines = append(lines, c.text...)
 	if len(v.m.panes) == 0 && h > 0 {
-		msg := ansi.Truncate("No panes open: "+v.m.cfg.Prefix+" q quits.", w, "")
+		msg := ansi.Truncate("No panes open: "+v.m.opts.Prefix+" q quits.", w, "")
 		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
 	}
 	return append(lines, v.statusLine())

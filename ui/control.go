@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -29,7 +30,7 @@ func (s *shared) find(id string) (int, *pane, error) {
 }
 
 // Open adds a pane at the end of the grid and starts it.
-func (s *shared) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
+func (s *shared) Open(spec mux.PaneSpec) (PaneInfo, tea.Cmd) {
 	s.addPane(spec)
 	i := len(s.panes) - 1
 	var cmds []tea.Cmd
@@ -50,7 +51,7 @@ func (s *shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, err
 	if s.quitting {
 		return nil, fmt.Errorf("the server is quitting: pane %d goes with it", i+1)
 	}
-	if kill && p.sess == nil && p.phase != phaseStarting {
+	if kill && p.sess == nil && p.phase != mux.PhaseStarting {
 		return nil, fmt.Errorf("pane %d has no session to kill: it is %s", i+1, p.status())
 	}
 	was := p.phase

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/ui/term"
@@ -225,10 +226,10 @@ func fixedNow() time.Time { return time.Date(2026, 11, 29, 12, 34, 56, 0, time.U
 // synchronously: each start command is run here, its message delivered.
 func newTestModel(t testing.TB, b *fakeBackend, n, w, h int) *Model {
 	t.Helper()
-	var specs []PaneSpec
+	var specs []mux.PaneSpec
 	for i := range n {
 		name := paneName(i)
-		specs = append(specs, PaneSpec{Name: name, Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
+		specs = append(specs, mux.PaneSpec{Name: name, Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
 		if _, ok := b.output[name]; !ok {
 			b.output[name] = "$ echo " + name + "\r\n" + name + "\r\n$ "
 		}

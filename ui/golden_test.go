@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -86,7 +88,7 @@ func TestGoldenQuitModal(t *testing.T) {
 	golden(t, m, "quit-confirm")
 	press(m, "y")
 	m.panes[1].info.Stage = "SIGHUP sent, waiting"
-	m.panes[1].phase = phaseClosing
+	m.panes[1].phase = mux.PhaseClosing
 	golden(t, m, "quit-teardown")
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 )
@@ -69,9 +70,9 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 	b := newFakeBackend()
 	names := []string{hostileName + "-failed", hostileName + "-notice", hostileName + "-closing"}
 	b.startErr[names[0]] = errHostile
-	var specs []PaneSpec
+	var specs []mux.PaneSpec
 	for _, n := range names {
-		spec := PaneSpec{Name: n, Provider: "ssh\x1b[2J", Spec: providers.Spec{Command: []string{"sh"}}}
+		spec := mux.PaneSpec{Name: n, Provider: "ssh\x1b[2J", Spec: providers.Spec{Command: []string{"sh"}}}
 		if n == names[1] {
 			spec.Prepare = func(context.Context) (string, error) { return hostileNotice, nil }
 		}
@@ -88,7 +89,7 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 		}
 	})
 	p := m.panes[2]
-	p.phase, p.info.State, p.info.Stage = phaseClosing, session.Closing, "hook: \x1b]0;pwned\x07 uploading"
+	p.phase, p.info.State, p.info.Stage = mux.PhaseClosing, session.Closing, "hook: \x1b]0;pwned\x07 uploading"
 	m.Update(stateMsg{}) // the states follow the phases set here
 	return m, b
 }

@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/keys/encode"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -15,7 +16,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// Escape and the prefix in one read (typed fast, or batched by
 		// SSH) decode as alt+prefix: take them as the two keys they were,
 		// so that esc closing a list and the prefix after it both act.
-		if plain.Mod &^= tea.ModAlt; plain.String() == v.m.cfg.Prefix {
+		if plain.Mod &^= tea.ModAlt; plain.String() == v.m.opts.Prefix {
 			esc := v.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape})
 			return tea.Batch(esc, v.handleKey(plain))
 		}
@@ -69,7 +70,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if key == v.m.cfg.Prefix {
+	if key == v.m.opts.Prefix {
 		v.prefixPending = true
 		return nil
 	}
@@ -120,29 +121,6 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 	return nil
 }
 
-// input writes encode's bytes, for the pane's current modes, to its
-// session; it reports whether anything was sent or kept for later.
-func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
-	if p.screen == nil || (p.sess == nil && p.phase != phaseStarting) {
-		return false
-	}
-	b := encode(p.screen.Modes())
-	if len(b) == 0 {
-		return false
-	}
-	if p.sess == nil {
-		// The session runs (its output may show) before the model learns
-		// of it: keep what is typed meanwhile, in order.
-		if len(p.early)+len(b) <= maxEarlyInput {
-			p.early = append(p.early, b...)
-		}
-		return true
-	}
-	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
-	s.awaitEcho(p)
-	return true
-}
-
 func (v *view) handlePaste(text string) tea.Cmd {
 	if f := v.find(); f != nil {
 		return v.editFind(f.query + text)
@@ -168,7 +146,7 @@ func (v *view) toggleHelp() tea.Cmd {
 
 func (v *view) requestQuit() tea.Cmd {
 	for _, p := range v.m.panes {
-		if p.phase == phaseRunning || p.phase == phaseStarting {
+		if p.phase == mux.PhaseRunning || p.phase == mux.PhaseStarting {
 			v.modal = confirmQuitModal{}
 			return nil
 		}
@@ -220,7 +198,7 @@ func (v *view) togglePick() tea.Cmd {
 // session runs: an ended pane has nothing left to lose, and a start is
 // only cancelled.
 func (v *view) closeFocused() tea.Cmd {
-	if p := v.focused(); p != nil && p.alert == nil && p.phase == phaseRunning {
+	if p := v.focused(); p != nil && p.alert == nil && p.phase == mux.PhaseRunning {
 		v.modal = confirmCloseModal{p.key}
 		return nil
 	}
@@ -241,7 +219,7 @@ func (v *view) closeAt(i int, modal bool) tea.Cmd {
 		return v.dismissAt(i)
 	}
 	switch p.phase {
-	case phaseFailed, phaseKilled, phaseClosed, phaseCancelled:
+	case mux.PhaseFailed, mux.PhaseKilled, mux.PhaseClosed, mux.PhaseCancelled:
 	default:
 		if modal {
 			// The modal shows the teardown (or the start's cancellation)
@@ -257,7 +235,7 @@ func (v *view) killAt(i int) tea.Cmd {
 		return nil
 	}
 	p := v.m.panes[i]
-	if p.phase != phaseStarting && (p.sess == nil || p.phase == phaseKilled || p.phase == phaseClosed) {
+	if p.phase != mux.PhaseStarting && (p.sess == nil || p.phase == mux.PhaseKilled || p.phase == mux.PhaseClosed) {
 		return nil
 	}
 	return v.m.closePane(i, true, nil)

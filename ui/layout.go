@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/sandmux/sandmux/providers"
+
 // rect is a pane's place on the screen: its title line is row y, its body
 // the h-1 rows below.
 type rect struct{ x, y, w, h int }
@@ -65,4 +67,9 @@ func perPage(width, height int) int {
 	cols := max(1, (width+1)/(minPaneW+1))
 	rows := max(1, height/minPaneH)
 	return cols * rows
+}
+
+// bodySizeOf is a pane's body size in a rect.
+func bodySizeOf(r rect) providers.Size {
+	return providers.Size{Cols: uint16(max(1, r.w)), Rows: uint16(max(1, r.h-1))}
 }

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/providers"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session"
 )
 
@@ -32,7 +32,7 @@ func (s *shared) startPane(i int) tea.Cmd {
 	cmd := p.start(s.ctx, s.backend, s.clients.bodySize(i), s.cfg.Scrollback, s.wake)
 	p.screen.SetTheme(s.theme)
 	s.attachRing(p)
-	s.clients.paneChanged(p, changeStarted)
+	s.clients.paneChanged(p, mux.ChangeStarted)
 	s.watchNow = true // the new screen's wake is seen
 	return tea.Batch(ended, cmd)
 }
@@ -56,9 +56,9 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 		defer done(msg.err)
 	}
 	if msg.err != nil {
-		p.phase, p.err, p.early = phaseFailed, msg.err, nil
+		p.phase, p.err, p.early = mux.PhaseFailed, msg.err, nil
 		if cancelled {
-			p.phase = phaseCancelled
+			p.phase = mux.PhaseCancelled
 		}
 		if p.closing {
 			p.closing = false
@@ -73,7 +73,7 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 		// the session down as x or k asked.
 		p.early = nil
 		p.setInfo(msg.sess.Info())
-		p.phase = phaseClosing
+		p.phase = mux.PhaseClosing
 		return s.closeSession(p, !p.closing || p.closeKill)
 	}
 	if len(p.early) > 0 {
@@ -87,6 +87,10 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 	// starts is activity all the same.
 	return p.resizePTY(time.Time{})
 }
+
+// infosMsg is the Manager's list of sessions, read in a command after it
+// said something changed.
+type infosMsg struct{ infos []session.Info }
 
 func (s *shared) handleInfos(msg infosMsg) tea.Cmd {
 	byID := map[session.ID]session.Info{}
@@ -110,7 +114,7 @@ func (s *shared) handleInfos(msg infosMsg) tea.Cmd {
 // emitChanges reports what an update of the session's info changed: its
 // state, a snapshot's progress (a teardown stage the workspace hook
 // reports) and its result.
-func (s *shared) emitChanges(i int, p *pane, was phase, wasStage, wasSaved string) {
+func (s *shared) emitChanges(i int, p *pane, was mux.Phase, wasStage, wasSaved string) {
 	if p.phase != was {
 		s.emitState(i, p)
 	}
@@ -128,7 +132,7 @@ func (s *shared) emitState(i int, p *pane) {
 	}
 	info := s.paneInfo(i)
 	s.emit(Event{Kind: EventPhase, Pane: info, Detail: info.Phase})
-	if p.phase == phaseExited {
+	if p.phase == mux.PhaseExited {
 		s.emit(Event{Kind: EventExited, Pane: info})
 	}
 }
@@ -154,23 +158,23 @@ func (s *shared) handleClosed(msg closedMsg) tea.Cmd {
 	}()
 	if p.closing {
 		p.closing, p.closeKill = false, false
-		s.clients.paneChanged(p, changeClosed)
+		s.clients.paneChanged(p, mux.ChangeClosed)
 		if msg.err == nil {
 			return s.removePane(i, nil)
 		}
-		p.phase = phaseClosed
+		p.phase = mux.PhaseClosed
 		s.failTeardown(p, "close", msg.err)
 		s.emitState(i, p)
 		return nil
 	}
-	p.phase = phaseKilled
+	p.phase = mux.PhaseKilled
 	s.failTeardown(p, "kill", msg.err)
 	s.emitState(i, p)
 	return nil
 }
 
-func resultOf(p *pane) Result {
-	r := Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved, Status: p.describe(true)}
+func resultOf(p *pane) mux.Result {
+	r := mux.Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved, Status: p.describe(true)}
 	if n := len(p.info.Survivors); n > 0 {
 		// The status above is the command's; its processes did not all go.
 		r.Status += fmt.Sprintf(", but %d of its processes survived", n)
@@ -186,7 +190,7 @@ func resultOf(p *pane) Result {
 func (s *shared) closePane(i int, kill bool, done func(error)) tea.Cmd {
 	p := s.panes[i]
 	switch p.phase {
-	case phaseStarting:
+	case mux.PhaseStarting:
 		// Cancel the start; the pane goes (or shows the start cancelled)
 		// once the start returns.
 		if kill && p.closing {
@@ -198,7 +202,7 @@ func (s *shared) closePane(i int, kill bool, done func(error)) tea.Cmd {
 			done(nil)
 		}
 		return nil
-	case phaseFailed, phaseKilled, phaseClosed, phaseCancelled:
+	case mux.PhaseFailed, mux.PhaseKilled, mux.PhaseClosed, mux.PhaseCancelled:
 		if kill {
 			if done != nil {
 				done(nil)
@@ -210,7 +214,7 @@ func (s *shared) closePane(i int, kill bool, done func(error)) tea.Cmd {
 	if done != nil {
 		p.onClosed = append(p.onClosed, done)
 	}
-	if p.phase == phaseClosing {
+	if p.phase == mux.PhaseClosing {
 		// A teardown runs already: a kill escalates it, a close waits.
 		if kill && !p.closeKill {
 			p.closeKill = true
@@ -220,7 +224,7 @@ func (s *shared) closePane(i int, kill bool, done func(error)) tea.Cmd {
 		return nil
 	}
 	p.closing = !kill
-	p.phase = phaseClosing
+	p.phase = mux.PhaseClosing
 	return s.closeSession(p, kill)
 }
 
@@ -270,7 +274,7 @@ func (s *shared) restartPane(i int) tea.Cmd {
 	old, oldPhase := p.sess, p.phase
 	p.alert = nil // restarting answers it, as dismissing does
 	start := s.startPane(i)
-	if old == nil || oldPhase != phaseExited {
+	if old == nil || oldPhase != mux.PhaseExited {
 		return start
 	}
 	// An exited session still holds its PTY, and its teardown may snapshot
@@ -306,11 +310,6 @@ func (s *shared) resizePTYs() tea.Cmd {
 	s.resizeGen++
 	gen := s.resizeGen
 	return tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return resizePTYMsg{gen: gen} })
-}
-
-// bodySizeOf is a pane's body size in a rect.
-func bodySizeOf(r rect) providers.Size {
-	return providers.Size{Cols: uint16(max(1, r.w)), Rows: uint16(max(1, r.h-1))}
 }
 
 // teardownCtx is the context of a teardown: the model's values, never its

@@ -19,6 +19,9 @@ type Model struct {
 	shared
 	redrawLoop           // when frames are taken (watch.go)
 	keys       keyTables // the key bindings, from cfg.Keys and the actions
+	// opts is the whole config; the views read their part of it, the
+	// shared side its own copy of its part (shared.cfg).
+	opts Config
 	// shownScratch is markShown's set of panes on some client's page.
 	shownScratch map[int]bool
 
@@ -36,8 +39,8 @@ type Model struct {
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	ctx, cancel := context.WithCancel(ctx)
 	cfg = cfg.withDefaults()
-	m := &Model{keys: newKeyTables(cfg.Prefix, cfg.Keys), layoutW: 80, layoutH: 24,
-		shared: shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, backend: b, gate: parsegate.New(cfg.Parsers),
+	m := &Model{opts: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), layoutW: 80, layoutH: 24,
+		shared: shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg.shared(), backend: b, gate: parsegate.New(cfg.Parsers),
 			wake: make(chan struct{}, 1), stop: make(chan struct{}), now: time.Now}}
 	m.clients = m
 	for _, s := range specs {
@@ -176,30 +179,4 @@ func (m *Model) handleStart(msg StartMsg) tea.Cmd {
 		return nil
 	}
 	return m.startAll()
-}
-
-func (s *shared) paneByKey(key, gen int) (int, *pane) {
-	for i, p := range s.panes {
-		if p.key == key && p.gen == gen {
-			return i, p
-		}
-	}
-	return -1, nil
-}
-
-func (s *shared) indexOf(key int) int {
-	for i, p := range s.panes {
-		if p.key == key {
-			return i
-		}
-	}
-	return -1
-}
-
-// emit tells the Events hook, if any, what happened.
-func (s *shared) emit(e Event) {
-	if s.cfg.Events != nil {
-		e.Time = s.now()
-		s.cfg.Events(e)
-	}
 }

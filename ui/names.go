@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"charm.land/lipgloss/v2"
-
-	"github.com/sandmux/sandmux/status"
 )
 
 // Pane names and states as a busy grid shows them: prefix , renames the
@@ -39,17 +35,4 @@ func (s *shared) uniqueName(name string, self *pane) string {
 			return n
 		}
 	}
-}
-
-// stateStyles colour an unfocused pane's title by its state, so that a
-// grid of twenty says at a glance which needs the user, which works and
-// which ended well or not.
-var stateStyles = map[status.State]lipgloss.Style{
-	status.Working:      titleStyle,
-	status.Idle:         lipgloss.NewStyle().Foreground(lipgloss.Color("250")).Background(lipgloss.Color("238")),
-	status.Waiting:      lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("220")).Bold(true),
-	status.Done:         lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("22")),
-	status.Failed:       titleFailed,
-	status.Disconnected: lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("178")),
-	status.Closing:      lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("90")),
 }

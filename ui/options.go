@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/sandmux/sandmux/keys"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/status"
 )
 
@@ -60,6 +61,12 @@ const (
 	PassOther
 	PassAny
 )
+
+// shared is the shared side's part of c.
+func (c Config) shared() mux.Config {
+	return mux.Config{Scrollback: c.Scrollback, Status: c.Status, Rules: c.Rules, Parsers: c.Parsers,
+		Record: c.Record, OnNotify: c.OnNotify, Events: c.Events}
+}
 
 func (c Config) withDefaults() Config {
 	if c.Prefix == "" {

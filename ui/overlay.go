@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -19,7 +20,7 @@ func (v *view) helpText() string {
 	// the next row's fragments.
 	inner := max(20, v.width-4)
 	var b strings.Builder
-	writeWrapped(&b, fmt.Sprintf("sandmux — press %s, then:", v.m.cfg.Prefix), inner, "")
+	writeWrapped(&b, fmt.Sprintf("sandmux — press %s, then:", v.m.opts.Prefix), inner, "")
 	b.WriteString("\n")
 	for _, l := range helpLines(v.m.keys.prefix) {
 		writeHelpLine(&b, l, inner)
@@ -114,7 +115,7 @@ func countGroup(group string) int {
 func (v *view) confirmText() string {
 	running := 0
 	for _, p := range v.m.panes {
-		if p.phase == phaseRunning || p.phase == phaseStarting {
+		if p.phase == mux.PhaseRunning || p.phase == mux.PhaseStarting {
 			running++
 		}
 	}

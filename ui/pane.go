@@ -10,48 +10,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
-)
-
-// PaneSpec is one pane to open: what to start and how.
-type PaneSpec struct {
-	// Name is shown in the title line.
-	Name string
-	// Provider names the provider that opens the PTY.
-	Provider string
-	// Spec is what the provider opens; its Size is replaced by the pane's.
-	Spec providers.Spec
-	// Options are the session's options; the UI adds its screen as a sink.
-	Options session.Options
-	// Prepare, when set, runs in a command before each start (create the
-	// workspace, restore a snapshot). Its error fails the pane; its notice
-	// (say, a refused restore) is shown in the pane's title.
-	Prepare func(ctx context.Context) (notice string, err error)
-	// Env, when set, adds to the environment of each start, given the
-	// pane's stable id (for SANDMUX_PANE).
-	Env func(id string) []string
-	// StartHint is added to a failed start's error: what to check.
-	StartHint string
-	// Started, when set, is told once how the first start ended (nil:
-	// it runs), from Update: ctl run and start answer with it.
-	Started func(error)
-}
-
-// phase is where a pane is, as the UI sees it.
-type phase int
-
-const (
-	phaseStarting phase = iota
-	phaseRunning
-	phaseExited
-	phaseClosing
-	phaseKilled
-	phaseClosed
-	phaseFailed
-	phaseCancelled // its start was cancelled (x or k while starting)
 )
 
 // errStartCancelled is why a start the user closed or killed ended.
@@ -61,7 +24,7 @@ var errStartCancelled = errors.New("start cancelled")
 // session, its screen and where it is in its life.
 type pane struct {
 	key  int // stable identity for messages; never reused
-	spec PaneSpec
+	spec mux.PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
 	gate *parsegate.Gate
 	// shown says whether the pane is on some client's screen, for its
@@ -75,7 +38,7 @@ type pane struct {
 
 	sess   Session
 	screen *vt.Screen
-	phase  phase
+	phase  mux.Phase
 	info   session.Info
 	err    error  // why it failed, or how teardown failed
 	notice string // from Prepare, e.g. a refused restore
@@ -134,7 +97,7 @@ func (p *pane) ID() string { return fmt.Sprintf("p%d", p.key) }
 // the child (cursor reports, device attributes) through the session.
 func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}) tea.Cmd {
 	p.gen++
-	p.phase, p.err, p.sess, p.info, p.notice, p.early = phaseStarting, nil, nil, session.Info{}, "", nil
+	p.phase, p.err, p.sess, p.info, p.notice, p.early = mux.PhaseStarting, nil, nil, session.Info{}, "", nil
 	old := p.screen
 	// The screen exists while the pane starts; the session feeds it and
 	// takes its replies once it runs.
@@ -173,7 +136,7 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 // cancel asks the start under way to stop; the pane shows it until the
 // start returns. It never blocks.
 func (p *pane) cancel() {
-	if p.phase == phaseStarting && p.cancelStart != nil {
+	if p.phase == mux.PhaseStarting && p.cancelStart != nil {
 		p.cancelStart(errStartCancelled)
 		p.cancelling = true
 	}
@@ -234,15 +197,15 @@ func (p *pane) setInfo(info session.Info) {
 	}
 	p.info = info
 	switch {
-	case p.phase == phaseKilled || p.phase == phaseFailed || p.phase == phaseCancelled:
+	case p.phase == mux.PhaseKilled || p.phase == mux.PhaseFailed || p.phase == mux.PhaseCancelled:
 	case info.State == session.Running:
-		p.phase = phaseRunning
+		p.phase = mux.PhaseRunning
 	case info.State == session.Exited:
-		p.phase = phaseExited
+		p.phase = mux.PhaseExited
 	case info.State == session.Closing:
-		p.phase = phaseClosing
+		p.phase = mux.PhaseClosing
 	case info.State == session.Closed:
-		p.phase = phaseClosed
+		p.phase = mux.PhaseClosed
 	}
 }
 
@@ -262,11 +225,11 @@ func (p *pane) closedByHangup() bool {
 
 func (p *pane) describe(final bool) string {
 	switch {
-	case p.phase == phaseFailed && final:
+	case p.phase == mux.PhaseFailed && final:
 		return "failed to start"
-	case p.phase == phaseFailed:
+	case p.phase == mux.PhaseFailed:
 		return fmt.Sprintf("failed: %v", p.err)
-	case p.phase == phaseCancelled:
+	case p.phase == mux.PhaseCancelled:
 		return "start cancelled"
 	case final && p.sess == nil:
 		return "not started"
@@ -282,26 +245,26 @@ func (p *pane) describe(final bool) string {
 		return p.info.State.String()
 	}
 	switch p.phase {
-	case phaseStarting:
+	case mux.PhaseStarting:
 		if p.cancelling {
 			return "cancelling the start"
 		}
 		return "starting"
-	case phaseRunning:
+	case mux.PhaseRunning:
 		return "running"
-	case phaseExited:
+	case mux.PhaseExited:
 		if p.info.Disconnected {
 			return "disconnected — prefix r reconnects"
 		}
 		return p.info.Exit.String()
-	case phaseClosing:
+	case mux.PhaseClosing:
 		if p.info.Stage != "" {
 			return "closing: " + p.info.Stage
 		}
 		return "closing"
-	case phaseKilled:
+	case mux.PhaseKilled:
 		return "killed"
-	case phaseClosed:
+	case mux.PhaseClosed:
 		return "closed"
 	}
 	return ""
@@ -310,7 +273,7 @@ func (p *pane) describe(final bool) string {
 // restartable reports whether r may start the pane again.
 func (p *pane) restartable() bool {
 	switch p.phase {
-	case phaseExited, phaseKilled, phaseFailed, phaseClosed, phaseCancelled:
+	case mux.PhaseExited, mux.PhaseKilled, mux.PhaseFailed, mux.PhaseClosed, mux.PhaseCancelled:
 		return true
 	}
 	return false

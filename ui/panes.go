@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
@@ -17,7 +18,7 @@ import (
 // requests do (control.go). It never edits a view: it tells the views
 // what changed through paneViews, and the Model reads it.
 type shared struct {
-	cfg Config
+	cfg mux.Config
 	now func() time.Time
 	// ctx is the parent of the starts' contexts; cancel ends it at quit.
 	ctx    context.Context
@@ -54,7 +55,7 @@ type shared struct {
 	killRequested bool // the quit escalated to killing everything
 	shutDown      bool // the Manager's Shutdown returned; done once no start is pending
 	done          bool
-	quitResults   []Result
+	quitResults   []mux.Result
 	teardownErrs  []error // failed closes and kills, for the exit code
 	shutdownErr   error
 }
@@ -70,7 +71,7 @@ type paneViews interface {
 	// paneRemoved: pane key, which stood at index i, left the grid.
 	paneRemoved(key, i int) tea.Cmd
 	// paneChanged: what c says changed of pane p.
-	paneChanged(p *pane, c change)
+	paneChanged(p *pane, c mux.Change)
 	// needsAttention: pane p entered waiting, done or failed; each view
 	// that does not focus it marks and tells it. It reports whether some
 	// view did (or none is attached: nobody saw it).
@@ -83,25 +84,12 @@ type paneViews interface {
 	// layout of it.
 	bodySize(i int) providers.Size
 	// notice shows text in client id's status line until its next key
-	// (noView: nobody's).
+	// (mux.NoView: nobody's).
 	notice(id int, text string)
 }
 
-// change is what changed of a pane, for paneViews.paneChanged.
-type change int
-
-const (
-	// changeStarted: the pane has a new screen (a start or restart); each
-	// view's state of it starts afresh, with a first frame.
-	changeStarted change = iota
-	// changeClosed: a close of the pane (x, ctl close; escalated to a
-	// kill or not) ended, the pane removed next or kept showing why it
-	// failed; a view that showed its teardown stops.
-	changeClosed
-)
-
 // addPane puts a pane for spec at the end of the grid, not started.
-func (s *shared) addPane(spec PaneSpec) *pane {
+func (s *shared) addPane(spec mux.PaneSpec) *pane {
 	p := &pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
 	spec.Name = s.uniqueName(spec.Name, nil)
 	p.spec = spec
@@ -112,4 +100,103 @@ func (s *shared) addPane(spec PaneSpec) *pane {
 }
 
 // Results returns one line of outcome per session, once the program ended.
-func (s *shared) Results() []Result { return s.quitResults }
+func (s *shared) Results() []mux.Result { return s.quitResults }
+
+// paneInfo is pane i as PaneInfo.
+func (s *shared) paneInfo(i int) *PaneInfo {
+	p := s.panes[i]
+	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: p.phase.Name(),
+		Started: p.info.Started, LastOutput: p.info.LastOutput}
+	if p.sess != nil {
+		// The session's counters now, not as of the last list.
+		live := p.sess.Info()
+		info.LastOutput, info.BytesOut, info.PID = live.LastOutput, live.BytesOut, live.PID
+	}
+	if p.phase == mux.PhaseExited && p.info.Disconnected {
+		info.Phase = "disconnected"
+	}
+	if p.info.ExitKnown && p.phase != mux.PhaseFailed && p.phase != mux.PhaseCancelled {
+		code := p.info.Exit.ShellCode()
+		info.ExitCode = &code
+	}
+	st := p.state()
+	info.State, info.Reason, info.Since = string(st.State), st.Reason, st.Since
+	info.CPUPercent, info.RSSBytes, info.HasUsage = p.usageNow()
+	if p.recs.rec != nil {
+		info.Recording = p.recs.path
+	}
+	return info
+}
+
+// Panes lists every pane, in grid order. Call it from DoMsg.
+func (s *shared) Panes() []PaneInfo {
+	out := make([]PaneInfo, 0, len(s.panes))
+	for i, p := range s.panes {
+		info := s.paneInfo(i)
+		if p.screen != nil {
+			info.MemBytes = p.screen.MemBytes()
+		}
+		if p.recs.ring != nil {
+			info.MemBytes += int64(p.recs.ring.Bytes())
+		}
+		out = append(out, *info)
+	}
+	return out
+}
+
+// input writes encode's bytes, for the pane's current modes, to its
+// session; it reports whether anything was sent or kept for later.
+func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
+	if p.screen == nil || (p.sess == nil && p.phase != mux.PhaseStarting) {
+		return false
+	}
+	b := encode(p.screen.Modes())
+	if len(b) == 0 {
+		return false
+	}
+	if p.sess == nil {
+		// The session runs (its output may show) before the model learns
+		// of it: keep what is typed meanwhile, in order.
+		if len(p.early)+len(b) <= maxEarlyInput {
+			p.early = append(p.early, b...)
+		}
+		return true
+	}
+	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
+	s.awaitEcho(p)
+	return true
+}
+
+// awaitEcho notes that a key was typed into p: the redraw loop draws its
+// echo first (watch.go).
+func (s *shared) awaitEcho(p *pane) {
+	p.echoAt = s.now()
+	p.echo.Store(true)
+	s.watchNow = true
+}
+
+func (s *shared) paneByKey(key, gen int) (int, *pane) {
+	for i, p := range s.panes {
+		if p.key == key && p.gen == gen {
+			return i, p
+		}
+	}
+	return -1, nil
+}
+
+func (s *shared) indexOf(key int) int {
+	for i, p := range s.panes {
+		if p.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// emit tells the Events hook, if any, what happened.
+func (s *shared) emit(e Event) {
+	if s.cfg.Events != nil {
+		e.Time = s.now()
+		s.cfg.Events(e)
+	}
+}

@@ -35,7 +35,7 @@ func (m *Model) passThrough(i int, p *pane) {
 // The screen checked the selection and the base64 text, so the sequence
 // written is sandmux's own, never the child's bytes.
 func (v *view) passClipboard(c vt.Clipboard) {
-	if v.m.cfg.Clipboard && (!v.readOnly || v.m.cfg.ClipboardReadOnly) {
+	if v.m.opts.Clipboard && (!v.readOnly || v.m.opts.ClipboardReadOnly) {
 		v.term.Passthrough("\x1b]52;" + c.Selection + ";" + c.Data + "\x07")
 	}
 }
@@ -49,10 +49,10 @@ const maxNotice = 512
 // can end the sequence or start another.
 func (v *view) passSignals(i int, p *pane, sig vt.Signals) {
 	other := i != v.focusIndex()
-	if sig.Bell && passes(v.m.cfg.Bell, other) {
+	if sig.Bell && passes(v.m.opts.Bell, other) {
 		v.term.Passthrough("\a")
 	}
-	if sig.HasNotice && passes(v.m.cfg.Notifications, other) {
+	if sig.HasNotice && passes(v.m.opts.Notifications, other) {
 		v.term.Passthrough(noticeSequence(p.spec.Name + ": " + sig.Notice))
 	}
 }
@@ -99,14 +99,14 @@ func (v *view) notify(info *PaneInfo) {
 	if v.term == nil {
 		return
 	}
-	if v.m.cfg.Notify&NotifyTerminal != 0 {
+	if v.m.opts.Notify&NotifyTerminal != 0 {
 		text := fmt.Sprintf("%s is %s", info.Name, info.State)
 		if info.Reason != "" {
 			text += ": " + info.Reason
 		}
 		v.term.Passthrough(noticeSequence(text))
 	}
-	if v.m.cfg.Notify&NotifyBell != 0 {
+	if v.m.opts.Notify&NotifyBell != 0 {
 		v.term.Passthrough("\a")
 	}
 }

@@ -93,7 +93,7 @@ func (v *view) startGoTo() tea.Cmd {
 // startNewCommand asks for a command line to run in a new pane, with
 // sh -c, where this client started.
 func (v *view) startNewCommand() tea.Cmd {
-	if v.m.cfg.Spawn == nil || v.m.cfg.Spawn.Command == nil {
+	if v.m.opts.Spawn == nil || v.m.opts.Spawn.Command == nil {
 		v.notice = "this server opens no panes from keys"
 		return nil
 	}
@@ -104,7 +104,7 @@ func (v *view) startNewCommand() tea.Cmd {
 			if strings.TrimSpace(s) == "" {
 				return nil
 			}
-			return v.open(v.m.cfg.Spawn.Command(v.dir, s))
+			return v.open(v.m.opts.Spawn.Command(v.dir, s))
 		},
 	})
 }

@@ -1,9 +1,9 @@
 package ui
 
 import (
-	"fmt"
-
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // The quit, shared by every client: a confirmed quit shuts every session
@@ -52,7 +52,7 @@ func (s *shared) handleShutdown(msg shutdownMsg) tea.Cmd {
 // startsPending reports whether some pane's start has not reported back.
 func (s *shared) startsPending() bool {
 	for _, p := range s.panes {
-		if p.phase == phaseStarting {
+		if p.phase == mux.PhaseStarting {
 			return true
 		}
 	}
@@ -95,21 +95,11 @@ func (s *shared) finishQuit() tea.Cmd {
 // ShutdownErr is the error of the final shutdown, if any.
 func (s *shared) ShutdownErr() error { return s.shutdownErr }
 
-func (r Result) String() string {
-	s := fmt.Sprintf("%s: %s", r.Name, r.Status)
-	if r.Saved != "" {
-		s += ", snapshot " + r.Saved
+// stopWatching makes a waiting watch return for good.
+func (s *shared) stopWatching() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
 	}
-	if r.Err != nil {
-		s += ": " + r.Err.Error()
-	}
-	return s
-}
-
-// Result is how one session ended, for the summary printed after exit.
-type Result struct {
-	Name   string
-	Status string
-	Saved  string // the snapshot written after teardown, if any
-	Err    error
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/record"
 	"github.com/sandmux/sandmux/ui/term"
 )
@@ -24,18 +26,6 @@ import (
 // runs in a command too. A recording belongs to the pane's screen: it
 // ends when the session ends or restarts, and at the quit, which waits
 // until every recording is flushed.
-
-// RecordConfig is what [record] says to the UI.
-type RecordConfig struct {
-	// Retain is how far back each pane's ring keeps output; 0: no rings.
-	Retain time.Duration
-	// RetainBytes bounds one ring, RetainTotal every ring together.
-	RetainBytes, RetainTotal int
-	// Dir is where recordings go when no file is given.
-	Dir string
-	// IdleLimit shortens a recording's pauses longer than it (0: none).
-	IdleLimit time.Duration
-}
 
 // recState is the model's part of recording: the budget of every ring,
 // the view recordings by client, and the errors of recordings stopped.
@@ -75,7 +65,7 @@ type (
 		path     string
 		idle     time.Duration
 		done     func(string, error)
-		tell     int // the view to tell, or noView
+		tell     int // the view to tell, or mux.NoView
 		err      error
 	}
 	recNoticeMsg struct {
@@ -125,7 +115,7 @@ func (s *shared) attachRing(p *pane) {
 // (a restart, the pane removed): the recording stops, the ring frees its
 // memory, both in a command.
 func (s *shared) endScreen(p *pane, why string) tea.Cmd {
-	stop := s.stopRecording(p, why, nil, noView)
+	stop := s.stopRecording(p, why, nil, mux.NoView)
 	ring := p.recs.ring
 	p.recs = paneRec{}
 	if ring == nil {
@@ -144,7 +134,7 @@ func (s *shared) startRecording(p *pane, path string, idle time.Duration, done f
 		return nil, fmt.Errorf("it is recorded already, to %s: stop that first", p.recs.path)
 	case p.recs.opening:
 		return nil, errors.New("its recording is starting already")
-	case p.phase != phaseRunning || p.screen == nil:
+	case p.phase != mux.PhaseRunning || p.screen == nil:
 		return nil, fmt.Errorf("it is %s: only a running pane is recorded", p.status())
 	}
 	if idle <= 0 {
@@ -185,7 +175,7 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 		return fail(msg.err)
 	case p == nil:
 		return fail(errors.New("the pane went away (or restarted) before its recording started"))
-	case s.quitting || p.phase != phaseRunning || p.recs.rec != nil:
+	case s.quitting || p.phase != mux.PhaseRunning || p.recs.rec != nil:
 		return fail(fmt.Errorf("pane %d is %s: only a running pane is recorded", i+1, p.status()))
 	}
 	h := asciicast.Header{Title: p.spec.Name, Env: map[string]string{"TERM": "xterm-256color"}}
@@ -200,12 +190,9 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 	return nil
 }
 
-// noView is the view to tell when none is: a ctl request's reply says it.
-const noView = -1
-
 // tell shows text in view id's status line until its next key.
 func (s *shared) tell(id int, text string) {
-	if id != noView {
+	if id != mux.NoView {
 		s.clients.notice(id, text)
 	}
 }
@@ -242,7 +229,7 @@ func (s *shared) stopping(path string, stop func() error, done func(string, erro
 		if done != nil {
 			done(path, err)
 		}
-		if tell == noView {
+		if tell == mux.NoView {
 			return nil
 		}
 		if err != nil {
@@ -262,8 +249,8 @@ func (s *shared) syncRecordings() tea.Cmd {
 		if p.recs.rec == nil {
 			continue
 		}
-		if p.phase != phaseRunning {
-			cmds = append(cmds, s.stopRecording(p, "the session "+stateNames[p.phase], nil, noView))
+		if p.phase != mux.PhaseRunning {
+			cmds = append(cmds, s.stopRecording(p, "the session "+p.phase.Name(), nil, mux.NoView))
 			continue
 		}
 		ticking = true
@@ -296,7 +283,7 @@ func (s *shared) handleRecord(msg recMsg) tea.Cmd {
 func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
 	var cmds []tea.Cmd
 	for _, p := range s.panes {
-		cmds = append(cmds, s.stopRecording(p, "the server quit", nil, noView))
+		cmds = append(cmds, s.stopRecording(p, "the server quit", nil, mux.NoView))
 	}
 	cmds = append(cmds, views...)
 	return func() {
@@ -320,3 +307,18 @@ func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
 // quitFlushBound bounds how long the quit waits for the recordings: a
 // Recorder holds at most a few MiB for its writer.
 const quitFlushBound = 30 * time.Second
+
+// dropIfDone closes and removes a cast file opened after the model was
+// done: no one is left to take its message.
+func dropIfDone(stop <-chan struct{}, f io.Closer, path string) bool {
+	select {
+	case <-stop:
+		if f != nil {
+			_ = f.Close()
+			_ = os.Remove(path)
+		}
+		return true
+	default:
+		return false
+	}
+}

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/human"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/record"
 	"github.com/sandmux/sandmux/ui/term"
 )
@@ -42,7 +43,7 @@ func (s *shared) saveLast(p *pane, d time.Duration, path string, done func(strin
 		if done != nil {
 			done(path, err)
 		}
-		if tell == noView {
+		if tell == mux.NoView {
 			return nil
 		}
 		if err != nil {
@@ -82,7 +83,7 @@ func (s *shared) RecordStart(id, path string, idle time.Duration, done func(stri
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := s.startRecording(p, path, idle, done, noView)
+	cmd, err := s.startRecording(p, path, idle, done, mux.NoView)
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}
@@ -98,7 +99,7 @@ func (s *shared) RecordStop(id string, done func(string, error)) (tea.Cmd, error
 	if p.recs.rec == nil {
 		return nil, fmt.Errorf("pane %d is not recorded: sandmux ctl record start records it", i+1)
 	}
-	return s.stopRecording(p, "", done, noView), nil
+	return s.stopRecording(p, "", done, mux.NoView), nil
 }
 
 // RecordPause pauses (or resumes) pane id's recording and returns its file.
@@ -149,10 +150,9 @@ func (s *shared) SaveLast(id string, d time.Duration, path string, done func(str
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := s.saveLast(p, d, path, done, noView)
+	cmd, err := s.saveLast(p, d, path, done, mux.NoView)
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}
 	return cmd, nil
 }
-

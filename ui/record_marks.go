@@ -5,8 +5,6 @@ package ui
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"time"
 )
 
@@ -31,19 +29,4 @@ func clock(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
-}
-
-// dropIfDone closes and removes a cast file opened after the model was
-// done: no one is left to take its message.
-func dropIfDone(stop <-chan struct{}, f io.Closer, path string) bool {
-	select {
-	case <-stop:
-		if f != nil {
-			_ = f.Close()
-			_ = os.Remove(path)
-		}
-		return true
-	default:
-		return false
-	}
 }

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 )
 
@@ -20,10 +21,10 @@ import (
 // as a server starts them (startPane), its start run here.
 func newRecModel(t *testing.T, b *fakeBackend, n int, rec RecordConfig) *Model {
 	t.Helper()
-	var specs []PaneSpec
+	var specs []mux.PaneSpec
 	for i := range n {
 		name := fmt.Sprintf("p%d", i)
-		specs = append(specs, PaneSpec{Name: name, Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
+		specs = append(specs, mux.PaneSpec{Name: name, Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
 		b.output[name] = ""
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 100, Record: rec}, b, specs)
@@ -282,17 +283,17 @@ func TestViewRecordingStartsOnce(t *testing.T) {
 	m, tm, _ := signalsModel(t, func(c *Config) { c.Record.Dir = dir })
 	defer tm.Close()
 	id := m.lv().id
-	open, err := m.startViewRecording(id, "", nil, noView)
+	open, err := m.startViewRecording(id, "", nil, mux.NoView)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.startViewRecording(id, "", nil, noView); err == nil || !strings.Contains(err.Error(), "starting already") {
+	if _, err := m.startViewRecording(id, "", nil, mux.NoView); err == nil || !strings.Contains(err.Error(), "starting already") {
 		t.Fatalf("a second start while the first opens: %v", err)
 	}
 	if _, err := m.RecordViewStop(id, nil); err == nil || !strings.Contains(err.Error(), "still starting") {
 		t.Errorf("ctl stop while it opens: %v", err)
 	}
-	m.stopViewRecording(id, "the client left", nil, noView) // a detach meanwhile
+	m.stopViewRecording(id, "the client left", nil, mux.NoView) // a detach meanwhile
 	msg := open().(viewOpenedMsg)
 	if cleanup := m.viewOpened(msg); cleanup != nil {
 		cleanup()

@@ -290,7 +290,7 @@ func (v *view) statusLine() string {
 	if v.notice != "" {
 		flags = append(flags, termsafe.String(v.notice))
 	}
-	hint := fmt.Sprintf("%s ? help ", v.m.cfg.Prefix)
+	hint := fmt.Sprintf("%s ? help ", v.m.opts.Prefix)
 	l := " sandmux " + left.String()
 	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", l, strings.Join(flags, " "), hint, v.width)
 	if key == v.statusKey {

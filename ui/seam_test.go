@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 )
@@ -27,8 +28,8 @@ func (s *seenViews) paneRemoved(key, i int) tea.Cmd {
 	return s.Model.paneRemoved(key, i)
 }
 
-func (s *seenViews) paneChanged(p *pane, c change) {
-	s.events = append(s.events, map[change]string{changeStarted: "started ", changeClosed: "closed "}[c]+p.spec.Name)
+func (s *seenViews) paneChanged(p *pane, c mux.Change) {
+	s.events = append(s.events, map[mux.Change]string{mux.ChangeStarted: "started ", mux.ChangeClosed: "closed "}[c]+p.spec.Name)
 	s.Model.paneChanged(p, c)
 }
 
@@ -48,7 +49,7 @@ func TestSharedSideTellsTheViews(t *testing.T) {
 		t.Cleanup(func() { p.screen.Close() }) // a removed pane's too
 	}
 
-	_, open := m.Open(PaneSpec{Name: paneName(2), Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
+	_, open := m.Open(mux.PaneSpec{Name: paneName(2), Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
 	for _, msg := range runNow(open) {
 		m.Update(msg)
 	}

@@ -243,3 +243,16 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.0f%c", v, suffix[k])
 }
+
+// stateStyles colour an unfocused pane's title by its state, so that a
+// grid of twenty says at a glance which needs the user, which works and
+// which ended well or not.
+var stateStyles = map[status.State]lipgloss.Style{
+	status.Working:      titleStyle,
+	status.Idle:         lipgloss.NewStyle().Foreground(lipgloss.Color("250")).Background(lipgloss.Color("238")),
+	status.Waiting:      lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("220")).Bold(true),
+	status.Done:         lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("22")),
+	status.Failed:       titleFailed,
+	status.Disconnected: lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("178")),
+	status.Closing:      lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("90")),
+}

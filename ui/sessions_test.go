@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // listNames are the names of the session list's rows, in order.
@@ -131,10 +133,10 @@ func TestSessionListActsOnSelected(t *testing.T) {
 	for _, msg := range runCmd(press(m, "k")) {
 		m.Update(msg)
 	}
-	if p := m.panes[1]; p.phase != phaseKilled || m.lv().focusIndex() != 0 {
+	if p := m.panes[1]; p.phase != mux.PhaseKilled || m.lv().focusIndex() != 0 {
 		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focusIndex())
 	}
-	if m.panes[0].phase != phaseRunning || m.panes[2].phase != phaseRunning {
+	if m.panes[0].phase != mux.PhaseRunning || m.panes[2].phase != mux.PhaseRunning {
 		t.Error("k reached another pane than the selected one")
 	}
 	gen := m.panes[1].gen
@@ -183,7 +185,7 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 	for _, k := range []string{"down", "x", "k", "r"} {
 		send(k)
 	}
-	if b.total() != before || m.panes[1].phase != phaseRunning || v.notice != "read-only" {
+	if b.total() != before || m.panes[1].phase != mux.PhaseRunning || v.notice != "read-only" {
 		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.panes[1].status(), v.notice)
 	}
 	send("enter")

@@ -15,7 +15,7 @@ func signalsModel(t *testing.T, cfg func(*Config)) (*Model, *term.Terminal, *loc
 	t.Helper()
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
-	cfg(&m.cfg)
+	cfg(&m.opts)
 	out := &lockedBuffer{}
 	tm, err := term.Open(nil, out)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestContract_A16_ClipboardNotHandedToReadOnlyClients(t *testing.T) {
 	for _, all := range []bool{false, true} {
 		b := newFakeBackend()
 		m := newTestModel(t, b, 1, 80, 24)
-		m.cfg.Clipboard, m.cfg.ClipboardReadOnly = true, all
+		m.opts.Clipboard, m.opts.ClipboardReadOnly = true, all
 		outs := map[bool]*lockedBuffer{}
 		terms := map[bool]*term.Terminal{}
 		for id, ro := range map[int]bool{1: false, 2: true} {

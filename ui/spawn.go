@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
@@ -22,13 +23,13 @@ type Spawner struct {
 	// over SSH) opens panes: the server's directory.
 	Dir string
 	// Shell is a local shell in dir.
-	Shell func(dir string) PaneSpec
+	Shell func(dir string) mux.PaneSpec
 	// Command is a local pane running line with sh -c in dir.
-	Command func(dir, line string) PaneSpec
+	Command func(dir, line string) mux.PaneSpec
 	// Sandboxes are the config's sandboxes prefix c offers; none: prefix
 	// c opens the shell at once. Sandbox makes the pane of one.
 	Sandboxes []string
-	Sandbox   func(name string) (PaneSpec, error)
+	Sandbox   func(name string) (mux.PaneSpec, error)
 }
 
 // picker is the list prefix c shows: the shell here, then each sandbox.
@@ -45,14 +46,14 @@ func (v *view) dirOrServer() string {
 	if v.dir != "" {
 		return v.dir
 	}
-	if s := v.m.cfg.Spawn; s != nil {
+	if s := v.m.opts.Spawn; s != nil {
 		return s.Dir
 	}
 	return ""
 }
 
 func (v *view) newPane() tea.Cmd {
-	s := v.m.cfg.Spawn
+	s := v.m.opts.Spawn
 	switch {
 	case s == nil || s.Shell == nil:
 		v.notice = "this server opens no panes from keys"
@@ -65,7 +66,7 @@ func (v *view) newPane() tea.Cmd {
 }
 
 // open adds the pane, starts it and focuses it in this client.
-func (v *view) open(spec PaneSpec) tea.Cmd {
+func (v *view) open(spec mux.PaneSpec) tea.Cmd {
 	if v.m.quitting {
 		return nil
 	}
@@ -76,7 +77,7 @@ func (v *view) open(spec PaneSpec) tea.Cmd {
 // pickInput handles a key of the picker: up and down (or a number) move
 // the selection, enter opens it, esc leaves.
 func (v *view) pickInput(msg tea.KeyPressMsg) tea.Cmd {
-	s, p := v.m.cfg.Spawn, v.picker()
+	s, p := v.m.opts.Spawn, v.picker()
 	if s == nil || p == nil {
 		v.modal = nil
 		return nil
@@ -113,7 +114,7 @@ func (v *view) pickInput(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *view) pickerText() string {
-	s, p := v.m.cfg.Spawn, v.picker()
+	s, p := v.m.opts.Spawn, v.picker()
 	if s == nil || p == nil {
 		return ""
 	}

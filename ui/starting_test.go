@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 )
@@ -16,7 +17,7 @@ import (
 // issued by Update but not run yet: the pane is starting.
 func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 	t.Helper()
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}})
 	attachClient(m, 80, 24)
 	p := m.panes[0]
 	start := p.start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
@@ -65,7 +66,7 @@ func TestContract_S4_KillStartingPaneCancelsStart(t *testing.T) {
 	}
 	m.Update(start())
 	p := m.panes[0]
-	if p.phase != phaseCancelled || p.status() != "start cancelled" || !p.restartable() {
+	if p.phase != mux.PhaseCancelled || p.status() != "start cancelled" || !p.restartable() {
 		t.Errorf("after the cancelled start: phase %v, status %q, restartable %v", p.phase, p.status(), p.restartable())
 	}
 }
@@ -91,7 +92,7 @@ func TestContract_S4_CancelledStartThatWonIsTornDown(t *testing.T) {
 			switch {
 			case key == "x" && len(m.panes) != 0:
 				t.Error("x: the pane was not removed")
-			case key == "k" && m.panes[0].phase != phaseKilled:
+			case key == "k" && m.panes[0].phase != mux.PhaseKilled:
 				t.Errorf("k: phase %v, want killed", m.panes[0].phase)
 			}
 		})
@@ -113,7 +114,7 @@ func (h hangingProvider) Open(ctx context.Context, _ providers.Spec) (providers.
 func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	h := hangingProvider{entered: make(chan struct{})}
 	mgr := session.NewManager(providers.Table{"hang": h})
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []PaneSpec{{Name: "apane", Provider: "hang"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []mux.PaneSpec{{Name: "apane", Provider: "hang"}})
 	attachClient(m, 80, 24)
 	p := m.panes[0]
 	start := p.start(t.Context(), m.backend, m.lv().bodySize(0), 0, m.wake)
@@ -160,7 +161,7 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 // but before the model learned of it reach the session, in order.
 func TestInputWhileStartingIsKept(t *testing.T) {
 	b := newFakeBackend()
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}})
 	attachClient(m, 80, 24)
 	start := m.panes[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { m.panes[0].screen.Close() })

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
@@ -43,7 +44,7 @@ type paneState struct {
 
 // lifeKey is what a pane's life (and its words) depends on.
 type lifeKey struct {
-	phase        phase
+	phase        mux.Phase
 	cancelling   bool
 	alert        *alert
 	err          error
@@ -87,17 +88,17 @@ func (p *pane) life() (status.State, string) {
 	switch {
 	case p.alert != nil:
 		return status.Failed, p.alert.what + " failed: " + p.alert.err.Error()
-	case p.phase == phaseStarting:
+	case p.phase == mux.PhaseStarting:
 		return status.Starting, p.status()
-	case p.phase == phaseRunning:
+	case p.phase == mux.PhaseRunning:
 		return "", ""
-	case p.phase == phaseClosing:
+	case p.phase == mux.PhaseClosing:
 		return status.Closing, p.status()
-	case p.phase == phaseExited && p.info.Disconnected:
+	case p.phase == mux.PhaseExited && p.info.Disconnected:
 		return status.Disconnected, "the connection to the sandbox dropped"
-	case p.phase == phaseExited && p.info.ExitKnown && p.info.Exit.ShellCode() == 0:
+	case p.phase == mux.PhaseExited && p.info.ExitKnown && p.info.Exit.ShellCode() == 0:
 		return status.Done, p.info.Exit.String()
-	case p.phase == phaseClosed:
+	case p.phase == mux.PhaseClosed:
 		return status.Done, "closed"
 	}
 	return status.Failed, p.status()
@@ -225,7 +226,7 @@ func (s *shared) stateChanged(i int, p *pane, was, st status.Status) {
 // userEnded reports whether the pane ended because the user (or a
 // script) asked: a quit, a close, a kill. Telling them of it is noise.
 func (s *shared) userEnded(p *pane) bool {
-	return s.quitting || p.closing || p.phase == phaseKilled || p.phase == phaseCancelled
+	return s.quitting || p.closing || p.phase == mux.PhaseKilled || p.phase == mux.PhaseCancelled
 }
 
 // markAttention has pane p marked in every client that does not focus
@@ -277,7 +278,7 @@ func (s *shared) Report(id string, st status.State, reason string, ttl time.Dura
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	if p.st.track == nil || p.phase != phaseRunning {
+	if p.st.track == nil || p.phase != mux.PhaseRunning {
 		return PaneInfo{}, fmt.Errorf("pane %d is %s: only a running pane's state can be reported", i+1, p.status())
 	}
 	now := s.now()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/status"
 )
 
@@ -92,7 +93,7 @@ func TestUserEndedPanesAskNothing(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 3, 120, 40)
 	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
-	m.panes[1].phase = phaseKilled // as the kill's end sets it (prefix k)
+	m.panes[1].phase = mux.PhaseKilled // as the kill's end sets it (prefix k)
 	m.Update(stateMsg{})
 	if st := m.panes[1].state(); st.State != status.Failed {
 		t.Fatalf("the killed pane is %v", st)
@@ -108,7 +109,7 @@ func TestPaneFailingOnItsOwnAsks(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 3, 120, 40)
 	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
-	m.panes[1].phase, m.panes[1].info.ExitKnown = phaseExited, true // exit status 0: done
+	m.panes[1].phase, m.panes[1].info.ExitKnown = mux.PhaseExited, true // exit status 0: done
 	m.Update(stateMsg{})
 	if st := m.panes[1].state(); st.State != status.Done || !m.lv().pv(m.panes[1]).attention || len(told) != 1 {
 		t.Errorf("a pane done on its own: %v, mark %v, told %d", st, m.lv().pv(m.panes[1]).attention, len(told))

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // chanWriter hands each write on to a channel.
@@ -33,7 +35,7 @@ func osc11(t *testing.T, m *Model) string {
 // read-only client's never count.
 func TestContract_A20_ThemeFollowsTheClientThatTyped(t *testing.T) {
 	b := newFakeBackend()
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "a", Provider: "local"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
 	m.now = fixedNow
 	m.Update(StartMsg{Width: 80, Height: 24})
 	for _, c := range drain(t, m) {

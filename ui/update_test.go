@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/status"
@@ -249,7 +250,7 @@ func TestFailedPaneShowsReasonAndRestarts(t *testing.T) {
 	b := newFakeBackend()
 	b.startErr["apane"] = errFailedStart
 	m := newTestModel(t, b, 2, 120, 40)
-	if p := m.panes[0]; p.phase != phaseFailed || !strings.Contains(p.status(), "connection refused") {
+	if p := m.panes[0]; p.phase != mux.PhaseFailed || !strings.Contains(p.status(), "connection refused") {
 		t.Fatalf("pane 0: phase %v status %q", p.phase, p.status())
 	}
 	delete(b.startErr, "apane")
@@ -260,7 +261,7 @@ func TestFailedPaneShowsReasonAndRestarts(t *testing.T) {
 			m.Update(msg)
 		}
 	}
-	if p := m.panes[0]; p.phase != phaseRunning || p.gen != 2 {
+	if p := m.panes[0]; p.phase != mux.PhaseRunning || p.gen != 2 {
 		t.Errorf("after restart: phase %v gen %d", p.phase, p.gen)
 	}
 }
@@ -273,7 +274,7 @@ func TestKillKeepsPaneForRestart(t *testing.T) {
 	for _, msg := range runCmd(cmd) {
 		m.Update(msg)
 	}
-	if b.calls["Kill"] != 1 || m.panes[0].phase != phaseKilled {
+	if b.calls["Kill"] != 1 || m.panes[0].phase != mux.PhaseKilled {
 		t.Errorf("kill: calls %v, phase %v", b.calls, m.panes[0].phase)
 	}
 	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[0].id, State: session.Closed}}})

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 )
 
@@ -98,7 +99,7 @@ func (s *shared) sampleUsageNow() tea.Cmd {
 
 func (s *shared) anyRunning() bool {
 	for _, p := range s.panes {
-		if p.phase == phaseRunning && p.sess != nil {
+		if p.phase == mux.PhaseRunning && p.sess != nil {
 			return true
 		}
 	}
@@ -113,7 +114,7 @@ func (s *shared) sampleUsage() tea.Cmd {
 	}
 	var targets []target
 	for _, p := range s.panes {
-		if p.phase == phaseRunning && p.sess != nil {
+		if p.phase == mux.PhaseRunning && p.sess != nil {
 			targets = append(targets, target{p.key, p.gen, p.sess})
 		}
 	}
@@ -136,7 +137,7 @@ func (s *shared) sampleUsage() tea.Cmd {
 func (s *shared) handleUsage(msg usageMsg) tea.Cmd {
 	s.usageArmed = false
 	for _, p := range s.panes {
-		if p.phase != phaseRunning {
+		if p.phase != mux.PhaseRunning {
 			p.cpuBusy = false // its last sample says nothing of it now
 		}
 	}
@@ -186,7 +187,7 @@ func (u *paneUsage) take(s usageSample, started time.Time) {
 // usageNow is the pane's usage as PaneInfo carries it: only while it runs
 // and only from a sample of its current generation.
 func (p *pane) usageNow() (percent float64, rss int64, ok bool) {
-	if p.phase != phaseRunning || !p.usage.ok || p.usage.gen != p.gen {
+	if p.phase != mux.PhaseRunning || !p.usage.ok || p.usage.gen != p.gen {
 		return 0, 0, false
 	}
 	return p.usage.percent, p.usage.rss, true

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 )
 
@@ -63,12 +64,12 @@ func TestUsagePercentOverInterval(t *testing.T) {
 		t.Errorf("a drop in CPU time reads %v%%, want 0", info.CPUPercent)
 	}
 	sample(8*time.Second, 2*time.Second)
-	p.phase = phaseKilled
+	p.phase = mux.PhaseKilled
 	m.Update(usageMsg{})
 	if info := m.paneInfo(0); info.HasUsage || p.cpuBusy {
 		t.Errorf("a killed pane still shows its usage (%+v) or counts as busy (%v)", info, p.cpuBusy)
 	}
-	p.phase = phaseRunning
+	p.phase = mux.PhaseRunning
 	// A sample of an older generation (the pane restarted since) is dropped.
 	m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen - 1, at: t0.Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
 	if info := m.paneInfo(0); math.Abs(info.CPUPercent-100) > 0.01 {
@@ -86,7 +87,7 @@ func TestUsageIdleWithoutRunningPanes(t *testing.T) {
 		t.Error("a usage timer while no pane runs")
 	}
 	m2 := newTestModel(t, newFakeBackend(), 1, 80, 24)
-	m2.panes[0].phase = phaseKilled
+	m2.panes[0].phase = mux.PhaseKilled
 	if cmd := m2.handleUsage(usageMsg{}); cmd != nil || m2.usageArmed {
 		t.Error("a new usage timer once no pane runs")
 	}

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/termsize"
 	"github.com/sandmux/sandmux/ui/term"
@@ -139,7 +140,7 @@ func (m *Model) detach(id int) tea.Cmd {
 		}
 		m.views = append(m.views[:i], m.views[i+1:]...)
 		m.emit(Event{Kind: EventDetached, Client: id})
-		stop := m.stopViewRecording(id, "the client detached", nil, noView)
+		stop := m.stopViewRecording(id, "the client detached", nil, mux.NoView)
 		if m.active == v {
 			// The newest client that may type sizes the panes now; a
 			// read-only one never does (A2).

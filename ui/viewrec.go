@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/ui/term"
 )
 
@@ -154,7 +155,7 @@ func (m *Model) RecordViewStart(client int, path string, done func(string, error
 	if err != nil {
 		return nil, err
 	}
-	return m.startViewRecording(id, path, done, noView)
+	return m.startViewRecording(id, path, done, mux.NoView)
 }
 
 // RecordViewStop stops client's view recording (0: the only one, or
@@ -175,5 +176,5 @@ func (m *Model) RecordViewStop(client int, done func(string, error)) (tea.Cmd, e
 	case r == nil:
 		return nil, fmt.Errorf("client %d's view is not recorded: sandmux ctl record start --view records it", id)
 	}
-	return m.stopViewRecording(id, "", done, noView), nil
+	return m.stopViewRecording(id, "", done, mux.NoView), nil
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 )
 
@@ -32,17 +33,17 @@ func (m *Model) paneRemoved(key, i int) tea.Cmd {
 // paneChanged: a new screen gets each view's state of the pane afresh
 // (its scroll, search and attention mark go) with a first frame; an
 // ended close takes down the closing modals that showed it.
-func (m *Model) paneChanged(p *pane, c change) {
+func (m *Model) paneChanged(p *pane, c mux.Change) {
 	for _, v := range m.views {
 		switch c {
-		case changeStarted:
+		case mux.ChangeStarted:
 			if s := v.panes[p.key]; s != nil {
 				s.scroll, s.search, s.attention = 0, nil, false
 				v.takeFrame(p)
 			} else {
 				v.pv(p) // makes the view's state of p with its first frame
 			}
-		case changeClosed:
+		case mux.ChangeClosed:
 			if v.closing(p.key) {
 				v.modal = nil
 			}
@@ -73,7 +74,7 @@ func (m *Model) settled() []tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	for id := range m.viewRecs {
-		cmds = append(cmds, m.stopViewRecording(id, "the server quit", nil, noView))
+		cmds = append(cmds, m.stopViewRecording(id, "the server quit", nil, mux.NoView))
 	}
 	return cmds
 }

@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // A read-only client never sizes the panes (A2), not even as the first
 // or the last client left; a client that types does (A3).
 func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
 	b := newFakeBackend()
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "a", Provider: "local"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
 	m.now = fixedNow
 	screenSize := func() (int, int) { return m.panes[0].screen.Size() }
 
@@ -42,7 +44,7 @@ func drain(t *testing.T, m *Model) []tea.Msg {
 	t.Helper()
 	var msgs []tea.Msg
 	for i, p := range m.panes {
-		if p.sess == nil && p.phase == phaseStarting {
+		if p.sess == nil && p.phase == mux.PhaseStarting {
 			msgs = append(msgs, p.start(t.Context(), m.backend, m.sizer().bodySize(i), 0, m.wake)())
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/snapshot"
 )
@@ -63,7 +64,7 @@ func TestContract_W1_UILiveDuringSnapshot(t *testing.T) {
 		archive:     filepath.Join(t.TempDir(), "snap.tar.zst"),
 		midway:      make(chan struct{}), release: make(chan struct{}), saveDone: make(chan error, 1),
 	}
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []PaneSpec{{Name: "apane", Provider: "fake"}, {Name: "bpane", Provider: "fake"}})
+	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}, {Name: "bpane", Provider: "fake"}})
 	seen := make(chan tea.Msg, 256)
 	filter := func(_ tea.Model, msg tea.Msg) tea.Msg {
 		switch msg.(type) {

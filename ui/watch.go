@@ -4,8 +4,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/sandmux/sandmux/session"
 )
 
 // The redraw loop. One command (watch) waits on one channel that every
@@ -28,7 +26,6 @@ type (
 	// wakeMsg says which signal ended the wait.
 	wakeMsg  struct{ kind wakeKind }
 	frameMsg struct{}
-	infosMsg struct{ infos []session.Info }
 	wakeKind int
 )
 
@@ -56,15 +53,6 @@ func (m *Model) watch() tea.Cmd {
 		case <-stop:
 			return wakeMsg{kind: wakeStop}
 		}
-	}
-}
-
-// stopWatching makes a waiting watch return for good.
-func (s *shared) stopWatching() {
-	select {
-	case <-s.stop:
-	default:
-		close(s.stop)
 	}
 }
 
@@ -166,7 +154,7 @@ const (
 
 // frameInterval is the least time from the last frame to the next.
 func (m *Model) frameInterval() time.Duration {
-	d := time.Second / time.Duration(m.cfg.FPS)
+	d := time.Second / time.Duration(m.opts.FPS)
 	budget := min(time.Duration(m.framePanes)*framePaneCost, time.Second/minFPS)
 	return max(d, budget)
 }
@@ -177,13 +165,6 @@ func (m *Model) frameInterval() time.Duration {
 // at most FPS a second). Its wait ends with that drawing or after
 // echoWait, for a key that changes nothing.
 const echoWait = 250 * time.Millisecond
-
-// awaitEcho notes that a key was typed into p.
-func (s *shared) awaitEcho(p *pane) {
-	p.echoAt = s.now()
-	p.echo.Store(true)
-	s.watchNow = true
-}
 
 // drawEchoes draws the awaited panes whose screens changed, and reports
 // whether some echo is still awaited.

@@ -68,7 +68,7 @@ func TestEchoDrawnBetweenFrames(t *testing.T) {
 // from the configured rate to at most minFPS.
 func TestFrameBudget(t *testing.T) {
 	m := newTestModel(t, newFakeBackend(), 1, 80, 24)
-	m.cfg.FPS = 60
+	m.opts.FPS = 60
 	for _, c := range []struct {
 		panes int
 		want  time.Duration

@@ -1,4 +1,4 @@
-package ui
+package mux
 
 // Notify says how a pane entering waiting, done or failed is told to a
 // client that does not focus it.
