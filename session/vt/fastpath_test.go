@@ -1,23 +1,60 @@
 package vt
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// vt10x takes a fast path between sequences (third_party/vt10x/fast.go):
-// printable runs and plain CSI sequences go straight to its handlers.
-// These tests hold the whole Screen, wrapper and all, to the screen and
-// scrollback it builds when vt10x parses every byte the slow way.
+// Both parsers take a fast path between sequences: the filter decodes
+// plain CSI sequences itself (csifast.go) and vt10x hands printable runs
+// and plain CSI sequences straight to its handlers
+// (third_party/vt10x/fast.go). These tests hold the filter to what it
+// emits through ansi.Parser alone, and the whole Screen, wrapper and all,
+// to the screen and scrollback it builds when both parse every byte the
+// slow way.
 
-// slowVT makes s's vt10x parse every byte through its state machine.
+// opLog is an emitter that writes down every call the filter makes.
+type opLog struct{ b []byte }
+
+func (l *opLog) text(s string)  { l.b = append(append(l.b, "T:"...), s...) }
+func (l *opLog) control(c byte) { l.b = append(l.b, 'C', c) }
+func (l *opLog) reply(r []byte) { l.b = append(append(l.b, "R:"...), r...) }
+func (l *opLog) seq(o op, n int, raw []byte) {
+	l.b = fmt.Appendf(l.b, "S%d,%d:%q", o, n, raw)
+}
+
+// sameFilters feeds chunks to a filter on each path and compares every
+// call and the state they leave.
+func sameFilters(t *testing.T, chunks []string, what string) {
+	t.Helper()
+	var fl, sl opLog
+	fast, slow := newFilter(&fl, 40, 12), newFilter(&sl, 40, 12)
+	slow.noFastCSI = true
+	for i, c := range chunks {
+		fast.write(c)
+		slow.write(c)
+		if !bytes.Equal(fl.b, sl.b) {
+			t.Fatalf("%s, chunk %d %q: the filter's calls differ\nfast: %q\nslow: %q", what, i, c, fl.b, sl.b)
+		}
+		if !reflect.DeepEqual(fast.st, slow.st) || fast.top != slow.top || fast.bot != slow.bot ||
+			!reflect.DeepEqual(fast.marks, slow.marks) || fast.groundState() != slow.groundState() {
+			t.Fatalf("%s, chunk %d %q: the filter's state differs\nfast: %+v\nslow: %+v", what, i, c, fast.st, slow.st)
+		}
+	}
+}
+
+// slowVT makes s's filter and vt10x parse every byte through their state
+// machines.
 func slowVT(t *testing.T, s *Screen) {
 	t.Helper()
+	s.f.noFastCSI = true
 	v, ok := s.term.(interface{ SlowPath(bool) })
 	if !ok {
 		t.Fatal("vt10x has no SlowPath: third_party/vt10x is not the copy in use")
@@ -25,20 +62,23 @@ func slowVT(t *testing.T, s *Screen) {
 	v.SlowPath(true)
 }
 
-// sameScreens fails when a and b differ in any line, scrollback included,
-// in the cursor or in the modes.
-func sameScreens(t *testing.T, a, b *Screen, what string) {
+// sameScreens fails when a and b differ in any line on screen (and in
+// the scrollback too when all is set), in the cursor or in the modes.
+func sameScreens(t *testing.T, a, b *Screen, all bool, what string) {
 	t.Helper()
 	var fa, fb Frame
 	ca, ra := a.Size()
-	total := a.ScrollbackLen() + ra
 	if n := b.ScrollbackLen(); n != a.ScrollbackLen() {
 		t.Fatalf("%s: scrollback %d lines on the fast path, %d on the slow one", what, a.ScrollbackLen(), n)
 	}
-	a.SnapshotRange(&fa, 0, total)
-	b.SnapshotRange(&fb, 0, total)
-	for y := 0; y < total; y++ {
-		if !reflect.DeepEqual(fa.Row(y), fb.Row(y)) {
+	from, total := a.ScrollbackLen(), a.ScrollbackLen()+ra
+	if all {
+		from = 0
+	}
+	a.SnapshotRange(&fa, from, total)
+	b.SnapshotRange(&fb, from, total)
+	for y := 0; y < total-from; y++ {
+		if !slices.Equal(fa.Row(y), fb.Row(y)) {
 			t.Fatalf("%s (%dx%d): line %d differs:\nfast: %q\nslow: %q\nfast cells %v\nslow cells %v", what, ca, ra, y,
 				RenderRowText(nil, &fa, y), RenderRowText(nil, &fb, y), fa.Row(y), fb.Row(y))
 		}
@@ -61,7 +101,7 @@ func feedPaths(t *testing.T, cols, rows int, chunks []string, what string) {
 	for i, c := range chunks {
 		fast.Write(c)
 		slow.Write(c)
-		sameScreens(t, fast, slow, fmt.Sprintf("%s, chunk %d", what, i))
+		sameScreens(t, fast, slow, i%16 == 15 || i == len(chunks)-1, fmt.Sprintf("%s, chunk %d", what, i))
 	}
 }
 
@@ -108,6 +148,36 @@ func tuiFrames(rng *rand.Rand, n int) string {
 	return b.String()
 }
 
+// csiStream is CSI sequences of every shape around the plain ones.
+func csiStream(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	finals := "@ABCDEFGHJKLMPSTXZ`bcdfghlmnqrstu"
+	for b.Len() < n {
+		b.WriteString("\x1b[")
+		switch rng.IntN(12) {
+		case 0:
+			b.WriteString([]string{"?", ">", "=", "<", " ", "!", ":", "\r", "\x7f", "\x18", "é"}[rng.IntN(11)])
+		case 1:
+			b.WriteString(strings.Repeat(";", rng.IntN(40)))
+		case 2:
+			b.WriteString("1234567890123"[:1+rng.IntN(13)])
+		}
+		for k := rng.IntN(6); k > 0; k-- {
+			if rng.IntN(4) > 0 {
+				fmt.Fprint(&b, rng.IntN(300))
+			}
+			if k > 1 || rng.IntN(3) == 0 {
+				b.WriteByte(';')
+			}
+		}
+		b.WriteByte(finals[rng.IntN(len(finals))])
+		if rng.IntN(3) == 0 {
+			b.WriteString("ab日")
+		}
+	}
+	return b.String()
+}
+
 func TestScreenFastPathMatchesSlow(t *testing.T) {
 	streams := map[string]string{"styles": string(manyStyles()), "clusters": string(manyClusters())}
 	paths, _ := filepath.Glob("testdata/replay/*.vt")
@@ -122,10 +192,12 @@ func TestScreenFastPathMatchesSlow(t *testing.T) {
 		streams[filepath.Base(p)] = string(b)
 	}
 	rng := rand.New(rand.NewPCG(3, 19))
-	streams["tui"] = tuiFrames(rng, 30)
-	streams["log"] = simpleText(rng, 400, 70)
+	streams["tui"] = tuiFrames(rng, 12)
+	streams["log"] = simpleText(rng, 300, 70)
+	streams["csi"] = csiStream(rng, 12000)
 	for name, data := range streams {
-		for _, size := range [][2]int{{80, 24}, {33, 9}, {120, 40}} {
+		sameFilters(t, chunked(rng, data), name)
+		for _, size := range [][2]int{{80, 24}, {33, 9}} {
 			feedPaths(t, size[0], size[1], chunked(rng, data), fmt.Sprintf("%s %dx%d", name, size[0], size[1]))
 		}
 	}
@@ -149,6 +221,7 @@ func FuzzScreenFastPath(f *testing.F) {
 			chunks = append(chunks, in[:n])
 			in = in[n:]
 		}
+		sameFilters(t, chunks, "fuzz")
 		feedPaths(t, 1+int(cols)%120, 1+int(rows)%40, chunks, "fuzz")
 	})
 }
