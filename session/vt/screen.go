@@ -12,7 +12,7 @@ import (
 
 // Defaults for the options.
 const (
-	DefaultScrollback  = 10000
+	DefaultScrollback  = 2000
 	DefaultSyncTimeout = time.Second
 	DefaultReplyQueue  = 64
 )
