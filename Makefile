@@ -19,6 +19,7 @@ run: build
 # Race detector on; -count=1 so real processes, PTYs and servers run every time.
 test:
 	$(GO) test -race -count=1 -timeout 30m ./...
+	cd third_party/vt10x && $(GO) test -race -count=1 ./...
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -62,7 +63,8 @@ FUZZ_TARGETS = \
 	FuzzParseStat:./providers/local \
 	FuzzParseUsage:./providers/local \
 	FuzzString:./termsafe \
-	FuzzDecode:./web
+	FuzzDecode:./web \
+	FuzzScreenFastPath:./session/vt
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -70,6 +72,8 @@ fuzz:
 		echo "== $$name ($$pkg) for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+	@echo "== FuzzFastPath (third_party/vt10x, a module of its own) for $(FUZZTIME)"
+	cd third_party/vt10x && $(GO) test -run '^$$' -fuzz '^FuzzFastPath$$' -fuzztime $(FUZZTIME) .
 
 clean:
 	rm -f $(BIN)

@@ -377,7 +377,7 @@ func TestConfigBuiltinDefaults(t *testing.T) {
 	if want := filepath.Join(dir, ".local/share/sandmux/workspaces/a"); s.Workspace != want {
 		t.Errorf("workspace = %q, want %q", s.Workspace, want)
 	}
-	wantUI := UIConfig{Prefix: "ctrl+b", FPS: 60, Scrollback: 10000, ActivityWindow: 2 * time.Second, AttentionAfter: 10 * time.Second,
+	wantUI := UIConfig{Prefix: "ctrl+b", FPS: 60, Scrollback: 2000, ActivityWindow: 2 * time.Second, AttentionAfter: 10 * time.Second,
 		Notify: []string{"terminal"}, NotifyTimeout: 10 * time.Second, Clipboard: "write", Bell: "any", Notifications: "none"}
 	if !reflect.DeepEqual(c.UI, wantUI) {
 		t.Errorf("ui = %+v, want %+v", c.UI, wantUI)

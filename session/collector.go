@@ -46,6 +46,10 @@ type Collector struct {
 	hookDeadline func()
 }
 
+// keepBuffer is the most a window's buffers keep once output is no
+// longer flooding.
+const keepBuffer = 32 << 10
+
 // NewCollector returns a collector whose queue holds about capacity bytes:
 // Push blocks once that many are queued or held by the window in progress,
 // so memory stays within capacity plus one pushed chunk (O8). A capacity
@@ -277,8 +281,22 @@ func (c *Collector) decode(final bool) string {
 	text, settled, scratch := decodeWindow(c.win, final, c.scratch)
 	c.scratch = scratch
 	c.win = c.win[:copy(c.win, c.win[settled:])]
+	// A flood grows the window's buffers to the queue's capacity; once
+	// windows are small again (the flood is over) they go, so an idle
+	// pane does not keep a flood's worth of memory. During a flood every
+	// window is large and the buffers stay.
+	shrink := settled < keepBuffer/4
+	if shrink && cap(c.win) > keepBuffer {
+		c.win = append([]byte(nil), c.win...)
+	}
+	if shrink && cap(c.scratch) > keepBuffer {
+		c.scratch = nil
+	}
 
 	c.mu.Lock()
+	if shrink && len(c.queue) == 0 && cap(c.queue) > keepBuffer {
+		c.queue = nil
+	}
 	released := c.held > 0
 	c.held = 0
 	c.mu.Unlock()

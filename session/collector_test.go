@@ -632,3 +632,36 @@ func TestPushAfterClosePanics(t *testing.T) {
 	}()
 	_ = c.Push(t.Context(), []byte("x")) // Best effort: it must panic before returning.
 }
+
+// After a flood the collector's buffers shrink back: an idle pane does not
+// keep a flood's worth of memory. During the flood they stay as grown.
+func TestCollectorShrinksAfterFlood(t *testing.T) {
+	c := NewCollector(DefaultQueueBytes)
+	ctx := context.Background()
+	big := strings.Repeat("x", DefaultQueueBytes/2)
+	for range 2 {
+		if err := c.Push(ctx, []byte(big)); err != nil {
+			t.Fatal(err)
+		}
+		if text, _, err := c.Collect(ctx, 0); err != nil || len(text) != len(big) {
+			t.Fatalf("flood window: %d bytes, %v", len(text), err)
+		}
+	}
+	if cap(c.win) < len(big) {
+		t.Fatalf("the window's buffer shrank during the flood (cap %d)", cap(c.win))
+	}
+	for range 2 { // both buffers, which the windows swap
+		if err := c.Push(ctx, []byte("echo\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		if text, _, err := c.Collect(ctx, 0); err != nil || text != "echo\r\n" {
+			t.Fatalf("small window: %q, %v", text, err)
+		}
+	}
+	c.mu.Lock()
+	q := cap(c.queue)
+	c.mu.Unlock()
+	if cap(c.win) > keepBuffer || q > keepBuffer || cap(c.scratch) > keepBuffer {
+		t.Fatalf("after the flood the buffers keep %d, %d and %d bytes, more than %d", cap(c.win), q, cap(c.scratch), keepBuffer)
+	}
+}

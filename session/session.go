@@ -188,6 +188,11 @@ type Session struct {
 
 	input     chan []byte
 	inputDone chan struct{} // closed to stop admission and the writer
+	// writerMu orders the writer's start (at the first input, most
+	// panes are never typed into) with teardown's close of inputDone,
+	// so that no pump starts once teardown may be joining them.
+	writerMu sync.Mutex
+	writerOn atomic.Bool
 
 	runCtx    context.Context // cancelled only after teardown, to free a stuck pump
 	cancelRun context.CancelFunc
@@ -249,8 +254,30 @@ func (s *Session) start() {
 	}
 	s.pumps.Go(s.readLoop)
 	s.pumps.Go(s.consumeLoop)
-	s.pumps.Go(s.writeLoop)
 	s.pumps.Go(s.waitLoop)
+}
+
+// startWriter starts the writer goroutine unless it runs or teardown
+// has begun.
+func (s *Session) startWriter() {
+	s.writerMu.Lock()
+	defer s.writerMu.Unlock()
+	select {
+	case <-s.inputDone:
+		return
+	default:
+	}
+	if !s.writerOn.Load() {
+		s.writerOn.Store(true)
+		s.pumps.Go(s.writeLoop)
+	}
+}
+
+// closeInput stops admission and the writer; no pump starts after it.
+func (s *Session) closeInput() {
+	s.writerMu.Lock()
+	close(s.inputDone)
+	s.writerMu.Unlock()
 }
 
 // ID returns the session's ID.
@@ -300,12 +327,16 @@ func (s *Session) update(f func()) {
 func (s *Session) setStage(stage string) { s.update(func() { s.stage = stage }) }
 
 // Write queues p for the child's input without blocking. The bytes are
-// written in order by the session's writer goroutine.
+// written in order by the session's writer goroutine, started by the
+// first Write.
 func (s *Session) Write(p []byte) error {
 	select {
 	case <-s.inputDone:
 		return ErrInputClosed
 	default:
+	}
+	if !s.writerOn.Load() {
+		s.startWriter()
 	}
 	select {
 	case s.input <- append([]byte(nil), p...):
@@ -347,7 +378,10 @@ func (s *Session) writeLoop() {
 // (contract O8).
 func (s *Session) readLoop() {
 	defer s.out.Close() // after the last Push: output closed
-	buf := make([]byte, 32<<10)
+	// A local PTY gives at most 4 KiB a read (the line discipline's
+	// buffer); a remote one may give more, in more reads. The buffer
+	// lives as long as the pane, so it is not larger.
+	buf := make([]byte, 8<<10)
 	for {
 		n, err := s.pty.Read(buf)
 		if n > 0 {

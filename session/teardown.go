@@ -51,7 +51,7 @@ func (s *Session) teardown(remove func()) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Bound)
 	defer cancel()
 	s.update(func() { s.state = Closing })
-	close(s.inputDone) // stop admission of input first
+	s.closeInput() // stop admission of input first
 
 	var errs []error
 	if err := s.stopProcesses(ctx); err != nil {

@@ -73,6 +73,9 @@ type filter struct {
 
 	seq     []byte // raw bytes of the ESC/CSI sequence in progress
 	seqLong bool   // the sequence outgrew maxSeqLen: drop it at dispatch
+	// noFastCSI sends every sequence through ansi.Parser (csifast.go),
+	// for the tests that compare the two.
+	noFastCSI bool
 
 	str      byte   // string kind being collected, strNone when not
 	strBuf   []byte // its data (up to maxStringLen)
@@ -177,6 +180,10 @@ func (f *filter) write(text string) {
 			if c := text[i]; c != ansi.ESC {
 				f.execute(c)
 				i++
+				continue
+			}
+			if n := f.plainCSI(text[i:]); n > 0 {
+				i += n
 				continue
 			}
 		}

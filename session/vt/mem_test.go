@@ -2,6 +2,8 @@ package vt
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -27,5 +29,46 @@ func TestMemBytesCountsScrollback(t *testing.T) {
 	full := fill(5000)
 	if more := fill(5000); more > full+full/10 {
 		t.Errorf("a full scrollback grew from %d to %d bytes", full, more)
+	}
+}
+
+// BenchmarkPaneMemory measures what a busy pane's screen holds at steady
+// state, in the live heap after a collection, beside what MemBytes
+// reports for it (ctl ls's mem_bytes), and the goroutines it keeps.
+// 48 screens of 66x12 (the panes of a 200x50 terminal tiled 7 by 7) each
+// take a full-screen program's frames and a log's scrolling lines.
+//
+//	go test -run '^$' -bench PaneMemory -benchtime 1x ./session/vt
+func BenchmarkPaneMemory(b *testing.B) {
+	const panes = 48
+	for _, sb := range []int{2000, DefaultScrollback} {
+		b.Run(fmt.Sprintf("scrollback%d", sb), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			frames, log := tuiFrames(rng, 40), simpleText(rng, 3*sb, 60)
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				g := runtime.NumGoroutine()
+				screens := make([]*Screen, panes)
+				for i := range screens {
+					screens[i] = New(66, 12, WithScrollback(sb))
+					screens[i].Write(log)
+					screens[i].Write(frames)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				var counted int64
+				for _, s := range screens {
+					counted += s.MemBytes()
+				}
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/panes, "heap-B/pane")
+				b.ReportMetric(float64(counted)/panes, "mem_bytes/pane")
+				b.ReportMetric(float64(runtime.NumGoroutine()-g)/panes, "goroutines/pane")
+				for _, s := range screens {
+					s.Close()
+				}
+			}
+		})
 	}
 }

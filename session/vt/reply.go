@@ -18,11 +18,20 @@ type replyQueue struct {
 	// to, once set (ReplyTo), is where replies go instead of the writer
 	// the screen was made with.
 	to atomic.Pointer[io.Writer]
+	// start starts the goroutine that drains q, at the first reply.
+	// Write runs under the Screen's lock (inside vt10x's Write or the
+	// filter's reply), as start must.
+	start   func()
+	started bool
 }
 
 // Write implements io.Writer for vt10x: it copies p (vt10x reuses nothing,
 // but the filter's scratch buffer is reused) and never blocks.
 func (r *replyQueue) Write(p []byte) (int, error) {
+	if !r.started {
+		r.started = true
+		r.start()
+	}
 	b := append([]byte(nil), p...)
 	select {
 	case r.q <- b:

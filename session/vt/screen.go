@@ -12,7 +12,7 @@ import (
 
 // Defaults for the options.
 const (
-	DefaultScrollback  = 10000
+	DefaultScrollback  = 2000
 	DefaultSyncTimeout = time.Second
 	DefaultReplyQueue  = 64
 )
@@ -115,12 +115,16 @@ type Screen struct {
 	rowVer, allVer uint64
 	rowVers        []uint64
 	kick           chan struct{} // wakes the clock goroutine when the deadline changes
+	clockOn        bool          // the clock goroutine runs (started by the first update)
 	done           chan struct{}
 	wg             sync.WaitGroup
 }
 
-// New returns a Screen of cols x rows and starts its goroutines; Close stops
-// them.
+// New returns a Screen of cols x rows; Close stops its goroutines. They
+// start when first needed, under the Screen's lock: the reply pump with
+// the first reply, the clock with the first synchronized update. Most
+// panes never query the terminal nor hold an update, and a goroutine's
+// stack is the larger part of what an idle pane costs.
 func New(cols, rows int, opts ...Option) *Screen {
 	c := config{replies: io.Discard, scrollback: DefaultScrollback,
 		syncTimeout: DefaultSyncTimeout, replyQueue: DefaultReplyQueue}
@@ -145,8 +149,11 @@ func New(cols, rows int, opts ...Option) *Screen {
 	s.term = vt10x.New(vt10x.WithWriter(s.replies), vt10x.WithSize(cols, rows))
 	s.f = newFilter(s, cols, rows)
 	s.f.links.roots = s.linkRoots
-	s.wg.Go(func() { s.replies.drain(c.replies, s.done) })
-	s.wg.Go(s.clock)
+	s.replies.start = func() {
+		if !s.closed {
+			s.wg.Go(func() { s.replies.drain(c.replies, s.done) })
+		}
+	}
 	return s
 }
 
@@ -359,6 +366,13 @@ func (s *Screen) syncChanged(on bool) {
 		s.syncDeadline = time.Now().Add(s.syncTimeout)
 	} else {
 		s.syncDeadline = time.Time{}
+	}
+	if !s.clockOn {
+		if !on || s.closed {
+			return
+		}
+		s.clockOn = true
+		s.wg.Go(s.clock)
 	}
 	select {
 	case s.kick <- struct{}{}:

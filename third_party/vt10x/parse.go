@@ -37,15 +37,17 @@ func (t *State) parseEsc(c rune) {
 	if t.handleControlCodes(c) {
 		return
 	}
-	next := t.states.parse
+	next, ground := t.states.parse, true
 	if t.DebugLogger != nil { // boxing the rune costs an allocation per character
 		t.logf("%q", string(c))
 	}
 	switch c {
 	case '[':
 		next = t.states.parseEscCSI
+		ground = false
 	case '#':
 		next = t.states.parseEscTest
+		ground = false
 	case 'P', // DCS - Device Control String
 		'_', // APC - Application Program Command
 		'^', // PM - Privacy Message
@@ -54,8 +56,10 @@ func (t *State) parseEsc(c rune) {
 		t.str.reset()
 		t.str.typ = c
 		next = t.states.parseEscStr
+		ground = false
 	case '(': // set primary charset G0
 		next = t.states.parseEscAltCharset
+		ground = false
 	case ')', // set secondary charset G1 (ignored)
 		'*', // set tertiary charset G2 (ignored)
 		'+': // set quaternary charset G3 (ignored)
@@ -92,6 +96,7 @@ func (t *State) parseEsc(c rune) {
 		t.logf("unknown ESC sequence '%c'\n", c)
 	}
 	t.state = next
+	t.ground = ground
 }
 
 func (t *State) parseEscCSI(c rune) {
@@ -102,7 +107,7 @@ func (t *State) parseEscCSI(c rune) {
 		t.logf("%q", string(c))
 	}
 	if t.csi.put(byte(c)) {
-		t.state = t.states.parse
+		t.state, t.ground = t.states.parse, true
 		t.handleCSI()
 	}
 }
@@ -113,9 +118,9 @@ func (t *State) parseEscStr(c rune) {
 	}
 	switch c {
 	case '\033':
-		t.state = t.states.parseEscStrEnd
+		t.state, t.ground = t.states.parseEscStrEnd, false
 	case '\a': // backwards compatiblity to xterm
-		t.state = t.states.parse
+		t.state, t.ground = t.states.parse, true
 		t.handleSTR()
 	default:
 		t.str.put(c)
@@ -129,7 +134,7 @@ func (t *State) parseEscStrEnd(c rune) {
 	if t.DebugLogger != nil { // boxing the rune costs an allocation per character
 		t.logf("%q", string(c))
 	}
-	t.state = t.states.parse
+	t.state, t.ground = t.states.parse, true
 	if c == '\\' {
 		t.handleSTR()
 	}
@@ -155,7 +160,7 @@ func (t *State) parseEscAltCharset(c rune) {
 	default:
 		t.logf("unknown alt. charset '%c'\n", c)
 	}
-	t.state = t.states.parse
+	t.state, t.ground = t.states.parse, true
 }
 
 func (t *State) parseEscTest(c rune) {
@@ -170,7 +175,7 @@ func (t *State) parseEscTest(c rune) {
 			}
 		}
 	}
-	t.state = t.states.parse
+	t.state, t.ground = t.states.parse, true
 }
 
 func (t *State) handleControlCodes(c rune) bool {
@@ -198,7 +203,7 @@ func (t *State) handleControlCodes(c rune) bool {
 	// ESC
 	case 033:
 		t.csi.reset()
-		t.state = t.states.parseEsc
+		t.state, t.ground = t.states.parseEsc, false
 	// SO, SI
 	case 016, 017:
 		// different charsets not supported. apps should use the correct

@@ -95,6 +95,11 @@ type State struct {
 	top, bottom   int // scroll limits
 	mode          ModeFlag
 	state         parseState
+	// ground is set while state is parse: between sequences, where
+	// write takes its fast path (fast.go).
+	ground bool
+	// slow turns the fast path off, for the tests that compare the two.
+	slow          bool
 	str           strEscape
 	csi           csiEscape
 	numlock       bool

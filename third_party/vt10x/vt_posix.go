@@ -5,8 +5,6 @@ package vt10x
 
 import (
 	"bufio"
-	"bytes"
-	"io"
 	"unicode"
 	"unicode/utf8"
 )
@@ -23,7 +21,7 @@ func newTerminal(info TerminalInfo) *terminal {
 
 func (t *terminal) init(cols, rows int) {
 	t.numlock = true
-	t.state = t.states.parse
+	t.state, t.ground = t.states.parse, true
 	t.cur.Attr.FG = DefaultFG
 	t.cur.Attr.BG = DefaultBG
 	t.Resize(cols, rows)
@@ -32,30 +30,9 @@ func (t *terminal) init(cols, rows int) {
 
 // Write parses input and writes terminal changes to state.
 func (t *terminal) Write(p []byte) (int, error) {
-	var written int
-	r := bytes.NewReader(p)
 	t.lock()
 	defer t.unlock()
-	for {
-		c, sz, err := r.ReadRune()
-		if err != nil {
-			if err == io.EOF {
-				break
-			}
-			return written, err
-		}
-		written += sz
-		if c == unicode.ReplacementChar && sz == 1 {
-			if r.Len() == 0 {
-				// not enough bytes for a full rune
-				return written - 1, nil
-			}
-			t.logln("invalid utf8 sequence")
-			continue
-		}
-		t.put(c)
-	}
-	return written, nil
+	return t.write(p), nil
 }
 
 // TODO: add tests for expected blocking behavior
