@@ -1,6 +1,9 @@
 package mux
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Result is how one session ended, for the summary printed after exit.
 type Result struct {
@@ -17,7 +20,9 @@ func (r Result) String() string {
 		s += ", snapshot " + r.Saved
 	}
 	if r.Err != nil {
-		s += ": " + r.Err.Error()
+		// A teardown's errors are joined one a line; the summary gives a
+		// session one line, where an escaped newline read as a literal \n.
+		s += ": " + strings.ReplaceAll(r.Err.Error(), "\n", "; ")
 	}
 	return s
 }
