@@ -48,3 +48,14 @@ type Stream interface {
 	// stream; Read returns io.EOF afterwards. It is called once.
 	Finish(Exit) error
 }
+
+// OfferSize puts sz in sizes (a channel of one slot), replacing a size not
+// yet taken: only the newest matters to a server. The caller must be the
+// channel's only sender, so the slot it empties stays empty for it.
+func OfferSize(sizes chan Size, sz Size) {
+	select {
+	case <-sizes:
+	default:
+	}
+	sizes <- sz
+}

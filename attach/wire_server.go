@@ -173,21 +173,11 @@ func (s *Conn) read(fr *frameReader) {
 			if err != nil {
 				return
 			}
-			s.pushResize(sz)
+			OfferSize(s.resizes, sz)
 		default:
 			return // a frame only a server sends: not a sandmux client
 		}
 	}
-}
-
-// pushResize replaces a size not yet taken: only the newest matters. Only
-// the reader sends, so the slot it empties stays empty for it.
-func (s *Conn) pushResize(sz Size) {
-	select {
-	case <-s.resizes:
-	default:
-	}
-	s.resizes <- sz
 }
 
 // Hello is what the client said when it attached; Who is its process.

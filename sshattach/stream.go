@@ -169,21 +169,7 @@ func forwardSizes(winch <-chan ssh.Window, sizes chan attach.Size, finished <-ch
 				first = false // The pty request's own size, which Hello carries.
 				continue
 			}
-			offer(sizes, attach.Size{Width: w.Width, Height: w.Height})
+			attach.OfferSize(sizes, attach.Size{Width: w.Width, Height: w.Height})
 		}
 	}
-}
-
-// offer replaces an unread size with sz; forwardSizes is the only sender.
-func offer(sizes chan attach.Size, sz attach.Size) {
-	select {
-	case sizes <- sz:
-		return
-	default:
-	}
-	select {
-	case <-sizes:
-	default:
-	}
-	sizes <- sz
 }

@@ -241,7 +241,7 @@ func (st *stream) read(ctx context.Context) {
 			return
 		}
 		if m.T == kindResize {
-			offer(st.sizes, attach.Size{Width: m.Cols, Height: m.Rows})
+			attach.OfferSize(st.sizes, attach.Size{Width: m.Cols, Height: m.Rows})
 			continue
 		}
 		if b := input(m, st.prefix); len(b) > 0 {
@@ -275,18 +275,4 @@ func (st *stream) ping(interval time.Duration) {
 			return
 		}
 	}
-}
-
-// offer replaces an unread size with sz; read is the only sender.
-func offer(sizes chan attach.Size, sz attach.Size) {
-	select {
-	case sizes <- sz:
-		return
-	default:
-	}
-	select {
-	case <-sizes:
-	default:
-	}
-	sizes <- sz
 }
