@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/sandmux/sandmux/providers"
 )
@@ -14,8 +15,21 @@ func TestUsagePassesThrough(t *testing.T) {
 	m := localManager()
 	defer m.Wait()
 	s := startLocal(t, m, nil, "sleep", "1000")
-	if u, ok := s.Usage(); !ok || u.RSS <= 0 {
-		t.Errorf("a local session's Usage = %+v, %v; want some memory", u, ok)
+	// A process just exec'd may read as holding nothing: the kernel's
+	// resident counts lag its first pages, and its new cgroup has nothing
+	// charged yet. The pane shows its memory at a later read.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		u, ok := s.Usage()
+		if !ok {
+			t.Fatalf("a local session's Usage = %+v, %v; want it told", u, ok)
+		}
+		if u.RSS > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a local session's Usage = %+v after 20s; want some memory", u)
+		}
+		time.Sleep(10 * time.Millisecond) // a poll: nothing tells when the kernel's counts move
 	}
 	if err := m.Kill(context.Background(), s.ID()); err != nil {
 		t.Fatal(err)
