@@ -85,7 +85,7 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	f := v.find()
 	var got []string
 	for _, r := range f.found {
-		got = append(got, fmt.Sprintf("%d:%s", m.indexOf(r.key), r.Excerpt))
+		got = append(got, fmt.Sprintf("%d:%s", m.IndexOf(r.key), r.Excerpt))
 	}
 	want := []string{"1:alpha NEEDLE one", "9:second needle j", "9:first needle j"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {

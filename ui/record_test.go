@@ -261,7 +261,7 @@ func TestQuitStopsRecordings(t *testing.T) {
 		runAll(t, m, cmd)
 		p.screen.Write(fmt.Sprintf("pane %d's last words", i))
 	}
-	m.stopAllRecordings(m.settled())()
+	m.stopAllRecordings(m.Settled())()
 	for i, p := range m.panes {
 		if p.recs.rec != nil {
 			t.Errorf("pane %d is still recorded after the quit", i)

@@ -18,24 +18,24 @@ type seenViews struct {
 	events []string
 }
 
-func (s *seenViews) paneAdded(p *pane) tea.Cmd {
+func (s *seenViews) PaneAdded(p *pane) tea.Cmd {
 	s.events = append(s.events, "added "+p.spec.Name)
-	return s.Model.paneAdded(p)
+	return s.Model.PaneAdded(p)
 }
 
-func (s *seenViews) paneRemoved(key, i int) tea.Cmd {
+func (s *seenViews) PaneRemoved(key, i int) tea.Cmd {
 	s.events = append(s.events, "removed "+paneName(key))
-	return s.Model.paneRemoved(key, i)
+	return s.Model.PaneRemoved(key, i)
 }
 
-func (s *seenViews) paneChanged(p *pane, c mux.Change) {
+func (s *seenViews) PaneChanged(p *pane, c mux.Change) {
 	s.events = append(s.events, map[mux.Change]string{mux.ChangeStarted: "started ", mux.ChangeClosed: "closed "}[c]+p.spec.Name)
-	s.Model.paneChanged(p, c)
+	s.Model.PaneChanged(p, c)
 }
 
-func (s *seenViews) needsAttention(p *pane, info *PaneInfo) bool {
+func (s *seenViews) NeedsAttention(p *pane, info *PaneInfo) bool {
 	s.events = append(s.events, "attention "+p.spec.Name)
-	return s.Model.needsAttention(p, info)
+	return s.Model.NeedsAttention(p, info)
 }
 
 // The shared side tells the views of each pane added, started, whose

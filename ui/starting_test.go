@@ -143,7 +143,7 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 	b := newFakeBackend()
 	b.startGate["apane"] = make(chan struct{})
 	m, start := startingModel(t, b)
-	quit := m.startQuit(false)
+	quit := m.StartQuit(false)
 	m.Update(quit()) // the Manager's Shutdown returned
 	if m.done {
 		t.Fatal("the program ended with a start still pending")

@@ -132,12 +132,12 @@ func TestStateTimerGivesWay(t *testing.T) {
 	}
 	m.panes[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
 	m.syncPane(0, m.panes[0], now)
-	late := m.syncStates()
+	late := m.SyncStates()
 	if late == nil || !m.stateArmed.Equal(now.Add(10*time.Minute)) {
 		t.Fatalf("no timer for the report's ttl (armed %v)", m.stateArmed)
 	}
 	m.panes[1].st.track.Notify("soon") // a debounce: an earlier deadline
-	early := m.syncStates()
+	early := m.SyncStates()
 	if early == nil || !m.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
 		t.Fatalf("the debounce's deadline did not replace the ttl's (armed %v)", m.stateArmed)
 	}

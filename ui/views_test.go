@@ -61,20 +61,20 @@ func TestFocusFollowsPaneAcrossRemovals(t *testing.T) {
 	for _, p := range m.panes { // removePane's command would close them
 		t.Cleanup(func() { p.screen.Close() })
 	}
-	m.lv().setFocus(2)   // cpane
-	other.setFocus(3)    // dpane
-	m.removePane(0, nil) // apane
+	m.lv().setFocus(2) // cpane
+	other.setFocus(3)  // dpane
+	m.RemoveAt(0, nil) // apane
 	if got, want := m.lv().focused().spec.Name, "cpane"; got != want {
 		t.Errorf("after another pane went, view 0 focuses %s, want %s", got, want)
 	}
 	if got, want := other.focused().spec.Name, "dpane"; got != want {
 		t.Errorf("after another pane went, view 1 focuses %s, want %s", got, want)
 	}
-	m.removePane(1, nil) // cpane, focused by view 0: dpane takes its place
+	m.RemoveAt(1, nil) // cpane, focused by view 0: dpane takes its place
 	if got, want := m.lv().focused().spec.Name, "dpane"; got != want {
 		t.Errorf("after its pane went, view 0 focuses %s, want %s", got, want)
 	}
-	m.removePane(1, nil) // dpane, the last: bpane before it
+	m.RemoveAt(1, nil) // dpane, the last: bpane before it
 	for _, v := range []*view{m.lv(), other} {
 		if got, want := v.focused().spec.Name, "bpane"; got != want {
 			t.Errorf("after the last pane went, view %d focuses %s, want %s", v.id, got, want)
