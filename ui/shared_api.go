@@ -146,3 +146,7 @@ func newShared(ctx context.Context, cfg mux.Config, b Backend, views paneViews, 
 	}
 	return s
 }
+
+// SetClock replaces the shared side's clock, for a model that runs on
+// a clock of its own (a test's fixed time).
+func (s *shared) SetClock(now func() time.Time) { s.now = now }

@@ -45,10 +45,10 @@ func TestUsageSampledOffTheLoop(t *testing.T) {
 func TestUsagePercentOverInterval(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 160, 40)
-	p := m.panes[0]
+	p := m.Grid()[0]
 	t0 := fixedNow()
 	sample := func(at time.Duration, cpu time.Duration) {
-		m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
+		m.Update(usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
 	}
 	sample(0, 0)
 	sample(2*time.Second, time.Second)
@@ -71,7 +71,7 @@ func TestUsagePercentOverInterval(t *testing.T) {
 	}
 	p.phase = mux.PhaseRunning
 	// A sample of an older generation (the pane restarted since) is dropped.
-	m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen - 1, at: t0.Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
+	m.Update(usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen - 1, at: t0.Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
 	if info := m.InfoAt(0); math.Abs(info.CPUPercent-100) > 0.01 {
 		t.Errorf("a stale sample counted: %v%%, want the 100%% of the last", info.CPUPercent)
 	}
@@ -87,7 +87,7 @@ func TestUsageIdleWithoutRunningPanes(t *testing.T) {
 		t.Error("a usage timer while no pane runs")
 	}
 	m2 := newTestModel(t, newFakeBackend(), 1, 80, 24)
-	m2.panes[0].phase = mux.PhaseKilled
+	m2.Grid()[0].phase = mux.PhaseKilled
 	if cmd := m2.handleUsage(usageMsg{}); cmd != nil || m2.usageArmed {
 		t.Error("a new usage timer once no pane runs")
 	}
@@ -119,9 +119,9 @@ func TestUsageRedrawsOnlyTheList(t *testing.T) {
 func TestUsageBacksOffWhileIdle(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 160, 40)
-	p := m.panes[0]
+	p := m.Grid()[0]
 	round := func(cpu time.Duration) {
-		m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen, at: m.now(), usage: providers.Usage{CPU: cpu}, ok: true}}})
+		m.Update(usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: m.Now(), usage: providers.Usage{CPU: cpu}, ok: true}}})
 	}
 	round(0) // the panes' first frames count as output
 	var got []time.Duration
