@@ -94,7 +94,7 @@ func TestContract_W7_FailedKillShowsErrorUntilDismissed(t *testing.T) {
 		t.Error("the failed kill is not kept for the exit code")
 	}
 	closeWith(t, m, "k")
-	if m.Grid()[0].alert != nil {
+	if m.Grid()[0].HasAlert() {
 		t.Fatal("the pane was killed again") // k on a killed pane does nothing
 	}
 }
@@ -109,7 +109,7 @@ func TestContract_W7_RestartAnswersAlert(t *testing.T) {
 	defer old.Close() // the start command, not run here, would close it
 	press(m, "ctrl+b")
 	press(m, "r")
-	if m.Grid()[0].alert != nil || strings.Contains(plainView(m), "kill failed") {
+	if m.Grid()[0].HasAlert() || strings.Contains(plainView(m), "kill failed") {
 		t.Errorf("the alert outlived the restart:\n%s", plainView(m))
 	}
 }

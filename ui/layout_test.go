@@ -110,14 +110,14 @@ func TestResizeIsNotOutput(t *testing.T) {
 	m.SetClock(func() time.Time { return now })
 	now = now.Add(time.Minute)
 	m.Update(stateMsg{})
-	if st := m.Grid()[1].state(); st.State != status.Idle {
+	if st := m.Grid()[1].State(); st.State != status.Idle {
 		t.Fatalf("test setup: the quiet pane is %v", st)
 	}
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.Update(frameMsg{})
 	now = now.Add(time.Second)
 	m.Update(stateMsg{})
-	if st := m.Grid()[1].state(); st.State != status.Idle {
+	if st := m.Grid()[1].State(); st.State != status.Idle {
 		t.Errorf("a resize made a quiet pane %v", st)
 	}
 }

@@ -134,7 +134,7 @@ func TestSessionListActsOnSelected(t *testing.T) {
 		m.Update(msg)
 	}
 	if p := m.Grid()[1]; p.Phase() != mux.PhaseKilled || m.lv().focusIndex() != 0 {
-		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focusIndex())
+		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.Status(), m.lv().focusIndex())
 	}
 	if m.Grid()[0].Phase() != mux.PhaseRunning || m.Grid()[2].Phase() != mux.PhaseRunning {
 		t.Error("k reached another pane than the selected one")
@@ -186,7 +186,7 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 		send(k)
 	}
 	if b.total() != before || m.Grid()[1].Phase() != mux.PhaseRunning || v.notice != "read-only" {
-		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.Grid()[1].status(), v.notice)
+		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.Grid()[1].Status(), v.notice)
 	}
 	send("enter")
 	if v.focusIndex() != 1 || m.lv().focusIndex() != 0 {

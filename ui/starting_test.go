@@ -61,13 +61,13 @@ func TestContract_S4_KillStartingPaneCancelsStart(t *testing.T) {
 	m, start := startingModel(t, b)
 	press(m, "ctrl+b")
 	press(m, "k")
-	if p := m.Grid()[0]; p.status() != "cancelling the start" {
-		t.Fatalf("status after k = %q, want the start being cancelled", p.status())
+	if p := m.Grid()[0]; p.Status() != "cancelling the start" {
+		t.Fatalf("status after k = %q, want the start being cancelled", p.Status())
 	}
 	m.Update(start())
 	p := m.Grid()[0]
-	if p.Phase() != mux.PhaseCancelled || p.status() != "start cancelled" || !p.restartable() {
-		t.Errorf("after the cancelled start: phase %v, status %q, restartable %v", p.Phase(), p.status(), p.restartable())
+	if p.Phase() != mux.PhaseCancelled || p.Status() != "start cancelled" || !p.Restartable() {
+		t.Errorf("after the cancelled start: phase %v, status %q, restartable %v", p.Phase(), p.Status(), p.Restartable())
 	}
 }
 
@@ -117,7 +117,7 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []mux.PaneSpec{{Name: "apane", Provider: "hang"}})
 	attachClient(m, 80, 24)
 	p := m.Grid()[0]
-	start := p.start(t.Context(), m.backend, m.lv().bodySize(0), 0, m.wake)
+	start := p.start(t.Context(), m.Backend(), m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.Screen().Close() })
 	msgs := make(chan tea.Msg, 1)
 	go func() { msgs <- start() }()
@@ -126,7 +126,7 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	pressX(m)
 	m.Update(<-msgs)
 	if len(m.Grid()) != 0 {
-		t.Fatalf("pane still there, status %q", p.status())
+		t.Fatalf("pane still there, status %q", p.Status())
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" || !errors.Is(r[0].Err, errStartCancelled) {
 		t.Errorf("results = %v, want the start cancelled", r)
@@ -145,11 +145,11 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 	m, start := startingModel(t, b)
 	quit := m.StartQuit(false)
 	m.Update(quit()) // the Manager's Shutdown returned
-	if m.done {
+	if m.Done() {
 		t.Fatal("the program ended with a start still pending")
 	}
 	m.Update(start()) // returns: the quit cancelled it
-	if !m.done {
+	if !m.Done() {
 		t.Fatal("the program did not end once the pending start returned")
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {

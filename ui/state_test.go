@@ -37,7 +37,7 @@ func TestEscapesDriveTheState(t *testing.T) {
 			m.Update(frameMsg{})
 			now = now.Add(status.DefaultDebounce)
 			m.Update(stateMsg{})
-			st := m.Grid()[1].state()
+			st := m.Grid()[1].State()
 			if st.State != c.want || st.Reason != c.reason {
 				t.Fatalf("state %s (%q), want %s (%q)", st.State, st.Reason, c.want, c.reason)
 			}
@@ -95,7 +95,7 @@ func TestUserEndedPanesAskNothing(t *testing.T) {
 	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
 	m.Grid()[1].phase = mux.PhaseKilled // as the kill's end sets it (prefix k)
 	m.Update(stateMsg{})
-	if st := m.Grid()[1].state(); st.State != status.Failed {
+	if st := m.Grid()[1].State(); st.State != status.Failed {
 		t.Fatalf("the killed pane is %v", st)
 	}
 	if m.lv().pv(m.Grid()[1]).attention || len(told) != 0 {
@@ -111,7 +111,7 @@ func TestPaneFailingOnItsOwnAsks(t *testing.T) {
 	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
 	m.Grid()[1].phase, m.Grid()[1].info.ExitKnown = mux.PhaseExited, true // exit status 0: done
 	m.Update(stateMsg{})
-	if st := m.Grid()[1].state(); st.State != status.Done || !m.lv().pv(m.Grid()[1]).attention || len(told) != 1 {
+	if st := m.Grid()[1].State(); st.State != status.Done || !m.lv().pv(m.Grid()[1]).attention || len(told) != 1 {
 		t.Errorf("a pane done on its own: %v, mark %v, told %d", st, m.lv().pv(m.Grid()[1]).attention, len(told))
 	}
 }

@@ -204,7 +204,7 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 		t.Fatal("quit did not ask while sessions run")
 	}
 	cmd := press(m, "y")
-	if !m.quitting {
+	if !m.Quitting() {
 		t.Fatal("y did not start quitting")
 	}
 	if kill := press(m, "q"); kill == nil {
@@ -250,8 +250,8 @@ func TestFailedPaneShowsReasonAndRestarts(t *testing.T) {
 	b := newFakeBackend()
 	b.startErr["apane"] = errFailedStart
 	m := newTestModel(t, b, 2, 120, 40)
-	if p := m.Grid()[0]; p.Phase() != mux.PhaseFailed || !strings.Contains(p.status(), "connection refused") {
-		t.Fatalf("pane 0: phase %v status %q", p.Phase(), p.status())
+	if p := m.Grid()[0]; p.Phase() != mux.PhaseFailed || !strings.Contains(p.Status(), "connection refused") {
+		t.Fatalf("pane 0: phase %v status %q", p.Phase(), p.Status())
 	}
 	delete(b.startErr, "apane")
 	press(m, "ctrl+b")
@@ -278,8 +278,8 @@ func TestKillKeepsPaneForRestart(t *testing.T) {
 		t.Errorf("kill: calls %v, phase %v", b.calls, m.Grid()[0].Phase())
 	}
 	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[0].id, State: session.Closed}}})
-	if m.Grid()[0].status() != "killed" {
-		t.Errorf("status after kill = %q", m.Grid()[0].status())
+	if m.Grid()[0].Status() != "killed" {
+		t.Errorf("status after kill = %q", m.Grid()[0].Status())
 	}
 }
 
@@ -295,7 +295,7 @@ func TestAttentionMarker(t *testing.T) {
 	b.sessions[1].outputAt(now)
 	m.Update(frameMsg{})
 	if m.lv().pv(m.Grid()[1]).attention {
-		t.Fatalf("marked before the debounce passed: %+v", m.Grid()[1].state())
+		t.Fatalf("marked before the debounce passed: %+v", m.Grid()[1].State())
 	}
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
@@ -316,14 +316,14 @@ func TestAttentionMarker(t *testing.T) {
 	m.Update(frameMsg{})
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
-	if st := m.Grid()[0].state(); st.State != status.Working {
+	if st := m.Grid()[0].State(); st.State != status.Working {
 		t.Fatalf("state after output = %v, want working", st)
 	}
 	now = now.Add(status.DefaultIdleAfter)
 	m.Update(stateMsg{})
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
-	if st := m.Grid()[0].state(); st.State != status.Idle || m.lv().pv(m.Grid()[0]).attention {
+	if st := m.Grid()[0].State(); st.State != status.Idle || m.lv().pv(m.Grid()[0]).attention {
 		t.Errorf("quiet pane: %v, attention %v; want idle, unmarked", st, m.lv().pv(m.Grid()[0]).attention)
 	}
 }

@@ -45,7 +45,7 @@ func drain(t *testing.T, m *Model) []tea.Msg {
 	var msgs []tea.Msg
 	for i, p := range m.Grid() {
 		if p.sess == nil && p.Phase() == mux.PhaseStarting {
-			msgs = append(msgs, p.start(t.Context(), m.backend, m.sizer().bodySize(i), 0, m.wake)())
+			msgs = append(msgs, p.start(t.Context(), m.Backend(), m.sizer().bodySize(i), 0, m.wake)())
 		}
 	}
 	return msgs

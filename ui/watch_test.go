@@ -32,8 +32,8 @@ func TestEchoDrawnBetweenFrames(t *testing.T) {
 	}
 	m.frameArmed, m.lastFrame = true, m.Now() // a tick is pending
 	press(m, "x")
-	if !m.Grid()[0].echo.Load() || m.Grid()[1].echo.Load() {
-		t.Fatalf("echo awaited: pane 1 %v, pane 2 %v; want only the focused pane", m.Grid()[0].echo.Load(), m.Grid()[1].echo.Load())
+	if !m.Grid()[0].Echoing() || m.Grid()[1].Echoing() {
+		t.Fatalf("echo awaited: pane 1 %v, pane 2 %v; want only the focused pane", m.Grid()[0].Echoing(), m.Grid()[1].Echoing())
 	}
 	m.Grid()[0].Screen().Write("\x1b[HQ")
 	m.Grid()[1].Screen().Write("\x1b[HW")
@@ -44,8 +44,8 @@ func TestEchoDrawnBetweenFrames(t *testing.T) {
 	if got := frameCell(m, 1); got == 'W' {
 		t.Error("a background pane was drawn before the pending tick")
 	}
-	if m.Grid()[0].echo.Load() || cmd != nil && m.watching {
-		t.Errorf("after the echo: still awaited %v, watching %v", m.Grid()[0].echo.Load(), m.watching)
+	if m.Grid()[0].Echoing() || cmd != nil && m.watching {
+		t.Errorf("after the echo: still awaited %v, watching %v", m.Grid()[0].Echoing(), m.watching)
 	}
 	m.Update(frameMsg{})
 	if got := frameCell(m, 1); got != 'W' {
@@ -59,8 +59,8 @@ func TestEchoDrawnBetweenFrames(t *testing.T) {
 	}
 	m.SetClock(func() time.Time { return fixedNow().Add(echoWait) })
 	m.watching = false
-	if _, cmd := m.Update(wakeMsg{kind: wakeDirty}); cmd != nil || m.Grid()[0].echo.Load() {
-		t.Errorf("after echoWait: command %v, awaited %v; want the watching to stop", cmd != nil, m.Grid()[0].echo.Load())
+	if _, cmd := m.Update(wakeMsg{kind: wakeDirty}); cmd != nil || m.Grid()[0].Echoing() {
+		t.Errorf("after echoWait: command %v, awaited %v; want the watching to stop", cmd != nil, m.Grid()[0].Echoing())
 	}
 }
 
