@@ -62,13 +62,13 @@ func TestBindingsDispatch(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	press(m, "x")
-	if m.panes[0].phase != mux.PhaseRunning || m.lv().modalKind() != modalNone {
-		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.panes[0].phase, m.lv().modalKind())
+	if m.Grid()[0].Phase() != mux.PhaseRunning || m.lv().modalKind() != modalNone {
+		t.Errorf("prefix x, unbound, acted: phase %v, modal %v", m.Grid()[0].Phase(), m.lv().modalKind())
 	}
 	m.lv().readOnly = true
 	send(m, tea.KeyPressMsg(tea.Key{Code: tea.KeyF6}))
-	if m.panes[0].phase != mux.PhaseRunning || m.lv().notice != "read-only" {
-		t.Errorf("a read-only client's f6 (close) acted: phase %v, notice %q", m.panes[0].phase, m.lv().notice)
+	if m.Grid()[0].Phase() != mux.PhaseRunning || m.lv().notice != "read-only" {
+		t.Errorf("a read-only client's f6 (close) acted: phase %v, notice %q", m.Grid()[0].Phase(), m.lv().notice)
 	}
 }
 

@@ -42,8 +42,8 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 	b.closeErr["apane"] = errFullStore
 	m := newTestModel(t, b, 2, 120, 40)
 	closeWith(t, m, "x")
-	if len(m.panes) != 2 || m.lv().modalKind() != modalNone {
-		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.panes), m.lv().modalKind())
+	if len(m.Grid()) != 2 || m.lv().modalKind() != modalNone {
+		t.Fatalf("after a failed close: %d panes, modal %v; want the pane kept and the modal gone", len(m.Grid()), m.lv().modalKind())
 	}
 	v := plainView(m)
 	for _, want := range []string{"close failed", "no space left on device", "ctrl+b x dismisses", `\x1b]52`} {
@@ -58,13 +58,13 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 		t.Error("the failed close is not kept for the exit code")
 	}
 	press(m, "a") // the closed pane takes no input and the alert stays
-	if len(m.panes) != 2 || !strings.Contains(plainView(m), "close failed") {
+	if len(m.Grid()) != 2 || !strings.Contains(plainView(m), "close failed") {
 		t.Fatal("the alert went away without being dismissed")
 	}
 	press(m, "ctrl+b")
 	runCmd(pressX(m))
-	if len(m.panes) != 1 || m.panes[0].spec.Name != "bpane" || strings.Contains(plainView(m), "close failed") {
-		t.Fatalf("prefix x left %d panes:\n%s", len(m.panes), plainView(m))
+	if len(m.Grid()) != 1 || m.Grid()[0].Spec().Name != "bpane" || strings.Contains(plainView(m), "close failed") {
+		t.Fatalf("prefix x left %d panes:\n%s", len(m.Grid()), plainView(m))
 	}
 	r := m.Results()
 	if len(r) != 1 || !strings.Contains(r[0].String(), "no space left on device") {
@@ -82,19 +82,19 @@ func TestContract_W7_FailedKillShowsErrorUntilDismissed(t *testing.T) {
 	b.closeErr["apane"] = errFullStore
 	m := newTestModel(t, b, 1, 120, 40)
 	closeWith(t, m, "k")
-	if p := m.panes[0]; p.phase != mux.PhaseKilled || !strings.Contains(plainView(m), "kill failed") {
-		t.Fatalf("after a failed kill: phase %v:\n%s", p.phase, plainView(m))
+	if p := m.Grid()[0]; p.Phase() != mux.PhaseKilled || !strings.Contains(plainView(m), "kill failed") {
+		t.Fatalf("after a failed kill: phase %v:\n%s", p.Phase(), plainView(m))
 	}
 	press(m, "ctrl+b")
 	runCmd(pressX(m))
-	if len(m.panes) != 1 || m.panes[0].phase != mux.PhaseKilled || strings.Contains(plainView(m), "kill failed") {
-		t.Fatalf("prefix x: %d panes:\n%s", len(m.panes), plainView(m))
+	if len(m.Grid()) != 1 || m.Grid()[0].Phase() != mux.PhaseKilled || strings.Contains(plainView(m), "kill failed") {
+		t.Fatalf("prefix x: %d panes:\n%s", len(m.Grid()), plainView(m))
 	}
 	if m.TeardownErr() == nil {
 		t.Error("the failed kill is not kept for the exit code")
 	}
 	closeWith(t, m, "k")
-	if m.panes[0].alert != nil {
+	if m.Grid()[0].HasAlert() {
 		t.Fatal("the pane was killed again") // k on a killed pane does nothing
 	}
 }
@@ -105,11 +105,11 @@ func TestContract_W7_RestartAnswersAlert(t *testing.T) {
 	b.closeErr["apane"] = errFullStore
 	m := newTestModel(t, b, 1, 120, 40)
 	closeWith(t, m, "k")
-	old := m.panes[0].screen
+	old := m.Grid()[0].Screen()
 	defer old.Close() // the start command, not run here, would close it
 	press(m, "ctrl+b")
 	press(m, "r")
-	if m.panes[0].alert != nil || strings.Contains(plainView(m), "kill failed") {
+	if m.Grid()[0].HasAlert() || strings.Contains(plainView(m), "kill failed") {
 		t.Errorf("the alert outlived the restart:\n%s", plainView(m))
 	}
 }
@@ -124,10 +124,10 @@ func TestContract_W7_FailedCloseBeforeRestartIsShown(t *testing.T) {
 	b.sessions[0].info.State, b.sessions[0].info.ExitKnown = session.Exited, true
 	b.mu.Unlock()
 	m.Update(infosMsg{infos: b.List()})
-	if m.panes[0].phase != mux.PhaseExited {
-		t.Fatalf("phase %v, want exited", m.panes[0].phase)
+	if m.Grid()[0].Phase() != mux.PhaseExited {
+		t.Fatalf("phase %v, want exited", m.Grid()[0].Phase())
 	}
-	old := m.panes[0].screen
+	old := m.Grid()[0].Screen()
 	defer old.Close() // the start command, not run here, would close it
 	press(m, "ctrl+b")
 	// The restart is a sequence: the old session's close, then the start.

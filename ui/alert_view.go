@@ -17,31 +17,24 @@ import (
 // dismissAt takes pane i's alert away (x on a failed close or kill); a
 // pane that was being closed goes, as the close asked.
 func (v *view) dismissAt(i int) tea.Cmd {
-	if i < 0 || i >= len(v.m.panes) || v.m.panes[i].alert == nil {
-		return nil
-	}
-	p := v.m.panes[i]
-	p.alert = nil
-	if p.phase == mux.PhaseClosed {
-		return v.m.removePane(i, nil)
-	}
-	return nil
+	return v.m.Dismiss(i)
 }
 
 // alertRows lays out the pane's alert in a body w cells wide and h rows
 // tall: a heading, then the error wrapped, its control characters shown
 // escaped (the text may come from a workspace or a remote host).
 func (v *view) alertRows(p *pane, w, h int) []string {
-	if p.alert == nil {
+	what, err, ok := p.Alert()
+	if !ok {
 		// A failed start: its whole reason, not a line cut at the width.
 		head := fmt.Sprintf("start failed — %s r restarts, %s x closes", v.m.opts.Prefix, v.m.opts.Prefix)
-		return failureRows(head, p.err, w, h)
+		return failureRows(head, p.Err(), w, h)
 	}
-	head := fmt.Sprintf("%s failed — %s x dismisses", p.alert.what, v.m.opts.Prefix)
-	if p.phase == mux.PhaseKilled {
+	head := fmt.Sprintf("%s failed — %s x dismisses", what, v.m.opts.Prefix)
+	if p.Phase() == mux.PhaseKilled {
 		head += ", " + v.m.opts.Prefix + " r restarts"
 	}
-	return failureRows(head, p.alert.err, w, h)
+	return failureRows(head, err, w, h)
 }
 
 // failureRows is a failure's body: the heading, then err wrapped, its

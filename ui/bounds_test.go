@@ -14,7 +14,7 @@ import (
 func TestContract_A10_UISizesClamped(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
-	m.now = fixedNow
+	m.SetClock(fixedNow)
 	m.Update(StartMsg{Width: 9999, Height: 9999})
 	if m.layoutW != termsize.MaxWidth || m.layoutH != termsize.MaxHeight {
 		t.Errorf("the start layout is %dx%d, want the bound %dx%d", m.layoutW, m.layoutH, termsize.MaxWidth, termsize.MaxHeight)
@@ -22,7 +22,7 @@ func TestContract_A10_UISizesClamped(t *testing.T) {
 	for _, c := range drain(t, m) {
 		m.Update(c)
 	}
-	t.Cleanup(func() { m.panes[0].screen.Close() })
+	t.Cleanup(func() { m.Grid()[0].Screen().Close() })
 	m.Update(AttachMsg{ID: 1, Width: 65535, Height: 65535})
 	check := func(when string) {
 		t.Helper()
@@ -30,7 +30,7 @@ func TestContract_A10_UISizesClamped(t *testing.T) {
 		if v.width > termsize.MaxWidth || v.height > termsize.MaxHeight {
 			t.Errorf("%s: the view is %dx%d, past the bound", when, v.width, v.height)
 		}
-		if c, r := m.panes[0].screen.Size(); c > termsize.MaxWidth || r > termsize.MaxHeight {
+		if c, r := m.Grid()[0].Screen().Size(); c > termsize.MaxWidth || r > termsize.MaxHeight {
 			t.Errorf("%s: the pane's screen is %dx%d, past the bound", when, c, r)
 		}
 	}

@@ -16,7 +16,7 @@ func (v *view) composeLines() []string {
 	idx, rects := v.pageRects()
 	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
 	for k, i := range idx {
-		if p := v.m.panes[i]; p.alert != nil || p.phase == mux.PhaseFailed {
+		if p := v.m.Grid()[i]; p.HasAlert() || p.Phase() == mux.PhaseFailed {
 			if alerts == nil {
 				alerts = map[int][]string{}
 			}
@@ -25,12 +25,12 @@ func (v *view) composeLines() []string {
 	}
 	titles := make([]string, len(rects))
 	for k, r := range rects {
-		titles[k] = v.title(idx[k], v.m.panes[idx[k]], r.w)
+		titles[k] = v.title(idx[k], v.m.Grid()[idx[k]], r.w)
 	}
 	// A line is composed again only when a part of it changed: a title,
 	// or a pane row rendered since. An alert, or no panes, redoes all.
 	c := &v.lines
-	whole := c.key != v.layoutKey || len(c.text) != h || alerts != nil || c.alerts || len(v.m.panes) == 0 || !c.sameKeys(v, idx)
+	whole := c.key != v.layoutKey || len(c.text) != h || alerts != nil || c.alerts || len(v.m.Grid()) == 0 || !c.sameKeys(v, idx)
 	if whole {
 		c.key, c.text, c.titles, c.gens = v.layoutKey, make([]string, h), make([]string, len(idx)), make([]uint64, len(idx))
 		c.keys = make([]int, len(idx))
@@ -42,12 +42,12 @@ func (v *view) composeLines() []string {
 		c.text[y] = v.composeLine(y, w, idx, rects, titles, alerts)
 	}
 	for k, i := range idx {
-		c.titles[k], c.gens[k], c.keys[k] = titles[k], v.pv(v.m.panes[i]).gen, v.m.panes[i].key
+		c.titles[k], c.gens[k], c.keys[k] = titles[k], v.pv(v.m.Grid()[i]).gen, v.m.Grid()[i].Key()
 	}
 	c.alerts = alerts != nil
 	lines := make([]string, 0, h+1)
 	lines = append(lines, c.text...)
-	if len(v.m.panes) == 0 && h > 0 {
+	if len(v.m.Grid()) == 0 && h > 0 {
 		msg := ansi.Truncate("No panes open: "+v.m.opts.Prefix+" q quits.", w, "")
 		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
 	}
@@ -71,7 +71,7 @@ func (c *composedLines) sameKeys(v *view, idx []int) bool {
 		return false
 	}
 	for k, i := range idx {
-		if v.m.panes[i].key != c.keys[k] {
+		if v.m.Grid()[i].Key() != c.keys[k] {
 			return false
 		}
 	}
@@ -89,7 +89,7 @@ func (c *composedLines) lineChanged(v *view, y int, idx []int, rects []rect, tit
 				return true
 			}
 		default:
-			if s := v.pv(v.m.panes[idx[k]]); s.rowRendered(y-r.y-1) > c.gens[k] {
+			if s := v.pv(v.m.Grid()[idx[k]]); s.rowRendered(y-r.y-1) > c.gens[k] {
 				return true
 			}
 		}
@@ -108,7 +108,7 @@ func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, a
 		if r.x > x {
 			v.out = append(v.out, strings.Repeat(" ", r.x-x)...)
 		}
-		p := v.m.panes[idx[k]]
+		p := v.m.Grid()[idx[k]]
 		switch rows, ok := alerts[idx[k]]; {
 		case y == r.y:
 			v.out = append(v.out, titles[k]...)

@@ -24,8 +24,8 @@ func TestComposeIncrementalEqualsWhole(t *testing.T) {
 	}
 	check("start")
 	for i := range 30 {
-		p := m.panes[i%4]
-		p.screen.Write(fmt.Sprintf("line %d\r\n", i))
+		p := m.Grid()[i%4]
+		p.Screen().Write(fmt.Sprintf("line %d\r\n", i))
 		m.Update(frameMsg{})
 		check(fmt.Sprintf("output %d", i))
 	}
@@ -38,9 +38,9 @@ func TestComposeIncrementalEqualsWhole(t *testing.T) {
 	press(m, "ctrl+b")
 	press(m, "z")
 	check("unzoom")
-	m.panes[2].alert = &alert{what: "close", err: errFullStore}
+	m.Grid()[2].alert = &alert{what: "close", err: errFullStore}
 	check("alert")
-	m.panes[2].alert = nil
+	m.Grid()[2].alert = nil
 	check("alert gone")
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	check("resize")

@@ -37,8 +37,8 @@ func (s *shared) Open(spec mux.PaneSpec) (PaneInfo, tea.Cmd) {
 	if s.started && !s.quitting {
 		cmds = append(cmds, s.startPane(i))
 	}
-	cmds = append(cmds, s.clients.paneAdded(s.panes[i]))
-	return *s.paneInfo(i), tea.Batch(cmds...)
+	cmds = append(cmds, s.clients.PaneAdded(s.panes[i]))
+	return *s.InfoAt(i), tea.Batch(cmds...)
 }
 
 // ClosePane closes (kill: kills) the pane; done is told once the
@@ -55,11 +55,11 @@ func (s *shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, err
 		return nil, fmt.Errorf("pane %d has no session to kill: it is %s", i+1, p.status())
 	}
 	was := p.phase
-	cmd := s.closePane(i, kill, done)
+	cmd := s.CloseAt(i, kill, done)
 	// closePane moves a running pane to closing without an event, and the
 	// session's own report of closing changes no phase: without this, ctl
 	// events never shows it and ctl wait --state closing misses it.
-	if j := s.indexOf(p.key); j >= 0 && p.phase != was {
+	if j := s.IndexOf(p.key); j >= 0 && p.phase != was {
 		s.emitState(j, p)
 	}
 	return cmd, nil
@@ -74,7 +74,7 @@ func (s *shared) RestartPane(id string) (tea.Cmd, error) {
 	if !p.restartable() || s.quitting {
 		return nil, fmt.Errorf("pane %d is %s: only an exited, killed or failed pane restarts", i+1, p.status())
 	}
-	return s.restartPane(i), nil
+	return s.RestartAt(i), nil
 }
 
 // Input types encode's bytes, for the pane's modes now, into its session.
@@ -83,7 +83,7 @@ func (s *shared) Input(id string, encode func(vt.Modes) []byte) error {
 	if err != nil {
 		return err
 	}
-	if !s.input(p, encode) && p.sess == nil {
+	if !s.Send(p, encode) && p.sess == nil {
 		return fmt.Errorf("pane %d is %s: nothing takes input", i+1, p.status())
 	}
 	p.answered()

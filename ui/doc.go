@@ -2,7 +2,9 @@
 // shared side (shared, panes.go) holds the panes every client shares:
 // their sessions, screens and lives, states, usage, recordings, the quit
 // and what control requests do; it never edits a view, and tells the
-// views what changed through paneViews. The views (view.go) are one per
+// views what changed through paneViews; the views reach it only
+// through its methods (shared_api.go) and a pane's accessors
+// (pane_read.go). The views (view.go) are one per
 // attached client: its size, focus, page, zoom, modal, scroll, picks and
 // frames, the layout, the key map, overlays, and composing each client's
 // screen from the panes' rendered rows and lipgloss chrome.

@@ -27,12 +27,12 @@ func benchModel(b *testing.B) *Model {
 // echo parsed, and the Update that notices drawing it between frames.
 func BenchmarkEcho(b *testing.B) {
 	m := benchModel(b)
-	p := m.panes[0]
+	p := m.Grid()[0]
 	b.ReportAllocs()
 	for b.Loop() {
 		m.frameArmed = true // between two frames of the others
 		press(m, "a")
-		p.screen.Write("a")
+		p.Screen().Write("a")
 		m.Update(wakeMsg{kind: wakeDirty})
 	}
 }
@@ -43,8 +43,8 @@ func BenchmarkFrame(b *testing.B) {
 	m := benchModel(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, p := range m.panes {
-			p.screen.Write("some output of a busy pane\r\n")
+		for _, p := range m.Grid() {
+			p.Screen().Write("some output of a busy pane\r\n")
 		}
 		m.Update(frameMsg{})
 	}

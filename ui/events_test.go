@@ -32,7 +32,7 @@ func TestModelReportsEvents(t *testing.T) {
 	b.mu.Unlock()
 	m.Update(infosMsg{infos: infos})
 
-	m.panes[1].screen.Write("\a")
+	m.Grid()[1].Screen().Write("\a")
 	m.Update(frameMsg{})
 
 	press(m, "ctrl+b")

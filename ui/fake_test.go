@@ -235,12 +235,12 @@ func newTestModel(t testing.TB, b *fakeBackend, n, w, h int) *Model {
 		}
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
-	m.now = fixedNow
+	m.SetClock(fixedNow)
 	startTestPanes(t, m, b, w, h)
 	t.Cleanup(func() {
-		for _, p := range m.panes {
-			if p.screen != nil {
-				p.screen.Close()
+		for _, p := range m.Grid() {
+			if p.Screen() != nil {
+				p.Screen().Close()
 			}
 		}
 	})
@@ -301,8 +301,8 @@ func keyMsg(key string) tea.KeyPressMsg {
 // delivered; the client then takes its first frames of the new screens.
 func startTestPanes(t testing.TB, m *Model, b Backend, w, h int) {
 	attachClient(m, w, h)
-	for i := range m.panes {
-		m.Update(m.panes[i].start(t.Context(), b, m.lv().bodySize(i), m.cfg.Scrollback, m.wake)())
+	for i := range m.Grid() {
+		m.Update(m.Grid()[i].start(t.Context(), b, m.lv().bodySize(i), m.cfg.Scrollback, m.wake)())
 	}
 	m.lv().relayout()
 	m.Update(frameMsg{})

@@ -128,7 +128,7 @@ func (v *view) editFind(q string) tea.Cmd {
 	f.query = q
 	f.gen++
 	id, gen := v.id, f.gen
-	return v.m.after(findDebounce, findTickMsg{view: id, gen: gen})
+	return v.m.After(findDebounce, findTickMsg{view: id, gen: gen})
 }
 
 // findEnter opens the selected result when the results are the query's,
@@ -183,12 +183,12 @@ func (v *view) startFind() tea.Cmd {
 		return nil
 	}
 	var targets []findTarget
-	for _, p := range v.m.panes {
-		if p.screen != nil {
-			targets = append(targets, findTarget{p.key, p.screen})
+	for _, p := range v.m.Grid() {
+		if p.Screen() != nil {
+			targets = append(targets, findTarget{p.Key(), p.Screen()})
 		}
 	}
-	ctx, cancel := context.WithCancel(v.m.ctx)
+	ctx, cancel := context.WithCancel(v.m.Ctx())
 	f.running, f.cancel = f.gen, cancel
 	id, gen := v.id, f.gen
 	return func() tea.Msg {
@@ -239,7 +239,7 @@ func searchPanes(ctx context.Context, targets []findTarget, m *vt.Matcher, limit
 // openFound focuses the result's pane and opens its scrollback at the
 // match: the pane's own search takes the query, so n and N go on from it.
 func (v *view) openFound(r found, query string) tea.Cmd {
-	i := v.m.indexOf(r.key)
+	i := v.m.IndexOf(r.key)
 	v.closeFind()
 	if i < 0 {
 		v.notice = "that pane is gone"
@@ -250,8 +250,8 @@ func (v *view) openFound(r found, query string) tea.Cmd {
 		return nil // it compiled for the search
 	}
 	cmd := v.setFocus(i)
-	p := v.m.panes[i]
-	if p.screen == nil {
+	p := v.m.Grid()[i]
+	if p.Screen() == nil {
 		return cmd
 	}
 	v.scrollMode = true
@@ -259,9 +259,9 @@ func (v *view) openFound(r found, query string) tea.Cmd {
 	s.search = &searchState{query: query, matcher: matcher, match: -1}
 	// Lines move up as the ring turns: the match is at r.Line or older
 	// now, unless the pane was cleared or restarted since.
-	m, ok := p.screen.SearchFrom(matcher, r.Line, -1)
+	m, ok := p.Screen().SearchFrom(matcher, r.Line, -1)
 	if !ok {
-		m, ok = p.screen.SearchFrom(matcher, r.Line, 1)
+		m, ok = p.Screen().SearchFrom(matcher, r.Line, 1)
 	}
 	if ok {
 		v.showMatch(p, m)

@@ -85,7 +85,7 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	f := v.find()
 	var got []string
 	for _, r := range f.found {
-		got = append(got, fmt.Sprintf("%d:%s", m.indexOf(r.key), r.Excerpt))
+		got = append(got, fmt.Sprintf("%d:%s", m.IndexOf(r.key), r.Excerpt))
 	}
 	want := []string{"1:alpha NEEDLE one", "9:second needle j", "9:first needle j"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
@@ -101,7 +101,7 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	if v.modalKind() != modalNone || v.focusIndex() != 9 || v.page != 2 || !v.scrollMode {
 		t.Fatalf("after enter: modal %d focus %d page %d scroll mode %v", v.modalKind(), v.focusIndex(), v.page, v.scrollMode)
 	}
-	s := v.pv(m.panes[9])
+	s := v.pv(m.Grid()[9])
 	if s.scroll == 0 || !highlighted(s, "second needle j", "needle") {
 		t.Fatalf("scrolled %d; the frame does not show the match highlighted:\n%s", s.scroll, vt.RenderText(nil, &s.frame))
 	}
@@ -124,7 +124,7 @@ func TestFindHostileTextIsEscaped(t *testing.T) {
 	name := hostileName + "-pane"
 	b.output[paneName(0)] = "needle \u202eevil\u2066 end\r\n"
 	m := newTestModel(t, b, 2, 120, 30)
-	m.panes[0].spec.Name = name
+	m.Grid()[0].spec.Name = name
 	press(m, "ctrl+b")
 	press(m, "/")
 	typeText(m, "needle")
@@ -211,7 +211,7 @@ func TestScrollSearchSharesTheMatcher(t *testing.T) {
 	press(m, "/")
 	typeText(m, "needle")
 	press(m, "enter")
-	s := v.pv(m.panes[0])
+	s := v.pv(m.Grid()[0])
 	if s.scroll == 0 || !highlighted(s, "a NEEDLE b", "NEEDLE") {
 		t.Fatalf("a folded query did not find NEEDLE (scrolled %d):\n%s", s.scroll, vt.RenderText(nil, &s.frame))
 	}

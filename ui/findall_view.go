@@ -77,10 +77,10 @@ func (f *findState) summary() string {
 
 // foundLine is one result, exactly w cells or fewer: "3 name  line 1234  excerpt".
 func (v *view) foundLine(r found, w int, selected bool) string {
-	i := v.m.indexOf(r.key)
+	i := v.m.IndexOf(r.key)
 	name := "(gone)"
 	if i >= 0 {
-		name = v.m.panes[i].spec.Name
+		name = v.m.Grid()[i].Spec().Name
 	}
 	label := fmt.Sprintf("%d %s", i+1, ansi.Truncate(termsafe.String(name), 16, "…"))
 	where := fmt.Sprintf("line %d", r.Line+1)

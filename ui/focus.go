@@ -10,19 +10,19 @@ import (
 // setFocus moves focus to pane i: the page follows, the new pane's
 // attention marker clears, and both panes get focus reports if they asked.
 func (v *view) setFocus(i int) tea.Cmd {
-	if i < 0 || i >= len(v.m.panes) || i == v.focusIndex() {
+	if i < 0 || i >= len(v.m.Grid()) || i == v.focusIndex() {
 		return nil
 	}
 	old := v.focused()
-	p := v.m.panes[i]
-	v.focusKey = p.key
+	p := v.m.Grid()[i]
+	v.focusKey = p.Key()
 	v.pv(p).attention = false
 	var cmds []tea.Cmd
 	if old != nil && !v.readOnly {
-		v.m.input(old, func(modes vt.Modes) []byte { return encode.Focus(false, modes) })
+		v.m.Send(old, func(modes vt.Modes) []byte { return encode.Focus(false, modes) })
 	}
 	if !v.readOnly {
-		v.m.input(p, func(modes vt.Modes) []byte { return encode.Focus(true, modes) })
+		v.m.Send(p, func(modes vt.Modes) []byte { return encode.Focus(true, modes) })
 	}
 	if n := v.pageSize(); !v.zoom && i/n != v.page {
 		v.page = i / n
@@ -82,16 +82,16 @@ func abs(x int) int {
 }
 
 func (v *view) focusNext() tea.Cmd {
-	if len(v.m.panes) == 0 {
+	if len(v.m.Grid()) == 0 {
 		return nil
 	}
-	return v.setFocus((v.focusIndex() + 1) % len(v.m.panes))
+	return v.setFocus((v.focusIndex() + 1) % len(v.m.Grid()))
 }
 
 // turnPage shows the next or previous page and focuses its first pane.
 func (v *view) turnPage(d int) tea.Cmd {
 	n := v.pageSize()
-	pages := (len(v.m.panes) + n - 1) / n
+	pages := (len(v.m.Grid()) + n - 1) / n
 	if pages <= 1 || v.zoom {
 		return nil
 	}
@@ -104,6 +104,6 @@ func (v *view) handleFocusReport(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	_, focused := msg.(tea.FocusMsg)
-	v.m.input(p, func(modes vt.Modes) []byte { return encode.Focus(focused, modes) })
+	v.m.Send(p, func(modes vt.Modes) []byte { return encode.Focus(focused, modes) })
 	return nil
 }

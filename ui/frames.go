@@ -1,6 +1,8 @@
 package ui
 
-import "github.com/sandmux/sandmux/session/vt"
+import (
+	"github.com/sandmux/sandmux/session/vt"
+)
 
 // What a view keeps of each pane: its frame of the screen and the rows
 // rendered from it.
@@ -8,15 +10,15 @@ import "github.com/sandmux/sandmux/session/vt"
 // takeFrame copies pane p's screen (or the scrolled-back view) into the
 // view's frame of it and renders its rows.
 func (v *view) takeFrame(p *pane) {
-	s := v.panes[p.key]
-	if s == nil || p.screen == nil {
+	s := v.panes[p.Key()]
+	if s == nil || p.Screen() == nil {
 		return
 	}
 	if s.scroll > 0 {
-		p.screen.SnapshotAt(&s.frame, s.scroll)
+		p.Screen().SnapshotAt(&s.frame, s.scroll)
 		s.scroll = s.frame.Scrollback - s.frame.First // clamped by the screen
 	} else {
-		p.screen.Snapshot(&s.frame)
+		p.Screen().Snapshot(&s.frame)
 	}
 	if s.search != nil || s.sel != nil {
 		s.highlightSearch()

@@ -87,8 +87,8 @@ func TestGoldenQuitModal(t *testing.T) {
 	press(m, "q")
 	golden(t, m, "quit-confirm")
 	press(m, "y")
-	m.panes[1].info.Stage = "SIGHUP sent, waiting"
-	m.panes[1].phase = mux.PhaseClosing
+	m.Grid()[1].info.Stage = "SIGHUP sent, waiting"
+	m.Grid()[1].phase = mux.PhaseClosing
 	golden(t, m, "quit-teardown")
 }
 

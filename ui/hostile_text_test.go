@@ -79,16 +79,16 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 		specs = append(specs, spec)
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
-	m.now = fixedNow
+	m.SetClock(fixedNow)
 	startTestPanes(t, m, b, 300, 30)
 	t.Cleanup(func() {
-		for _, p := range m.panes {
-			if p.screen != nil {
-				p.screen.Close()
+		for _, p := range m.Grid() {
+			if p.Screen() != nil {
+				p.Screen().Close()
 			}
 		}
 	})
-	p := m.panes[2]
+	p := m.Grid()[2]
 	p.phase, p.info.State, p.info.Stage = mux.PhaseClosing, session.Closing, "hook: \x1b]0;pwned\x07 uploading"
 	m.Update(stateMsg{}) // the states follow the phases set here
 	return m, b

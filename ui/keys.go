@@ -23,7 +23,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	key := msg.String()
 	v.notice = ""
-	if v.m.quitting {
+	if v.m.Quitting() {
 		// Input is blocked; a repeated quit escalates to kill.
 		if !v.readOnly && (key == "q" || key == "ctrl+c") {
 			return v.m.quit(false)
@@ -43,7 +43,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case confirmCloseModal:
 		v.modal = nil
 		if key == "y" || key == "Y" {
-			return v.closeAt(v.m.indexOf(md.key), true)
+			return v.closeAt(v.m.IndexOf(md.key), true)
 		}
 		return nil
 	case closingModal:
@@ -84,8 +84,8 @@ func (v *view) escalateClose(key string) tea.Cmd {
 	if key != "x" && key != "k" && key != "ctrl+c" {
 		return nil
 	}
-	if i := v.m.indexOf(v.closingKey()); i >= 0 {
-		return v.m.closePane(i, true, nil)
+	if i := v.m.IndexOf(v.closingKey()); i >= 0 {
+		return v.m.CloseAt(i, true, nil)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 		return nil
 	}
 	focus := v.focusIndex()
-	for i, p := range v.m.panes {
+	for i, p := range v.m.Grid() {
 		target := i == focus
 		if v.broadcast {
 			target = v.pv(p).picked
@@ -110,8 +110,8 @@ func (v *view) sendInput(encode func(vt.Modes) []byte) tea.Cmd {
 		if !target {
 			continue
 		}
-		if v.m.input(p, encode) {
-			p.answered()
+		if v.m.Send(p, encode) {
+			p.Answered()
 			if s := v.pv(p); s.scroll > 0 {
 				s.scroll = 0 // typing returns to the live screen, as in tmux
 				v.takeFrame(p)
@@ -129,7 +129,7 @@ func (v *view) handlePaste(text string) tea.Cmd {
 		p.add(text)
 		return nil
 	}
-	if v.modal != nil || v.scrollMode || v.m.quitting {
+	if v.modal != nil || v.scrollMode || v.m.Quitting() {
 		return nil
 	}
 	return v.sendInput(func(modes vt.Modes) []byte { return encode.Paste(text, modes) })
@@ -145,8 +145,8 @@ func (v *view) toggleHelp() tea.Cmd {
 }
 
 func (v *view) requestQuit() tea.Cmd {
-	for _, p := range v.m.panes {
-		if p.phase == mux.PhaseRunning || p.phase == mux.PhaseStarting {
+	for _, p := range v.m.Grid() {
+		if p.Phase() == mux.PhaseRunning || p.Phase() == mux.PhaseStarting {
 			v.modal = confirmQuitModal{}
 			return nil
 		}
@@ -176,7 +176,7 @@ func (v *view) toggleBroadcast() tea.Cmd {
 	v.broadcast = !v.broadcast
 	if v.broadcast {
 		any := false
-		for _, p := range v.m.panes {
+		for _, p := range v.m.Grid() {
 			any = any || v.pv(p).picked
 		}
 		if p := v.focused(); !any && p != nil {
@@ -198,8 +198,8 @@ func (v *view) togglePick() tea.Cmd {
 // session runs: an ended pane has nothing left to lose, and a start is
 // only cancelled.
 func (v *view) closeFocused() tea.Cmd {
-	if p := v.focused(); p != nil && p.alert == nil && p.phase == mux.PhaseRunning {
-		v.modal = confirmCloseModal{p.key}
+	if p := v.focused(); p != nil && !p.HasAlert() && p.Phase() == mux.PhaseRunning {
+		v.modal = confirmCloseModal{p.Key()}
 		return nil
 	}
 	return v.closeAt(v.focusIndex(), true)
@@ -210,45 +210,45 @@ func (v *view) restartFocused() tea.Cmd { return v.restartAt(v.focusIndex()) }
 // closeAt closes pane i (x); modal shows the teardown over the panes
 // until the pane goes, as x does (the session list shows it in its rows).
 func (v *view) closeAt(i int, modal bool) tea.Cmd {
-	if i < 0 || i >= len(v.m.panes) {
+	if i < 0 || i >= len(v.m.Grid()) {
 		return nil
 	}
-	p := v.m.panes[i]
-	if p.alert != nil {
+	p := v.m.Grid()[i]
+	if p.HasAlert() {
 		// The close (or kill) already ran and failed: x again answers it.
 		return v.dismissAt(i)
 	}
-	switch p.phase {
+	switch p.Phase() {
 	case mux.PhaseFailed, mux.PhaseKilled, mux.PhaseClosed, mux.PhaseCancelled:
 	default:
 		if modal {
 			// The modal shows the teardown (or the start's cancellation)
 			// until the pane goes.
-			v.modal = closingModal{p.key}
+			v.modal = closingModal{p.Key()}
 		}
 	}
-	return v.m.closePane(i, false, nil)
+	return v.m.CloseAt(i, false, nil)
 }
 
 func (v *view) killAt(i int) tea.Cmd {
-	if i < 0 || i >= len(v.m.panes) {
+	if i < 0 || i >= len(v.m.Grid()) {
 		return nil
 	}
-	p := v.m.panes[i]
-	if p.phase != mux.PhaseStarting && (p.sess == nil || p.phase == mux.PhaseKilled || p.phase == mux.PhaseClosed) {
+	p := v.m.Grid()[i]
+	if p.Phase() != mux.PhaseStarting && (!p.HasSession() || p.Phase() == mux.PhaseKilled || p.Phase() == mux.PhaseClosed) {
 		return nil
 	}
-	return v.m.closePane(i, true, nil)
+	return v.m.CloseAt(i, true, nil)
 }
 
 func (v *view) restartAt(i int) tea.Cmd {
-	if i < 0 || i >= len(v.m.panes) {
+	if i < 0 || i >= len(v.m.Grid()) {
 		return nil
 	}
-	p := v.m.panes[i]
-	if !p.restartable() {
-		v.notice = "r restarts an exited, killed or failed pane; this one is " + p.status()
+	p := v.m.Grid()[i]
+	if !p.Restartable() {
+		v.notice = "r restarts an exited, killed or failed pane; this one is " + p.Status()
 		return nil
 	}
-	return v.m.restartPane(i)
+	return v.m.RestartAt(i)
 }

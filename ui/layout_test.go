@@ -93,10 +93,10 @@ func TestResizeClampsPage(t *testing.T) {
 func TestOffPagePaneDrawnWhenShown(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 8, 45, 9)
-	last := m.panes[len(m.panes)-1]
-	last.screen.Write("\r\nlate output")
+	last := m.Grid()[len(m.Grid())-1]
+	last.Screen().Write("\r\nlate output")
 	m.Update(frameMsg{})
-	m.lv().setFocus(len(m.panes) - 1)
+	m.lv().setFocus(len(m.Grid()) - 1)
 	if !strings.Contains(string(bytes.Join(m.lv().pv(last).rows, nil)), "late output") {
 		t.Errorf("the page's pane does not show its output: %q", bytes.Join(m.lv().pv(last).rows, nil))
 	}
@@ -107,17 +107,17 @@ func TestResizeIsNotOutput(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	now := fixedNow()
-	m.now = func() time.Time { return now }
+	m.SetClock(func() time.Time { return now })
 	now = now.Add(time.Minute)
 	m.Update(stateMsg{})
-	if st := m.panes[1].state(); st.State != status.Idle {
+	if st := m.Grid()[1].State(); st.State != status.Idle {
 		t.Fatalf("test setup: the quiet pane is %v", st)
 	}
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.Update(frameMsg{})
 	now = now.Add(time.Second)
 	m.Update(stateMsg{})
-	if st := m.panes[1].state(); st.State != status.Idle {
+	if st := m.Grid()[1].State(); st.State != status.Idle {
 		t.Errorf("a resize made a quiet pane %v", st)
 	}
 }

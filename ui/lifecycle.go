@@ -16,7 +16,7 @@ import (
 // and the quit. Each step that blocks runs in a command and reports back
 // as a message carrying the pane's key and generation.
 
-func (s *shared) startAll() tea.Cmd {
+func (s *shared) StartAll() tea.Cmd {
 	s.started = true
 	cmds := make([]tea.Cmd, 0, len(s.panes))
 	for i := range s.panes {
@@ -29,10 +29,10 @@ func (s *shared) startPane(i int) tea.Cmd {
 	p := s.panes[i]
 	s.newTracker(p)
 	ended := s.endScreen(p, "the pane restarted") // the old screen's ring and recording go with it
-	cmd := p.start(s.ctx, s.backend, s.clients.bodySize(i), s.cfg.Scrollback, s.wake)
+	cmd := p.start(s.ctx, s.backend, s.clients.BodySize(i), s.cfg.Scrollback, s.wake)
 	p.screen.SetTheme(s.theme)
 	s.attachRing(p)
-	s.clients.paneChanged(p, mux.ChangeStarted)
+	s.clients.PaneChanged(p, mux.ChangeStarted)
 	s.watchNow = true // the new screen's wake is seen
 	return tea.Batch(ended, cmd)
 }
@@ -62,7 +62,7 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 		}
 		if p.closing {
 			p.closing = false
-			return s.removePane(i, nil)
+			return s.RemoveAt(i, nil)
 		}
 		s.emitState(i, p) // ctl events and ctl wait learn of the failure
 		return nil
@@ -81,7 +81,7 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 		p.early = nil
 	}
 	p.setInfo(msg.sess.Info())
-	s.emit(Event{Kind: EventStarted, Pane: s.paneInfo(i)})
+	s.Emit(Event{Kind: EventStarted, Pane: s.InfoAt(i)})
 	// The PTY was opened at the size known when the start began; the
 	// layout may have changed since. What the program prints as it
 	// starts is activity all the same.
@@ -119,10 +119,10 @@ func (s *shared) emitChanges(i int, p *pane, was mux.Phase, wasStage, wasSaved s
 		s.emitState(i, p)
 	}
 	if st := p.info.Stage; st != wasStage && strings.HasPrefix(st, "snapshot") {
-		s.emit(Event{Kind: EventSnapshot, Pane: s.paneInfo(i), Detail: st})
+		s.Emit(Event{Kind: EventSnapshot, Pane: s.InfoAt(i), Detail: st})
 	}
 	if p.info.Saved != "" && p.info.Saved != wasSaved {
-		s.emit(Event{Kind: EventSnapshot, Pane: s.paneInfo(i), Detail: "saved " + p.info.Saved})
+		s.Emit(Event{Kind: EventSnapshot, Pane: s.InfoAt(i), Detail: "saved " + p.info.Saved})
 	}
 }
 
@@ -130,10 +130,10 @@ func (s *shared) emitState(i int, p *pane) {
 	if p.st.track != nil {
 		s.syncPane(i, p, s.now()) // the event shows the state the phase gives
 	}
-	info := s.paneInfo(i)
-	s.emit(Event{Kind: EventPhase, Pane: info, Detail: info.Phase})
+	info := s.InfoAt(i)
+	s.Emit(Event{Kind: EventPhase, Pane: info, Detail: info.Phase})
 	if p.phase == mux.PhaseExited {
-		s.emit(Event{Kind: EventExited, Pane: info})
+		s.Emit(Event{Kind: EventExited, Pane: info})
 	}
 }
 
@@ -158,9 +158,9 @@ func (s *shared) handleClosed(msg closedMsg) tea.Cmd {
 	}()
 	if p.closing {
 		p.closing, p.closeKill = false, false
-		s.clients.paneChanged(p, mux.ChangeClosed)
+		s.clients.PaneChanged(p, mux.ChangeClosed)
 		if msg.err == nil {
-			return s.removePane(i, nil)
+			return s.RemoveAt(i, nil)
 		}
 		p.phase = mux.PhaseClosed
 		s.failTeardown(p, "close", msg.err)
@@ -185,9 +185,9 @@ func resultOf(p *pane) mux.Result {
 	return r
 }
 
-// closePane tears pane i down: a close removes it once done, a kill
+// CloseAt tears pane i down: a close removes it once done, a kill
 // leaves it killed. done, if set, is told how it ended.
-func (s *shared) closePane(i int, kill bool, done func(error)) tea.Cmd {
+func (s *shared) CloseAt(i int, kill bool, done func(error)) tea.Cmd {
 	p := s.panes[i]
 	switch p.phase {
 	case mux.PhaseStarting:
@@ -209,7 +209,7 @@ func (s *shared) closePane(i int, kill bool, done func(error)) tea.Cmd {
 			}
 			return nil
 		}
-		return s.removePane(i, done) // nothing left to tear down
+		return s.RemoveAt(i, done) // nothing left to tear down
 	}
 	if done != nil {
 		p.onClosed = append(p.onClosed, done)
@@ -243,19 +243,19 @@ func (s *shared) closeSession(p *pane, kill bool) tea.Cmd {
 	}
 }
 
-// removePane takes pane i off the grid, keeping its outcome for the exit
+// RemoveAt takes pane i off the grid, keeping its outcome for the exit
 // summary, and closes its screen in a command.
-func (s *shared) removePane(i int, done func(error)) tea.Cmd {
+func (s *shared) RemoveAt(i int, done func(error)) tea.Cmd {
 	p := s.panes[i]
 	if p.sess != nil {
 		p.info = p.sess.Info()
 	}
-	info := s.paneInfo(i)
+	info := s.InfoAt(i)
 	s.quitResults = append(s.quitResults, resultOf(p))
 	cmds := []tea.Cmd{s.endScreen(p, "the pane closed")}
 	s.panes = append(s.panes[:i], s.panes[i+1:]...)
-	cmds = append(cmds, s.clients.paneRemoved(p.key, i))
-	s.emit(Event{Kind: EventClosed, Pane: info})
+	cmds = append(cmds, s.clients.PaneRemoved(p.key, i))
+	s.Emit(Event{Kind: EventClosed, Pane: info})
 	if done != nil {
 		done(nil)
 	}
@@ -268,8 +268,8 @@ func (s *shared) removePane(i int, done func(error)) tea.Cmd {
 	})...)
 }
 
-// restartPane starts pane i again; an exited session is closed first.
-func (s *shared) restartPane(i int) tea.Cmd {
+// RestartAt starts pane i again; an exited session is closed first.
+func (s *shared) RestartAt(i int) tea.Cmd {
 	p := s.panes[i]
 	old, oldPhase := p.sess, p.phase
 	p.alert = nil // restarting answers it, as dismissing does
@@ -304,9 +304,9 @@ func (s *shared) handleResize(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// resizePTYs debounces the PTY resizes: a terminal being dragged sends
+// ResizePTYs debounces the PTY resizes: a terminal being dragged sends
 // many sizes.
-func (s *shared) resizePTYs() tea.Cmd {
+func (s *shared) ResizePTYs() tea.Cmd {
 	s.resizeGen++
 	gen := s.resizeGen
 	return tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return resizePTYMsg{gen: gen} })

@@ -12,8 +12,8 @@ func TestKillThenCloseOneResult(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	runCmd(pressX(m))
-	if b.calls["Close"] != 0 || len(m.panes) != 1 {
-		t.Errorf("close of a killed pane: %d Close calls, %d panes", b.calls["Close"], len(m.panes))
+	if b.calls["Close"] != 0 || len(m.Grid()) != 1 {
+		t.Errorf("close of a killed pane: %d Close calls, %d panes", b.calls["Close"], len(m.Grid()))
 	}
 	m.Update(shutdownMsg{})
 	if r := m.Results(); len(r) != 2 || r[0].Err != nil {

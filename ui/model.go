@@ -2,12 +2,8 @@ package ui
 
 import (
 	"context"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/sandmux/sandmux/parsegate"
-	"github.com/sandmux/sandmux/session/vt"
 )
 
 // Model is the root model: the panes every attached client shares
@@ -16,7 +12,7 @@ import (
 // the clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
 type Model struct {
-	shared
+	*shared
 	redrawLoop           // when frames are taken (watch.go)
 	keys       keyTables // the key bindings, from cfg.Keys and the actions
 	// opts is the whole config; the views read their part of it, the
@@ -37,15 +33,9 @@ type Model struct {
 // New returns the root model for the given panes. ctx is the parent of
 // everything the model starts; the model cancels its own once it quit.
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
-	ctx, cancel := context.WithCancel(ctx)
 	cfg = cfg.withDefaults()
-	m := &Model{opts: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), layoutW: 80, layoutH: 24,
-		shared: shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg.shared(), backend: b, gate: parsegate.New(cfg.Parsers),
-			wake: make(chan struct{}, 1), stop: make(chan struct{}), now: time.Now}}
-	m.clients = m
-	for _, s := range specs {
-		m.addPane(s)
-	}
+	m := &Model{opts: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), layoutW: 80, layoutH: 24}
+	m.shared = newShared(ctx, cfg.shared(), b, m, specs)
 	return m
 }
 
@@ -58,26 +48,24 @@ func (m *Model) Init() tea.Cmd { return nil }
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	if m.watchNow {
+	if m.WatchNow() {
 		// Between frames nothing watches the screens: the echo of what
 		// was just typed (or a new screen's first output) must be seen as
 		// soon as it parsed.
-		m.watchNow = false
 		cmd = tea.Batch(cmd, m.watch())
 	}
-	if st := m.syncStates(); st != nil {
+	if st := m.SyncStates(); st != nil {
 		cmd = tea.Batch(cmd, st)
 	}
-	if arm := m.armUsage(); arm != nil {
+	if arm := m.ArmUsage(); arm != nil {
 		cmd = tea.Batch(cmd, arm)
 	}
-	m.rec.viewsRecorded = len(m.viewRecs) > 0
-	if rc := m.syncRecordings(); rc != nil {
+	m.ViewsRecorded(len(m.viewRecs) > 0)
+	if rc := m.SyncRecordings(); rc != nil {
 		cmd = tea.Batch(cmd, rc)
 	}
 	m.markShown()
-	if !m.done && (m.redraw || !quiet(msg)) {
-		m.redraw = false
+	if redraw := m.Redrawn(); !m.Done() && (redraw || !quiet(msg)) {
 		for _, v := range m.views {
 			v.show()
 		}
@@ -90,10 +78,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // many times a second for a busy pane without always changing a frame.
 func quiet(msg tea.Msg) bool {
 	switch msg.(type) {
-	case wakeMsg, frameMsg, infosMsg, resizedMsg, resizePTYMsg, stateMsg, usageTickMsg, usageMsg:
+	case wakeMsg, frameMsg:
 		return true
 	}
-	return false
+	return quietShared(msg)
 }
 
 // update dispatches each message to the code that owns it. Input comes
@@ -120,43 +108,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleWake(msg)
 	case frameMsg:
 		return m.handleFrame()
-	case infosMsg:
-		return m.handleInfos(msg)
-	case startedMsg:
-		cmd := m.handleStarted(msg)
-		if m.shutDown && !m.done && !m.startsPending() {
-			return tea.Batch(cmd, m.finishQuit())
-		}
-		return cmd
-	case closedMsg:
-		return m.handleClosed(msg)
-	case teardownMsg:
-		return m.handleTeardown(msg)
-	case resizedMsg, resizePTYMsg:
-		return m.handleResize(msg)
-	case stateMsg:
-		if msg.at.Equal(m.stateArmed) { // not a timer that gave way
-			m.stateArmed, m.stateCancel = time.Time{}, nil
-		}
-		// syncStates, after this Update, looks.
-	case usageTickMsg:
-		return m.usageTick(msg)
-	case usageMsg:
-		cmd := m.handleUsage(msg)
-		m.redraw = m.redraw || m.listing() // the list shows every pane's CPU and memory
-		return cmd
-	case shutdownMsg:
-		return m.handleShutdown(msg)
-	case QuitMsg:
-		return m.quit(msg.Kill)
 	case findTickMsg, findResultsMsg:
 		return m.handleFind(msg)
 	case viewOpenedMsg:
 		return m.viewOpened(msg)
-	case recMsg:
-		return m.handleRecord(msg)
+	case QuitMsg:
+		return m.quit(msg.Kill)
 	}
-	return nil
+	cmd, _ := m.shared.Update(msg)
+	if isUsage(msg) && m.listing() {
+		m.Redraw() // the list shows every pane's CPU and memory
+	}
+	return cmd
 }
 
 // QuitMsg asks for a confirmed quit, as SIGTERM does; a second one (or
@@ -175,8 +138,8 @@ func (m *Model) handleStart(msg StartMsg) tea.Cmd {
 	if w, h := fitSize(msg.Width, msg.Height); w > 0 && h > 1 {
 		m.layoutW, m.layoutH = w, h
 	}
-	if m.started {
+	if m.Started() {
 		return nil
 	}
-	return m.startAll()
+	return m.StartAll()
 }

@@ -37,7 +37,7 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		if _, click := msg.(tea.MouseClickMsg); click && i != v.focusIndex() {
 			cmds = append(cmds, v.setFocus(i))
 		}
-		p := v.m.panes[i]
+		p := v.m.Grid()[i]
 		e := encode.MouseEvent{X: ev.X - r.x, Y: ev.Y - r.y - 1, Button: ev.Button, Mod: ev.Mod}
 		switch msg.(type) {
 		case tea.MouseReleaseMsg:
@@ -45,9 +45,9 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		case tea.MouseMotionMsg:
 			e.Motion = true
 		}
-		if e.Y >= 0 && p.sess != nil && v.pv(p).scroll == 0 && !v.readOnly && p.screen != nil {
-			if b := encode.Mouse(e, p.screen.Modes()); b != nil {
-				_ = p.sess.Write(b) // Best effort: the child may be gone.
+		if e.Y >= 0 && p.HasSession() && v.pv(p).scroll == 0 && !v.readOnly && p.Screen() != nil {
+			if b := encode.Mouse(e, p.Screen().Modes()); b != nil {
+				p.Write(b) // Best effort: the child may be gone.
 				return tea.Batch(cmds...)
 			}
 		}
@@ -64,7 +64,7 @@ func (v *view) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // clickStatus turns to the page whose number was clicked.
 func (v *view) clickStatus(x int) tea.Cmd {
 	n := v.pageSize()
-	if len(v.m.panes) <= n || v.zoom {
+	if len(v.m.Grid()) <= n || v.zoom {
 		return nil
 	}
 	// " sandmux " then three cells per page number.
@@ -73,7 +73,7 @@ func (v *view) clickStatus(x int) tea.Cmd {
 		return nil
 	}
 	page := (x - lead) / 3
-	if page*n >= len(v.m.panes) {
+	if page*n >= len(v.m.Grid()) {
 		return nil
 	}
 	return v.setFocus(page * n)
@@ -90,7 +90,7 @@ func (v *view) dragOn(msg tea.MouseMsg, idx []int, rects []rect) bool {
 	}
 	ev := msg.Mouse()
 	for k, i := range idx {
-		if v.m.panes[i].key == v.drag.key {
+		if v.m.Grid()[i].Key() == v.drag.key {
 			r := rects[k]
 			return v.dragMouse(i, msg, ev.X-r.x, ev.Y-r.y-1)
 		}

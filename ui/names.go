@@ -11,13 +11,13 @@ import (
 // has a colour of its own in unfocused titles, and the status line counts
 // the panes in each state (state.go decides them).
 
-// rename gives pane i a new name; a blank one keeps the old.
-func (s *shared) rename(i int, name string) {
+// Rename gives pane i a new name; a blank one keeps the old.
+func (s *shared) Rename(i int, name string) {
 	if name = strings.TrimSpace(name); name == "" {
 		return
 	}
 	s.panes[i].spec.Name = s.uniqueName(name, s.panes[i])
-	s.emit(Event{Kind: EventPhase, Pane: s.paneInfo(i), Detail: "renamed"})
+	s.Emit(Event{Kind: EventPhase, Pane: s.InfoAt(i), Detail: "renamed"})
 }
 
 // uniqueName is name, or name-2, name-3… when a pane other than self

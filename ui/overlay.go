@@ -114,8 +114,8 @@ func countGroup(group string) int {
 
 func (v *view) confirmText() string {
 	running := 0
-	for _, p := range v.m.panes {
-		if p.phase == mux.PhaseRunning || p.phase == mux.PhaseStarting {
+	for _, p := range v.m.Grid() {
+		if p.Phase() == mux.PhaseRunning || p.Phase() == mux.PhaseStarting {
 			running++
 		}
 	}
@@ -124,32 +124,32 @@ func (v *view) confirmText() string {
 
 // confirmCloseText asks before x closes a pane that runs.
 func (v *view) confirmCloseText() string {
-	i := v.m.indexOf(v.closingKey())
+	i := v.m.IndexOf(v.closingKey())
 	if i < 0 {
 		return overlayStyle.Render("That pane is gone. (any key)")
 	}
-	return overlayStyle.Render(fmt.Sprintf("Close pane %d (%s)? It is torn down. (y/n)", i+1, termsafe.String(v.m.panes[i].spec.Name)))
+	return overlayStyle.Render(fmt.Sprintf("Close pane %d (%s)? It is torn down. (y/n)", i+1, termsafe.String(v.m.Grid()[i].Spec().Name)))
 }
 
 // teardownText is the modal shown while a pane closes or everything shuts
 // down: one line per session with its teardown stage.
 func (v *view) teardownText() string {
 	var b strings.Builder
-	quitting := v.m.quitting
-	killing := v.m.killRequested
+	quitting := v.m.Quitting()
+	killing := v.m.KillRequested()
 	if quitting {
 		b.WriteString("Quitting: tearing down every session\n\n")
 	} else {
 		b.WriteString("Closing pane\n\n")
 	}
-	for _, p := range v.m.panes {
-		if !quitting && p.key != v.closingKey() {
+	for _, p := range v.m.Grid() {
+		if !quitting && p.Key() != v.closingKey() {
 			continue
 		}
 		if !quitting {
-			killing = p.closeKill
+			killing = p.Killing()
 		}
-		termsafe.Fprintf(&b, "  %-16s %s\n", p.spec.Name, p.status())
+		termsafe.Fprintf(&b, "  %-16s %s\n", p.Spec().Name, p.Status())
 	}
 	b.WriteString("\n")
 	if killing {

@@ -65,27 +65,27 @@ type shared struct {
 // views.go): a pane added, removed or changed, a pane that needs
 // attention, and the quit settled; and the two things it asks of them.
 type paneViews interface {
-	// paneAdded: pane p joined the grid (ctl run, prefix c); each view
+	// PaneAdded: pane p joined the grid (ctl run, prefix c); each view
 	// lays itself out again.
-	paneAdded(p *pane) tea.Cmd
-	// paneRemoved: pane key, which stood at index i, left the grid.
-	paneRemoved(key, i int) tea.Cmd
-	// paneChanged: what c says changed of pane p.
-	paneChanged(p *pane, c mux.Change)
-	// needsAttention: pane p entered waiting, done or failed; each view
+	PaneAdded(p *pane) tea.Cmd
+	// PaneRemoved: pane key, which stood at index i, left the grid.
+	PaneRemoved(key, i int) tea.Cmd
+	// PaneChanged: what c says changed of pane p.
+	PaneChanged(p *pane, c mux.Change)
+	// NeedsAttention: pane p entered waiting, done or failed; each view
 	// that does not focus it marks and tells it. It reports whether some
 	// view did (or none is attached: nobody saw it).
-	needsAttention(p *pane, info *PaneInfo) (away bool)
-	// settled: the quit settled; each view stops what it records, in the
+	NeedsAttention(p *pane, info *PaneInfo) (away bool)
+	// Settled: the quit settled; each view stops what it records, in the
 	// commands returned, before the program ends.
-	settled() []tea.Cmd
+	Settled() []tea.Cmd
 
-	// bodySize is the size pane i's screen starts at: the sizing view's
+	// BodySize is the size pane i's screen starts at: the sizing view's
 	// layout of it.
-	bodySize(i int) providers.Size
-	// notice shows text in client id's status line until its next key
+	BodySize(i int) providers.Size
+	// Notice shows text in client id's status line until its next key
 	// (mux.NoView: nobody's).
-	notice(id int, text string)
+	Notice(id int, text string)
 }
 
 // addPane puts a pane for spec at the end of the grid, not started.
@@ -102,8 +102,8 @@ func (s *shared) addPane(spec mux.PaneSpec) *pane {
 // Results returns one line of outcome per session, once the program ended.
 func (s *shared) Results() []mux.Result { return s.quitResults }
 
-// paneInfo is pane i as PaneInfo.
-func (s *shared) paneInfo(i int) *PaneInfo {
+// InfoAt is pane i as PaneInfo.
+func (s *shared) InfoAt(i int) *PaneInfo {
 	p := s.panes[i]
 	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: p.phase.Name(),
 		Started: p.info.Started, LastOutput: p.info.LastOutput}
@@ -132,7 +132,7 @@ func (s *shared) paneInfo(i int) *PaneInfo {
 func (s *shared) Panes() []PaneInfo {
 	out := make([]PaneInfo, 0, len(s.panes))
 	for i, p := range s.panes {
-		info := s.paneInfo(i)
+		info := s.InfoAt(i)
 		if p.screen != nil {
 			info.MemBytes = p.screen.MemBytes()
 		}
@@ -144,9 +144,9 @@ func (s *shared) Panes() []PaneInfo {
 	return out
 }
 
-// input writes encode's bytes, for the pane's current modes, to its
+// Send writes encode's bytes, for the pane's current modes, to its
 // session; it reports whether anything was sent or kept for later.
-func (s *shared) input(p *pane, encode func(vt.Modes) []byte) bool {
+func (s *shared) Send(p *pane, encode func(vt.Modes) []byte) bool {
 	if p.screen == nil || (p.sess == nil && p.phase != mux.PhaseStarting) {
 		return false
 	}
@@ -184,7 +184,7 @@ func (s *shared) paneByKey(key, gen int) (int, *pane) {
 	return -1, nil
 }
 
-func (s *shared) indexOf(key int) int {
+func (s *shared) IndexOf(key int) int {
 	for i, p := range s.panes {
 		if p.key == key {
 			return i
@@ -193,8 +193,8 @@ func (s *shared) indexOf(key int) int {
 	return -1
 }
 
-// emit tells the Events hook, if any, what happened.
-func (s *shared) emit(e Event) {
+// Emit tells the Events hook, if any, what happened.
+func (s *shared) Emit(e Event) {
 	if s.cfg.Events != nil {
 		e.Time = s.now()
 		s.cfg.Events(e)

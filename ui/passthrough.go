@@ -16,8 +16,8 @@ import (
 // passThrough takes pane i's clipboard write, bell and notification from
 // its screen, once, and passes them on to every client's terminal.
 func (m *Model) passThrough(i int, p *pane) {
-	c, clip := p.screen.TakeClipboard()
-	sig := p.screen.TakeSignals()
+	c, clip := p.Screen().TakeClipboard()
+	sig := p.Screen().TakeSignals()
 	for _, v := range m.views {
 		if v.term == nil {
 			continue
@@ -53,7 +53,7 @@ func (v *view) passSignals(i int, p *pane, sig vt.Signals) {
 		v.term.Passthrough("\a")
 	}
 	if sig.HasNotice && passes(v.m.opts.Notifications, other) {
-		v.term.Passthrough(noticeSequence(p.spec.Name + ": " + sig.Notice))
+		v.term.Passthrough(noticeSequence(p.Spec().Name + ": " + sig.Notice))
 	}
 }
 
@@ -79,7 +79,7 @@ func passes(mode Pass, other bool) bool {
 // (OSC 112) when that pane set none; only on a change.
 func (v *view) passCursorColor() {
 	color := ""
-	if p := v.focused(); p != nil && p.screen != nil && v.pv(p).scroll == 0 {
+	if p := v.focused(); p != nil && p.Screen() != nil && v.pv(p).scroll == 0 {
 		color = v.pv(p).frame.Cursor.Color
 	}
 	if color == v.cursorColor {

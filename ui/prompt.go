@@ -77,12 +77,12 @@ func (v *view) promptText() string {
 // page, past the nine that prefix 1…9 reach.
 func (v *view) startGoTo() tea.Cmd {
 	return v.openPrompt(&prompt{
-		label: "Go to pane:", hint: fmt.Sprintf("a number from 1 to %d, then enter; esc leaves (prefix w lists them all)", len(v.m.panes)),
+		label: "Go to pane:", hint: fmt.Sprintf("a number from 1 to %d, then enter; esc leaves (prefix w lists them all)", len(v.m.Grid())),
 		max: 6, accept: func(r rune) bool { return r >= '0' && r <= '9' },
 		done: func(s string) tea.Cmd {
 			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > len(v.m.panes) {
-				v.notice = fmt.Sprintf("no pane %s: there are %d", s, len(v.m.panes))
+			if err != nil || n < 1 || n > len(v.m.Grid()) {
+				v.notice = fmt.Sprintf("no pane %s: there are %d", s, len(v.m.Grid()))
 				return nil
 			}
 			return v.setFocus(n - 1)

@@ -12,9 +12,9 @@ import (
 
 type shutdownMsg struct{ err error }
 
-// startQuit begins the quit: first request shuts everything down, a second
+// StartQuit begins the quit: first request shuts everything down, a second
 // one (or kill) escalates to killing every session now.
-func (s *shared) startQuit(kill bool) tea.Cmd {
+func (s *shared) StartQuit(kill bool) tea.Cmd {
 	if s.quitting || kill {
 		var cmd tea.Cmd
 		if !s.quitting {
@@ -73,7 +73,7 @@ func (s *shared) finishQuit() tea.Cmd {
 	}
 	// The views' last frames (every session settled), and their
 	// recordings stopped, before done: the events still go out.
-	stopRecordings := s.stopAllRecordings(s.clients.settled())
+	stopRecordings := s.stopAllRecordings(s.clients.Settled())
 	s.done = true
 	s.stopWatching() // the waiting watch returns, and is not re-armed
 	s.cancel()       // nothing the model started is waited for any more

@@ -115,7 +115,7 @@ func (s *shared) attachRing(p *pane) {
 // (a restart, the pane removed): the recording stops, the ring frees its
 // memory, both in a command.
 func (s *shared) endScreen(p *pane, why string) tea.Cmd {
-	stop := s.stopRecording(p, why, nil, mux.NoView)
+	stop := s.StopRecordingOf(p, why, nil, mux.NoView)
 	ring := p.recs.ring
 	p.recs = paneRec{}
 	if ring == nil {
@@ -124,9 +124,9 @@ func (s *shared) endScreen(p *pane, why string) tea.Cmd {
 	return tea.Batch(stop, func() tea.Msg { ring.Close(); return nil })
 }
 
-// startRecording opens a cast file for pane p in a command; the recording
+// StartRecordingOf opens a cast file for pane p in a command; the recording
 // starts once it is open (handleRecord). path "" is a name in the dir.
-func (s *shared) startRecording(p *pane, path string, idle time.Duration, done func(string, error), tell int) (tea.Cmd, error) {
+func (s *shared) StartRecordingOf(p *pane, path string, idle time.Duration, done func(string, error), tell int) (tea.Cmd, error) {
 	switch {
 	case s.quitting:
 		return nil, errors.New("the server is quitting: nothing new is recorded")
@@ -160,7 +160,7 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 		if msg.done != nil {
 			msg.done(msg.path, err)
 		}
-		s.tell(msg.tell, "not recorded: "+err.Error())
+		s.Tell(msg.tell, "not recorded: "+err.Error())
 		if msg.f == nil {
 			return nil
 		}
@@ -182,24 +182,24 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 	p.recs.rec = record.Start(p.screen, msg.f, record.RecorderOptions{IdleLimit: msg.idle, Header: h})
 	p.recs.path, p.recs.started, p.recs.pausedAt, p.recs.paused, p.recs.markers = msg.path, s.now(), time.Time{}, 0, 0
 	s.redraw = true
-	s.emit(Event{Kind: EventRecording, Pane: s.paneInfo(i), Detail: "started " + msg.path})
+	s.Emit(Event{Kind: EventRecording, Pane: s.InfoAt(i), Detail: "started " + msg.path})
 	if msg.done != nil {
 		msg.done(msg.path, nil)
 	}
-	s.tell(msg.tell, "recording to "+msg.path)
+	s.Tell(msg.tell, "recording to "+msg.path)
 	return nil
 }
 
-// tell shows text in view id's status line until its next key.
-func (s *shared) tell(id int, text string) {
+// Tell shows text in view id's status line until its next key.
+func (s *shared) Tell(id int, text string) {
 	if id != mux.NoView {
-		s.clients.notice(id, text)
+		s.clients.Notice(id, text)
 	}
 }
 
-// stopRecording stops pane p's recording in a command, which tells done
+// StopRecordingOf stops pane p's recording in a command, which tells done
 // (if set) the file and how writing it ended.
-func (s *shared) stopRecording(p *pane, why string, done func(string, error), tell int) tea.Cmd {
+func (s *shared) StopRecordingOf(p *pane, why string, done func(string, error), tell int) tea.Cmd {
 	r, path := p.recs.rec, p.recs.path
 	if r == nil {
 		return nil
@@ -210,14 +210,14 @@ func (s *shared) stopRecording(p *pane, why string, done func(string, error), te
 	if why != "" {
 		detail += " (" + why + ")"
 	}
-	if i := s.indexOf(p.key); i >= 0 {
-		s.emit(Event{Kind: EventRecording, Pane: s.paneInfo(i), Detail: detail})
+	if i := s.IndexOf(p.key); i >= 0 {
+		s.Emit(Event{Kind: EventRecording, Pane: s.InfoAt(i), Detail: detail})
 	}
-	return s.stopping(path, r.Stop, done, tell)
+	return s.Stopping(path, r.Stop, done, tell)
 }
 
-// stopping runs stop in a command, counted for the quit to wait for.
-func (s *shared) stopping(path string, stop func() error, done func(string, error), tell int) tea.Cmd {
+// Stopping runs stop in a command, counted for the quit to wait for.
+func (s *shared) Stopping(path string, stop func() error, done func(string, error), tell int) tea.Cmd {
 	s.rec.stops.Add(1)
 	return func() tea.Msg {
 		defer s.rec.stops.Done()
@@ -239,10 +239,10 @@ func (s *shared) stopping(path string, stop func() error, done func(string, erro
 	}
 }
 
-// syncRecordings, after every Update, stops the recordings of panes
+// SyncRecordings, after every Update, stops the recordings of panes
 // whose session ended, and keeps the titles' elapsed time ticking while
 // anything records.
-func (s *shared) syncRecordings() tea.Cmd {
+func (s *shared) SyncRecordings() tea.Cmd {
 	var cmds []tea.Cmd
 	ticking := s.rec.viewsRecorded
 	for _, p := range s.panes {
@@ -250,14 +250,14 @@ func (s *shared) syncRecordings() tea.Cmd {
 			continue
 		}
 		if p.phase != mux.PhaseRunning {
-			cmds = append(cmds, s.stopRecording(p, "the session "+p.phase.Name(), nil, mux.NoView))
+			cmds = append(cmds, s.StopRecordingOf(p, "the session "+p.phase.Name(), nil, mux.NoView))
 			continue
 		}
 		ticking = true
 	}
 	if ticking && !s.rec.tickArmed && !s.done {
 		s.rec.tickArmed = true
-		cmds = append(cmds, s.after(time.Second, recTickMsg{}))
+		cmds = append(cmds, s.After(time.Second, recTickMsg{}))
 	}
 	return tea.Batch(cmds...)
 }
@@ -271,7 +271,7 @@ func (s *shared) handleRecord(msg recMsg) tea.Cmd {
 	case recOpenedMsg:
 		return s.opened(msg)
 	case recNoticeMsg:
-		s.tell(msg.view, msg.text)
+		s.Tell(msg.view, msg.text)
 	}
 	return nil
 }
@@ -283,7 +283,7 @@ func (s *shared) handleRecord(msg recMsg) tea.Cmd {
 func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
 	var cmds []tea.Cmd
 	for _, p := range s.panes {
-		cmds = append(cmds, s.stopRecording(p, "the server quit", nil, mux.NoView))
+		cmds = append(cmds, s.StopRecordingOf(p, "the server quit", nil, mux.NoView))
 	}
 	cmds = append(cmds, views...)
 	return func() {

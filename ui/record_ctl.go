@@ -19,9 +19,9 @@ import (
 // functions are told the file and how it went, from Update or from the
 // command that wrote the file: they must not block.
 
-// saveLast writes the last d (0: all the ring keeps) of pane p's ring
+// SaveLastOf writes the last d (0: all the ring keeps) of pane p's ring
 // to path (or a name in the dir) in a command.
-func (s *shared) saveLast(p *pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
+func (s *shared) SaveLastOf(p *pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
 	if s.quitting {
 		return nil, errors.New("the server is quitting: nothing new is saved")
 	}
@@ -83,7 +83,7 @@ func (s *shared) RecordStart(id, path string, idle time.Duration, done func(stri
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := s.startRecording(p, path, idle, done, mux.NoView)
+	cmd, err := s.StartRecordingOf(p, path, idle, done, mux.NoView)
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}
@@ -99,7 +99,7 @@ func (s *shared) RecordStop(id string, done func(string, error)) (tea.Cmd, error
 	if p.recs.rec == nil {
 		return nil, fmt.Errorf("pane %d is not recorded: sandmux ctl record start records it", i+1)
 	}
-	return s.stopRecording(p, "", done, mux.NoView), nil
+	return s.StopRecordingOf(p, "", done, mux.NoView), nil
 }
 
 // RecordPause pauses (or resumes) pane id's recording and returns its file.
@@ -150,7 +150,7 @@ func (s *shared) SaveLast(id string, d time.Duration, path string, done func(str
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := s.saveLast(p, d, path, done, mux.NoView)
+	cmd, err := s.SaveLastOf(p, d, path, done, mux.NoView)
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}

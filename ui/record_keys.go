@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -15,10 +13,10 @@ func (v *view) toggleRecording() tea.Cmd {
 	if p == nil {
 		return nil
 	}
-	if p.recs.rec != nil {
-		return v.m.stopRecording(p, "", nil, v.id)
+	if p.Recording() {
+		return v.m.StopRecordingOf(p, "", nil, v.id)
 	}
-	cmd, err := v.m.startRecording(p, "", 0, nil, v.id)
+	cmd, err := v.m.StartRecordingOf(p, "", 0, nil, v.id)
 	if err != nil {
 		v.notice = "not recorded: " + err.Error()
 	}
@@ -28,13 +26,14 @@ func (v *view) toggleRecording() tea.Cmd {
 // markRecording adds a marker to the focused pane's recording (prefix M).
 func (v *view) markRecording() tea.Cmd {
 	p := v.focused()
-	if p == nil || p.recs.rec == nil {
+	label, ok := "", false
+	if p != nil {
+		label, ok = p.Mark()
+	}
+	if !ok {
 		v.notice = "no recording to mark: prefix R records the pane"
 		return nil
 	}
-	p.recs.markers++
-	label := fmt.Sprintf("marker %d", p.recs.markers)
-	p.recs.rec.Marker(label)
 	v.notice = label
 	return nil
 }
@@ -45,7 +44,7 @@ func (v *view) saveLastFocused() tea.Cmd {
 	if p == nil {
 		return nil
 	}
-	cmd, err := v.m.saveLast(p, 0, "", nil, v.id)
+	cmd, err := v.m.SaveLastOf(p, 0, "", nil, v.id)
 	if err != nil {
 		v.notice = "not saved: " + err.Error()
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// recMark is the pane's recording mark for its title, "" when none.
-func (p *pane) recMark(now time.Time) string {
+// RecMark is the pane's recording mark for its title, "" when none.
+func (p *pane) RecMark(now time.Time) string {
 	r := &p.recs
 	switch {
 	case r.rec != nil && !r.pausedAt.IsZero():

@@ -29,20 +29,20 @@ func newRecModel(t *testing.T, b *fakeBackend, n int, rec RecordConfig) *Model {
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 100, Record: rec}, b, specs)
 	attachClient(m, 160, 50)
-	for i := range m.panes {
+	for i := range m.Grid() {
 		m.Update(startOf(m.startPane(i)))
 	}
 	t.Cleanup(func() {
 		m.stopWatching()
-		for _, p := range m.panes {
+		for _, p := range m.Grid() {
 			if p.recs.rec != nil {
 				_ = p.recs.rec.Stop()
 			}
 			if p.recs.ring != nil {
 				p.recs.ring.Close()
 			}
-			if p.screen != nil {
-				p.screen.Close()
+			if p.Screen() != nil {
+				p.Screen().Close()
 			}
 		}
 	})
@@ -106,7 +106,7 @@ func runAll(t *testing.T, m *Model, cmd tea.Cmd) {
 
 // recordingsPending: some recording waits for its file.
 func (m *Model) recordingsPending() bool {
-	for _, p := range m.panes {
+	for _, p := range m.Grid() {
 		if p.recs.opening {
 			return true
 		}
@@ -135,15 +135,15 @@ func TestRingsShareOneBudget(t *testing.T) {
 		wg.Go(func() {
 			for p := range work {
 				for range 2 {
-					p.screen.Write(text)
+					p.Screen().Write(text)
 				}
 			}
 		})
 	}
 	seen := map[any]bool{}
-	for _, p := range m.panes {
+	for _, p := range m.Grid() {
 		if p.recs.ring == nil || seen[p.recs.ring] {
-			t.Fatalf("pane %s has no ring of its own", p.spec.Name)
+			t.Fatalf("pane %s has no ring of its own", p.Spec().Name)
 		}
 		seen[p.recs.ring] = true
 		work <- p
@@ -151,7 +151,7 @@ func TestRingsShareOneBudget(t *testing.T) {
 	close(work)
 	wg.Wait()
 	sum := 0
-	for _, p := range m.panes {
+	for _, p := range m.Grid() {
 		sum += p.recs.ring.Bytes()
 	}
 	got := m.rec.budget.Bytes()
@@ -162,7 +162,7 @@ func TestRingsShareOneBudget(t *testing.T) {
 		t.Fatalf("the flood (%d bytes) is too small to test the budget", written)
 	}
 	var cast bytes.Buffer
-	if err := m.panes[panes-1].recs.ring.SaveLast(&cast, time.Minute, time.Now()); err != nil || !strings.Contains(cast.String(), "line 599") {
+	if err := m.Grid()[panes-1].recs.ring.SaveLast(&cast, time.Minute, time.Now()); err != nil || !strings.Contains(cast.String(), "line 599") {
 		t.Errorf("the last pane's ring saves %d bytes (%v), want its last lines", cast.Len(), err)
 	}
 }
@@ -176,7 +176,7 @@ func TestRecordKeysReadOnlyRefused(t *testing.T) {
 	for _, key := range []string{"R", "M", "S", "V"} {
 		m.Update(ClientMsg{ID: 7, Msg: keyMsg("ctrl+b")})
 		_, cmd := m.Update(ClientMsg{ID: 7, Msg: keyMsg(key)})
-		if v.notice != "read-only" || m.panes[0].recs.opening || m.viewRecs[7] != nil || len(m.viewRecs) != 0 {
+		if v.notice != "read-only" || m.Grid()[0].recs.opening || m.viewRecs[7] != nil || len(m.viewRecs) != 0 {
 			t.Errorf("prefix %s from a read-only client: notice %q, cmd %v", key, v.notice, cmd != nil)
 		}
 	}
@@ -194,7 +194,7 @@ func TestRecordStopsAtExitNotResumedByRestart(t *testing.T) {
 	m := newRecModel(t, b, 1, RecordConfig{Retain: time.Minute, Dir: dir})
 	var events []Event
 	m.cfg.Events = func(e Event) { events = append(events, e) }
-	p := m.panes[0]
+	p := m.Grid()[0]
 	press(m, "ctrl+b")
 	runAll(t, m, press(m, "R"))
 	if p.recs.rec == nil {
@@ -207,7 +207,7 @@ func TestRecordStopsAtExitNotResumedByRestart(t *testing.T) {
 	if filepath.Dir(path) != dir || !strings.HasPrefix(filepath.Base(path), "p0-") {
 		t.Errorf("prefix R records to %s: want p0-<time>.cast in %s", path, dir)
 	}
-	p.screen.Write("before the exit\r\n")
+	p.Screen().Write("before the exit\r\n")
 	oldRing := p.recs.ring
 	b.end(p.sess.ID(), providers.ExitStatus{}, false)
 	_, cmd := m.Update(infosMsg{infos: b.List()})
@@ -226,7 +226,7 @@ func TestRecordStopsAtExitNotResumedByRestart(t *testing.T) {
 	if !hasRecEvent(events, "stopped "+path+" (the session closed)") {
 		t.Errorf("no recording stopped event: %+v", events)
 	}
-	oldScreen := p.screen
+	oldScreen := p.Screen()
 	restart, err := m.RestartPane(p.ID())
 	if err != nil {
 		t.Fatal(err)
@@ -253,16 +253,16 @@ func hasRecEvent(events []Event, detail string) bool {
 func TestQuitStopsRecordings(t *testing.T) {
 	dir := t.TempDir()
 	m := newRecModel(t, newFakeBackend(), 2, RecordConfig{Retain: time.Minute, Dir: dir})
-	for i, p := range m.panes {
+	for i, p := range m.Grid() {
 		cmd, err := m.RecordStart(p.ID(), filepath.Join(dir, fmt.Sprintf("q%d.cast", i)), 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		runAll(t, m, cmd)
-		p.screen.Write(fmt.Sprintf("pane %d's last words", i))
+		p.Screen().Write(fmt.Sprintf("pane %d's last words", i))
 	}
-	m.stopAllRecordings(m.settled())()
-	for i, p := range m.panes {
+	m.stopAllRecordings(m.Settled())()
+	for i, p := range m.Grid() {
 		if p.recs.rec != nil {
 			t.Errorf("pane %d is still recorded after the quit", i)
 		}

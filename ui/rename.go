@@ -19,7 +19,7 @@ func (v *view) startRename() tea.Cmd {
 	if p == nil {
 		return nil
 	}
-	v.modal = &renameModal{key: p.key, text: p.spec.Name}
+	v.modal = &renameModal{key: p.Key(), text: p.Spec().Name}
 	return nil
 }
 
@@ -34,8 +34,8 @@ func (v *view) renameInput(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "enter":
 		v.modal = nil
-		if i := v.m.indexOf(r.key); i >= 0 {
-			v.m.rename(i, r.text)
+		if i := v.m.IndexOf(r.key); i >= 0 {
+			v.m.Rename(i, r.text)
 		}
 	case "esc", "ctrl+c":
 		v.modal = nil
@@ -51,5 +51,5 @@ func (v *view) renameInput(msg tea.KeyPressMsg) tea.Cmd {
 
 func (v *view) renamePrompt(r *renameModal) string {
 	return overlayStyle.Render(fmt.Sprintf("Rename pane %d: %s▏\n\nenter keeps it, esc leaves the name as it was",
-		v.m.indexOf(r.key)+1, termsafe.String(r.text)))
+		v.m.IndexOf(r.key)+1, termsafe.String(r.text)))
 }

@@ -47,7 +47,7 @@ type layoutKey struct{ w, h, panes, page, zoomed int }
 // change the slices.
 func (v *view) pageRects() ([]int, []rect) {
 	w, h := v.area()
-	key := layoutKey{w, h, len(v.m.panes), v.page, -1}
+	key := layoutKey{w, h, len(v.m.Grid()), v.page, -1}
 	if v.zoom {
 		key.zoomed = v.focusIndex()
 	}
@@ -61,15 +61,15 @@ func (v *view) pageRects() ([]int, []rect) {
 // layOut computes the page's panes and their rects.
 func (v *view) layOut() ([]int, []rect) {
 	w, h := v.area()
-	if len(v.m.panes) == 0 {
+	if len(v.m.Grid()) == 0 {
 		return nil, nil
 	}
 	if v.zoom {
 		return []int{v.focusIndex()}, []rect{{0, 0, w, h}}
 	}
 	n := v.pageSize()
-	first := min(v.page*n, (len(v.m.panes)-1)/n*n)
-	last := min(len(v.m.panes), first+n)
+	first := min(v.page*n, (len(v.m.Grid())-1)/n*n)
+	last := min(len(v.m.Grid()), first+n)
 	idx := make([]int, 0, last-first)
 	for i := first; i < last; i++ {
 		idx = append(idx, i)
@@ -92,13 +92,11 @@ func (m *Model) markShown() {
 	for _, v := range m.views {
 		idx, _ := v.pageRects()
 		for _, i := range idx {
-			on[m.panes[i].key] = true
+			on[m.Grid()[i].Key()] = true
 		}
 	}
-	for _, p := range m.panes {
-		if p.shown.Load() != on[p.key] {
-			p.shown.Store(on[p.key])
-		}
+	for _, p := range m.Grid() {
+		p.SetShown(on[p.Key()])
 	}
 }
 
@@ -134,7 +132,7 @@ func (m *Model) View() tea.View { return tea.View{} }
 // overlayText is what covers the panes: the quit's teardown over any
 // modal, else the view's modal, if any.
 func (v *view) overlayText() (string, bool) {
-	if v.m.quitting {
+	if v.m.Quitting() {
 		return v.teardownText(), true
 	}
 	switch md := v.modal.(type) {
@@ -167,7 +165,7 @@ func (v *view) compose() ([]string, *tea.Cursor) {
 	if text, ok := v.overlayText(); ok {
 		lines = overlay(lines, v.width, text)
 	}
-	if v.modal == nil && !v.scrollMode && !v.m.quitting {
+	if v.modal == nil && !v.scrollMode && !v.m.Quitting() {
 		return lines, v.cursor()
 	}
 	return lines, nil
@@ -204,24 +202,24 @@ func (v *view) title(i int, p *pane, w int) string {
 	if s.picked {
 		b.WriteString("⇶ ") // picked shows before broadcast starts, so picks can be checked
 	}
-	if mark := p.recMark(v.m.now()); mark != "" {
+	if mark := p.RecMark(v.m.Now()); mark != "" {
 		b.WriteString(mark + " · ") // ticks once a second while it records
 	}
-	fmt.Fprintf(&b, "%s · %s · %s", p.spec.Name, p.spec.Provider, p.titleState())
-	if !p.lastOutput.IsZero() {
-		b.WriteString(" · out " + p.lastOutput.Format("15:04:05"))
+	fmt.Fprintf(&b, "%s · %s · %s", p.Spec().Name, p.Spec().Provider, p.TitleState())
+	if !p.LastOutput().IsZero() {
+		b.WriteString(" · out " + p.LastOutput().Format("15:04:05"))
 	}
 	if s.scroll > 0 {
 		fmt.Fprintf(&b, " · scrolled %d/%d", s.scroll, s.frame.Scrollback)
 	}
-	if p.screen != nil && (s.frame.Cols != w || s.frame.Rows != v.bodyRows(i)) {
+	if p.Screen() != nil && (s.frame.Cols != w || s.frame.Rows != v.bodyRows(i)) {
 		fmt.Fprintf(&b, " · sized %dx%d for another client", s.frame.Cols, s.frame.Rows)
 	}
-	if p.notice != "" {
-		b.WriteString(" · " + p.notice)
+	if p.Notice() != "" {
+		b.WriteString(" · " + p.Notice())
 	}
-	if p.alert != nil {
-		b.WriteString(" · " + p.alert.what + " failed")
+	if what, _, ok := p.Alert(); ok {
+		b.WriteString(" · " + what + " failed")
 	}
 	style, styleID := titleStyle, 't'
 	switch {
@@ -232,7 +230,7 @@ func (v *view) title(i int, p *pane, w int) string {
 	case v.pv(p).picked:
 		style, styleID = titlePickedIdle, 'q' // picked, broadcast not on yet
 	default:
-		state := p.state().State
+		state := p.State().State
 		if st, ok := stateStyles[state]; ok {
 			style, styleID = st, rune('a'+slices.Index(status.States, state))
 		}
@@ -254,8 +252,8 @@ func (v *view) title(i int, p *pane, w int) string {
 // statusLine shows pages, modes and the help hint.
 func (v *view) statusLine() string {
 	var left strings.Builder
-	if n := v.pageSize(); len(v.m.panes) > n && !v.zoom {
-		pages := (len(v.m.panes) + n - 1) / n
+	if n := v.pageSize(); len(v.m.Grid()) > n && !v.zoom {
+		pages := (len(v.m.Grid()) + n - 1) / n
 		for i := range pages {
 			if i == v.page {
 				fmt.Fprintf(&left, "[%d]", i+1)
@@ -265,7 +263,7 @@ func (v *view) statusLine() string {
 		}
 		left.WriteString(" ")
 	}
-	if len(v.m.panes) > 0 { // one pane too: the line says how it is
+	if len(v.m.Grid()) > 0 { // one pane too: the line says how it is
 		left.WriteString(v.stateCounts() + " ")
 	}
 	var flags []string
@@ -313,7 +311,7 @@ func (v *view) cursor() *tea.Cursor {
 		return nil
 	}
 	s := v.pv(p)
-	if s.scroll > 0 || p.alert != nil || !s.frame.Cursor.Visible {
+	if s.scroll > 0 || p.HasAlert() || !s.frame.Cursor.Visible {
 		return nil
 	}
 	idx, rects := v.pageRects()
@@ -386,8 +384,8 @@ func (v *view) bodyRows(i int) int {
 // status.States' order: what needs the user first.
 func (v *view) stateCounts() string {
 	var n [16]int
-	for _, p := range v.m.panes {
-		if i := slices.Index(status.States, p.state().State); i >= 0 {
+	for _, p := range v.m.Grid() {
+		if i := slices.Index(status.States, p.State().State); i >= 0 {
 			n[i]++
 		}
 	}

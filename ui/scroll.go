@@ -40,7 +40,7 @@ func (v *view) leaveScroll() {
 
 // scrollBy moves the view of p n lines back (negative: forward).
 func (v *view) scrollBy(p *pane, n int) {
-	if p.screen == nil {
+	if p.Screen() == nil {
 		return
 	}
 	s := v.pv(p)
@@ -110,7 +110,7 @@ func (v *view) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if s.sel != nil && p.screen != nil {
+	if s.sel != nil && p.Screen() != nil {
 		v.selectKey(p, s, msg.String())
 		return nil
 	}
@@ -151,17 +151,17 @@ func (v *view) scrollStatus() string {
 func (v *view) findNext(p *pane, dir int) {
 	s := v.pv(p)
 	q := s.search
-	if q == nil || q.matcher == nil || p.screen == nil {
+	if q == nil || q.matcher == nil || p.Screen() == nil {
 		return
 	}
 	from := q.match
 	if from < 0 {
-		from = p.screen.ScrollbackLen() - s.scroll
+		from = p.Screen().ScrollbackLen() - s.scroll
 		if dir > 0 {
 			from--
 		}
 	}
-	r, ok := p.screen.SearchFrom(q.matcher, from+dir, dir)
+	r, ok := p.Screen().SearchFrom(q.matcher, from+dir, dir)
 	q.notFound = !ok
 	if ok {
 		v.showMatch(p, r)
@@ -172,7 +172,7 @@ func (v *view) findNext(p *pane, dir int) {
 func (v *view) showMatch(p *pane, r vt.Match) {
 	s := v.pv(p)
 	s.search.match = r.Line
-	_, rows := p.screen.Size()
+	_, rows := p.Screen().Size()
 	top := max(0, r.Line-rows/3)
 	s.scroll = min(r.Scrollback, max(0, r.Scrollback-top))
 	v.takeFrame(p)

@@ -18,24 +18,24 @@ type seenViews struct {
 	events []string
 }
 
-func (s *seenViews) paneAdded(p *pane) tea.Cmd {
-	s.events = append(s.events, "added "+p.spec.Name)
-	return s.Model.paneAdded(p)
+func (s *seenViews) PaneAdded(p *pane) tea.Cmd {
+	s.events = append(s.events, "added "+p.Spec().Name)
+	return s.Model.PaneAdded(p)
 }
 
-func (s *seenViews) paneRemoved(key, i int) tea.Cmd {
+func (s *seenViews) PaneRemoved(key, i int) tea.Cmd {
 	s.events = append(s.events, "removed "+paneName(key))
-	return s.Model.paneRemoved(key, i)
+	return s.Model.PaneRemoved(key, i)
 }
 
-func (s *seenViews) paneChanged(p *pane, c mux.Change) {
-	s.events = append(s.events, map[mux.Change]string{mux.ChangeStarted: "started ", mux.ChangeClosed: "closed "}[c]+p.spec.Name)
-	s.Model.paneChanged(p, c)
+func (s *seenViews) PaneChanged(p *pane, c mux.Change) {
+	s.events = append(s.events, map[mux.Change]string{mux.ChangeStarted: "started ", mux.ChangeClosed: "closed "}[c]+p.Spec().Name)
+	s.Model.PaneChanged(p, c)
 }
 
-func (s *seenViews) needsAttention(p *pane, info *PaneInfo) bool {
-	s.events = append(s.events, "attention "+p.spec.Name)
-	return s.Model.needsAttention(p, info)
+func (s *seenViews) NeedsAttention(p *pane, info *PaneInfo) bool {
+	s.events = append(s.events, "attention "+p.Spec().Name)
+	return s.Model.NeedsAttention(p, info)
 }
 
 // The shared side tells the views of each pane added, started, whose
@@ -45,19 +45,19 @@ func TestSharedSideTellsTheViews(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	seen := &seenViews{Model: m}
 	m.clients = seen
-	for _, p := range m.panes {
-		t.Cleanup(func() { p.screen.Close() }) // a removed pane's too
+	for _, p := range m.Grid() {
+		t.Cleanup(func() { p.Screen().Close() }) // a removed pane's too
 	}
 
 	_, open := m.Open(mux.PaneSpec{Name: paneName(2), Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
 	for _, msg := range runNow(open) {
 		m.Update(msg)
 	}
-	opened := m.panes[2]
-	t.Cleanup(func() { opened.screen.Close() })
+	opened := m.Grid()[2]
+	t.Cleanup(func() { opened.Screen().Close() })
 	// bpane's command ends well while view 0 looks at apane.
 	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[1].id, State: session.Exited, ExitKnown: true}}})
-	closing, err := m.ClosePane(m.panes[0].ID(), false, nil)
+	closing, err := m.ClosePane(m.Grid()[0].ID(), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

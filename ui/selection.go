@@ -89,7 +89,7 @@ func (s *paneView) highlightSelection() {
 // screen, else at the view's last row; v again starts it anew at the
 // selection's cursor.
 func (v *view) startSelection(p *pane, s *paneView, lines bool) {
-	if p.screen == nil {
+	if p.Screen() == nil {
 		return // a pane still starting has nothing to select
 	}
 	if s.sel != nil {
@@ -107,14 +107,18 @@ func (v *view) startSelection(p *pane, s *paneView, lines bool) {
 
 // selectKeys move the selection's cursor: each returns where it goes.
 var selectKeys = map[string]func(v *view, p *pane, s *paneView, c point) point{
-	"left":  func(v *view, p *pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
-	"h":     func(v *view, p *pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
-	"right": func(v *view, p *pane, s *paneView, c point) point { return point{c.line, min(s.frame.Cols-1, c.col+1)} },
-	"l":     func(v *view, p *pane, s *paneView, c point) point { return point{c.line, min(s.frame.Cols-1, c.col+1)} },
-	"up":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
-	"k":     func(v *view, p *pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
-	"down":  func(v *view, p *pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
-	"j":     func(v *view, p *pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
+	"left": func(v *view, p *pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
+	"h":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
+	"right": func(v *view, p *pane, s *paneView, c point) point {
+		return point{c.line, min(s.frame.Cols-1, c.col+1)}
+	},
+	"l": func(v *view, p *pane, s *paneView, c point) point {
+		return point{c.line, min(s.frame.Cols-1, c.col+1)}
+	},
+	"up":   func(v *view, p *pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
+	"k":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
+	"down": func(v *view, p *pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
+	"j":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
 	"pgup": func(v *view, p *pane, s *paneView, c point) point {
 		return point{c.line - max(1, s.frame.Rows-1), c.col}
 	},
@@ -156,11 +160,11 @@ func (v *view) selectKey(p *pane, s *paneView, key string) {
 // moveSelection puts the cursor at c, inside the pane's lines, and
 // scrolls the view so that it shows.
 func (v *view) moveSelection(p *pane, s *paneView, c point) {
-	_, rows := p.screen.Size()
-	total := p.screen.ScrollbackLen() + rows
+	_, rows := p.Screen().Size()
+	total := p.Screen().ScrollbackLen() + rows
 	c.line = min(max(c.line, 0), total-1)
 	s.sel.cursor = c
-	sb := p.screen.ScrollbackLen()
+	sb := p.Screen().ScrollbackLen()
 	top := sb - s.scroll
 	switch {
 	case c.line < top:
@@ -173,7 +177,7 @@ func (v *view) moveSelection(p *pane, s *paneView, c point) {
 }
 
 // readLines reads n lines from first into f.
-func readLines(p *pane, f *vt.Frame, first, n int) { p.screen.SnapshotRange(f, first, n) }
+func readLines(p *pane, f *vt.Frame, first, n int) { p.Screen().SnapshotRange(f, first, n) }
 
 // lineCells returns line's cells, or nil past the end.
 func lineCells(p *pane, line int) []vt.Cell {
@@ -206,8 +210,8 @@ func wordCell(c vt.Cell) bool {
 
 // wordForward is the start of the next word, on this line or a later one.
 func wordForward(p *pane, c point) point {
-	_, rows := p.screen.Size()
-	last := p.screen.ScrollbackLen() + rows - 1
+	_, rows := p.Screen().Size()
+	last := p.Screen().ScrollbackLen() + rows - 1
 	row := lineCells(p, c.line)
 	x := c.col
 	for x < len(row) && wordCell(row[x]) {
@@ -293,7 +297,7 @@ func cellText(row []vt.Cell, from, to int) string {
 // (OSC 52, which tmux, kitty, iTerm2, WezTerm and others take) and says
 // so in the status line.
 func (v *view) copySelection(p *pane, s *paneView) {
-	if s.sel == nil || p.screen == nil {
+	if s.sel == nil || p.Screen() == nil {
 		return
 	}
 	text, cut := selectedText(p, s.sel)
@@ -311,8 +315,8 @@ func (v *view) copySelection(p *pane, s *paneView) {
 // at (x, y) of its body; release copies it. It reports whether the
 // event was the drag's.
 func (v *view) dragMouse(i int, msg tea.MouseMsg, x, y int) bool {
-	p := v.m.panes[i]
-	if p.screen == nil {
+	p := v.m.Grid()[i]
+	if p.Screen() == nil {
 		return false
 	}
 	s := v.pv(p)
@@ -322,10 +326,10 @@ func (v *view) dragMouse(i int, msg tea.MouseMsg, x, y int) bool {
 		if msg.Mouse().Button != tea.MouseLeft || y < 0 {
 			return false
 		}
-		v.drag = &dragState{key: p.key, from: at}
+		v.drag = &dragState{key: p.Key(), from: at}
 		return true
 	case tea.MouseMotionMsg:
-		if v.drag == nil || v.drag.key != p.key || msg.Mouse().Button != tea.MouseLeft {
+		if v.drag == nil || v.drag.key != p.Key() || msg.Mouse().Button != tea.MouseLeft {
 			return false
 		}
 		if s.sel == nil {
@@ -339,7 +343,7 @@ func (v *view) dragMouse(i int, msg tea.MouseMsg, x, y int) bool {
 	case tea.MouseReleaseMsg:
 		d := v.drag
 		v.drag = nil
-		if d == nil || d.key != p.key || s.sel == nil || !s.sel.mouse {
+		if d == nil || d.key != p.Key() || s.sel == nil || !s.sel.mouse {
 			return d != nil
 		}
 		s.sel.cursor = at

@@ -13,7 +13,7 @@ func TestSelectionText(t *testing.T) {
 	b := newFakeBackend()
 	b.output["apane"] = "one 日本 three   \r\nsecond  line\r\nlast"
 	m := newTestModel(t, b, 1, 80, 24)
-	p := m.panes[0]
+	p := m.Grid()[0]
 	for _, c := range []struct {
 		sel  selection
 		want string
@@ -55,19 +55,19 @@ func TestDragCopies(t *testing.T) {
 	v := m.lv()
 	send(m, tea.MouseClickMsg{X: 0, Y: 1, Button: tea.MouseLeft})
 	send(m, tea.MouseMotionMsg{X: 4, Y: 1, Button: tea.MouseLeft})
-	if !v.scrollMode || v.pv(m.panes[0]).sel == nil {
+	if !v.scrollMode || v.pv(m.Grid()[0]).sel == nil {
 		t.Fatal("a drag made no selection")
 	}
 	send(m, tea.MouseMotionMsg{X: 40, Y: 23, Button: tea.MouseLeft})
 	send(m, tea.MouseReleaseMsg{X: 40, Y: 23, Button: tea.MouseLeft})
 	// The text, then the 21 blank rows down to the last, as empty lines.
-	if v.notice != "copied 38 bytes" || v.scrollMode || v.pv(m.panes[0]).sel != nil {
-		t.Errorf("after the release: notice %q, scroll mode %v, selection %+v", v.notice, v.scrollMode, v.pv(m.panes[0]).sel)
+	if v.notice != "copied 38 bytes" || v.scrollMode || v.pv(m.Grid()[0]).sel != nil {
+		t.Errorf("after the release: notice %q, scroll mode %v, selection %+v", v.notice, v.scrollMode, v.pv(m.Grid()[0]).sel)
 	}
 	// A click alone selects nothing.
 	send(m, tea.MouseClickMsg{X: 2, Y: 1, Button: tea.MouseLeft})
 	send(m, tea.MouseReleaseMsg{X: 2, Y: 1, Button: tea.MouseLeft})
-	if v.scrollMode || v.pv(m.panes[0]).sel != nil {
+	if v.scrollMode || v.pv(m.Grid()[0]).sel != nil {
 		t.Error("a click made a selection")
 	}
 }

@@ -42,7 +42,7 @@ var listRank = map[string]int{"waiting": 0, "failed": 1}
 func (v *view) openSessions() tea.Cmd {
 	v.modal = &sessionList{sel: -1}
 	v.selectFirst()
-	return v.m.sampleUsageNow() // the list shows every pane's CPU and memory
+	return v.m.SampleUsageNow() // the list shows every pane's CPU and memory
 }
 
 // selectFirst puts the list's selection where the user wants it first.
@@ -52,13 +52,13 @@ func (v *view) selectFirst() {
 	// pane.
 	l := v.sessions()
 	l.sel = -1
-	for _, p := range v.m.panes {
-		if _, ok := listRank[string(p.state().State)]; ok {
+	for _, p := range v.m.Grid() {
+		if _, ok := listRank[string(p.State().State)]; ok {
 			return
 		}
 	}
 	if p := v.focused(); p != nil {
-		l.sel = p.key
+		l.sel = p.Key()
 	}
 }
 
@@ -75,11 +75,11 @@ func (v *view) sessionRows() []sessionRow {
 	if l := v.sessions(); l != nil {
 		filter = l.filter
 	}
-	rows := make([]sessionRow, 0, len(v.m.panes))
-	for i, p := range v.m.panes {
-		info := v.m.paneInfo(i)
+	rows := make([]sessionRow, 0, len(v.m.Grid()))
+	for i, p := range v.m.Grid() {
+		info := v.m.InfoAt(i)
 		if matchesFilter(info, filter) {
-			rows = append(rows, sessionRow{key: p.key, info: *info})
+			rows = append(rows, sessionRow{key: p.Key(), info: *info})
 		}
 	}
 	sortSessionRows(rows)
@@ -221,7 +221,7 @@ func (v *view) goToSelected(rows []sessionRow) tea.Cmd {
 		return nil
 	}
 	v.modal = nil
-	return v.setFocus(v.m.indexOf(rows[k].key))
+	return v.setFocus(v.m.IndexOf(rows[k].key))
 }
 
 // actOnSelected closes (x), kills (k) or restarts (r) the selected pane,
@@ -236,7 +236,7 @@ func (v *view) actOnSelected(rows []sessionRow, key string) tea.Cmd {
 		v.notice = "read-only"
 		return nil
 	}
-	i := v.m.indexOf(rows[k].key)
+	i := v.m.IndexOf(rows[k].key)
 	switch key {
 	case "x":
 		return v.closeAt(i, false)

@@ -63,7 +63,7 @@ func (v *view) sessionsVisible() int {
 func (v *view) sessionsText() string {
 	l := v.sessions()
 	rows := v.sessionRows()
-	now := v.m.now()
+	now := v.m.Now()
 	cells := make([][]string, len(rows))
 	for k := range rows {
 		for _, c := range listColumns {
@@ -95,9 +95,9 @@ func (v *view) sessionsText() string {
 
 func (v *view) sessionsTitle(shown int) string {
 	l := v.sessions()
-	t := fmt.Sprintf("Sessions: %d", len(v.m.panes))
+	t := fmt.Sprintf("Sessions: %d", len(v.m.Grid()))
 	if l.filter != "" || l.typing {
-		t = fmt.Sprintf("Sessions: %d of %d match /%s", shown, len(v.m.panes), termsafe.String(l.filter))
+		t = fmt.Sprintf("Sessions: %d of %d match /%s", shown, len(v.m.Grid()), termsafe.String(l.filter))
 		if l.typing {
 			t += "▏"
 		}

@@ -33,7 +33,7 @@ func openList(t *testing.T, m *Model) {
 func selectPane(t *testing.T, m *Model, name string) {
 	t.Helper()
 	press(m, "home")
-	for range len(m.panes) {
+	for range len(m.Grid()) {
 		rows := m.lv().sessionRows()
 		if rows[m.lv().sessions().selected(rows)].info.Name == name {
 			return
@@ -109,11 +109,11 @@ func TestSessionListEnterFocusesPaneOnAnotherPage(t *testing.T) {
 	m := newTestModel(t, b, 20, 80, 24)
 	v := m.lv()
 	n := v.pageSize()
-	if n >= len(m.panes) {
-		t.Fatalf("all %d panes fit one page of %d: the test proves nothing", len(m.panes), n)
+	if n >= len(m.Grid()) {
+		t.Fatalf("all %d panes fit one page of %d: the test proves nothing", len(m.Grid()), n)
 	}
-	target := len(m.panes) - 1
-	name := m.panes[target].spec.Name
+	target := len(m.Grid()) - 1
+	name := m.Grid()[target].Spec().Name
 	openList(t, m)
 	selectPane(t, m, name)
 	press(m, "enter")
@@ -133,16 +133,16 @@ func TestSessionListActsOnSelected(t *testing.T) {
 	for _, msg := range runCmd(press(m, "k")) {
 		m.Update(msg)
 	}
-	if p := m.panes[1]; p.phase != mux.PhaseKilled || m.lv().focusIndex() != 0 {
-		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.status(), m.lv().focusIndex())
+	if p := m.Grid()[1]; p.Phase() != mux.PhaseKilled || m.lv().focusIndex() != 0 {
+		t.Fatalf("k in the list: bpane is %s, focus %d; want bpane killed, focus kept on 0", p.Status(), m.lv().focusIndex())
 	}
-	if m.panes[0].phase != mux.PhaseRunning || m.panes[2].phase != mux.PhaseRunning {
+	if m.Grid()[0].Phase() != mux.PhaseRunning || m.Grid()[2].Phase() != mux.PhaseRunning {
 		t.Error("k reached another pane than the selected one")
 	}
-	gen := m.panes[1].gen
+	gen := m.Grid()[1].gen
 	msgs := runCmd(press(m, "r"))
-	if m.panes[1].gen != gen+1 {
-		t.Errorf("r in the list did not restart bpane (gen %d)", m.panes[1].gen)
+	if m.Grid()[1].gen != gen+1 {
+		t.Errorf("r in the list did not restart bpane (gen %d)", m.Grid()[1].gen)
 	}
 	for _, msg := range msgs {
 		m.Update(msg)
@@ -162,8 +162,8 @@ func TestSessionListActsOnSelected(t *testing.T) {
 
 func paneNames(m *Model) []string {
 	var names []string
-	for _, p := range m.panes {
-		names = append(names, p.spec.Name)
+	for _, p := range m.Grid() {
+		names = append(names, p.Spec().Name)
 	}
 	return names
 }
@@ -185,8 +185,8 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 	for _, k := range []string{"down", "x", "k", "r"} {
 		send(k)
 	}
-	if b.total() != before || m.panes[1].phase != mux.PhaseRunning || v.notice != "read-only" {
-		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.panes[1].status(), v.notice)
+	if b.total() != before || m.Grid()[1].Phase() != mux.PhaseRunning || v.notice != "read-only" {
+		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.Grid()[1].Status(), v.notice)
 	}
 	send("enter")
 	if v.focusIndex() != 1 || m.lv().focusIndex() != 0 {
@@ -214,7 +214,7 @@ func TestSessionListFitsSmallTerminals(t *testing.T) {
 	m := newTestModel(t, b, 12, 40, 10)
 	v := m.lv()
 	openList(t, m)
-	for _, p := range m.panes {
+	for _, p := range m.Grid() {
 		p.usage = paneUsage{gen: p.gen, percent: 12, rss: 5 << 20, ok: true}
 	}
 	press(m, "end")

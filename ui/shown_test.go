@@ -7,7 +7,7 @@ func TestPanesMarkedShown(t *testing.T) {
 	m := newTestModel(t, newFakeBackend(), 20, 80, 24) // 3×5 a page
 	shown := func() (n int, first int) {
 		first = -1
-		for i, p := range m.panes {
+		for i, p := range m.Grid() {
 			if p.shown.Load() {
 				n++
 				if first < 0 {

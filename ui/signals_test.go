@@ -30,8 +30,8 @@ func signalsModel(t *testing.T, cfg func(*Config)) (*Model, *term.Terminal, *loc
 // the focused pane's notification does not under "other".
 func TestSignalsPassedToTerminal(t *testing.T) {
 	m, tm, out := signalsModel(t, func(c *Config) { c.Bell, c.Notifications, c.Clipboard = PassAny, PassOther, true })
-	m.panes[1].screen.Write("\a\x1b]9;tests\u009b31m done\x07\x1b]52;c;aGk=\x07")
-	m.panes[0].screen.Write("\x1b]9;focused pane\x07")
+	m.Grid()[1].Screen().Write("\a\x1b]9;tests\u009b31m done\x07\x1b]52;c;aGk=\x07")
+	m.Grid()[0].Screen().Write("\x1b]9;focused pane\x07")
 	m.Update(frameMsg{})
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestSignalsPassedToTerminal(t *testing.T) {
 // With the zero Config nothing is passed on.
 func TestSignalsOffByDefault(t *testing.T) {
 	m, tm, out := signalsModel(t, func(*Config) {})
-	m.panes[1].screen.Write("\a\x1b]9;hi\x07\x1b]52;c;aGk=\x07")
+	m.Grid()[1].Screen().Write("\a\x1b]9;hi\x07\x1b]52;c;aGk=\x07")
 	m.Update(frameMsg{})
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
@@ -67,14 +67,14 @@ func TestSignalsOffByDefault(t *testing.T) {
 // terminal's own comes back when focus moves to a pane that set none.
 func TestCursorColourFollowsFocus(t *testing.T) {
 	m, tm, out := signalsModel(t, func(*Config) {})
-	m.panes[0].screen.Write("\x1b]12;#ff8800\x07")
-	m.panes[1].screen.Write("\x1b]12;rgb:00/ff/00\x07")
+	m.Grid()[0].Screen().Write("\x1b]12;#ff8800\x07")
+	m.Grid()[1].Screen().Write("\x1b]12;rgb:00/ff/00\x07")
 	m.Update(frameMsg{})
 	press(m, "ctrl+b")
 	press(m, "o") // focus pane 1, then back
 	press(m, "ctrl+b")
 	press(m, "o")
-	m.panes[0].screen.Write("\x1b]112\x07")
+	m.Grid()[0].Screen().Write("\x1b]112\x07")
 	m.Update(frameMsg{})
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestContract_A16_ClipboardNotHandedToReadOnlyClients(t *testing.T) {
 			terms[ro] = tm
 			m.Update(AttachMsg{ID: id, Term: tm, Width: 80, Height: 24, ReadOnly: ro})
 		}
-		m.panes[0].screen.Write("\x1b]52;c;aGk=\x07")
+		m.Grid()[0].Screen().Write("\x1b]52;c;aGk=\x07")
 		m.Update(frameMsg{})
 		for ro, tm := range terms {
 			if err := tm.Close(); err != nil {

@@ -67,11 +67,11 @@ func (v *view) newPane() tea.Cmd {
 
 // open adds the pane, starts it and focuses it in this client.
 func (v *view) open(spec mux.PaneSpec) tea.Cmd {
-	if v.m.quitting {
+	if v.m.Quitting() {
 		return nil
 	}
 	_, cmd := v.m.Open(spec)
-	return tea.Batch(cmd, v.setFocus(len(v.m.panes)-1))
+	return tea.Batch(cmd, v.setFocus(len(v.m.Grid())-1))
 }
 
 // pickInput handles a key of the picker: up and down (or a number) move

@@ -19,9 +19,9 @@ func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 	t.Helper()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}})
 	attachClient(m, 80, 24)
-	p := m.panes[0]
+	p := m.Grid()[0]
 	start := p.start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
-	t.Cleanup(func() { p.screen.Close() }) // also once the pane was removed
+	t.Cleanup(func() { p.Screen().Close() }) // also once the pane was removed
 	return m, start
 }
 
@@ -45,8 +45,8 @@ func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
 		t.Fatalf("start returned %#v, want errStartCancelled", msg)
 	}
 	m.Update(msg)
-	if len(m.panes) != 0 || m.lv().modalKind() != modalNone {
-		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.panes), m.lv().modalKind())
+	if len(m.Grid()) != 0 || m.lv().modalKind() != modalNone {
+		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.Grid()), m.lv().modalKind())
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
 		t.Errorf("results = %v, want one pane whose start was cancelled", r)
@@ -61,13 +61,13 @@ func TestContract_S4_KillStartingPaneCancelsStart(t *testing.T) {
 	m, start := startingModel(t, b)
 	press(m, "ctrl+b")
 	press(m, "k")
-	if p := m.panes[0]; p.status() != "cancelling the start" {
-		t.Fatalf("status after k = %q, want the start being cancelled", p.status())
+	if p := m.Grid()[0]; p.Status() != "cancelling the start" {
+		t.Fatalf("status after k = %q, want the start being cancelled", p.Status())
 	}
 	m.Update(start())
-	p := m.panes[0]
-	if p.phase != mux.PhaseCancelled || p.status() != "start cancelled" || !p.restartable() {
-		t.Errorf("after the cancelled start: phase %v, status %q, restartable %v", p.phase, p.status(), p.restartable())
+	p := m.Grid()[0]
+	if p.Phase() != mux.PhaseCancelled || p.Status() != "start cancelled" || !p.Restartable() {
+		t.Errorf("after the cancelled start: phase %v, status %q, restartable %v", p.Phase(), p.Status(), p.Restartable())
 	}
 }
 
@@ -90,10 +90,10 @@ func TestContract_S4_CancelledStartThatWonIsTornDown(t *testing.T) {
 				t.Errorf("calls = %v, want one %s", b.calls, want)
 			}
 			switch {
-			case key == "x" && len(m.panes) != 0:
+			case key == "x" && len(m.Grid()) != 0:
 				t.Error("x: the pane was not removed")
-			case key == "k" && m.panes[0].phase != mux.PhaseKilled:
-				t.Errorf("k: phase %v, want killed", m.panes[0].phase)
+			case key == "k" && m.Grid()[0].Phase() != mux.PhaseKilled:
+				t.Errorf("k: phase %v, want killed", m.Grid()[0].Phase())
 			}
 		})
 	}
@@ -116,17 +116,17 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	mgr := session.NewManager(providers.Table{"hang": h})
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []mux.PaneSpec{{Name: "apane", Provider: "hang"}})
 	attachClient(m, 80, 24)
-	p := m.panes[0]
-	start := p.start(t.Context(), m.backend, m.lv().bodySize(0), 0, m.wake)
-	t.Cleanup(func() { p.screen.Close() })
+	p := m.Grid()[0]
+	start := p.start(t.Context(), m.Backend(), m.lv().bodySize(0), 0, m.wake)
+	t.Cleanup(func() { p.Screen().Close() })
 	msgs := make(chan tea.Msg, 1)
 	go func() { msgs <- start() }()
 	<-h.entered
 	press(m, "ctrl+b")
 	pressX(m)
 	m.Update(<-msgs)
-	if len(m.panes) != 0 {
-		t.Fatalf("pane still there, status %q", p.status())
+	if len(m.Grid()) != 0 {
+		t.Fatalf("pane still there, status %q", p.Status())
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" || !errors.Is(r[0].Err, errStartCancelled) {
 		t.Errorf("results = %v, want the start cancelled", r)
@@ -143,13 +143,13 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 	b := newFakeBackend()
 	b.startGate["apane"] = make(chan struct{})
 	m, start := startingModel(t, b)
-	quit := m.startQuit(false)
+	quit := m.StartQuit(false)
 	m.Update(quit()) // the Manager's Shutdown returned
-	if m.done {
+	if m.Done() {
 		t.Fatal("the program ended with a start still pending")
 	}
 	m.Update(start()) // returns: the quit cancelled it
-	if !m.done {
+	if !m.Done() {
 		t.Fatal("the program did not end once the pending start returned")
 	}
 	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
@@ -163,8 +163,8 @@ func TestInputWhileStartingIsKept(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}})
 	attachClient(m, 80, 24)
-	start := m.panes[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
-	t.Cleanup(func() { m.panes[0].screen.Close() })
+	start := m.Grid()[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
+	t.Cleanup(func() { m.Grid()[0].Screen().Close() })
 	for _, k := range []string{"h", "i", "enter"} {
 		press(m, k)
 	}

@@ -104,10 +104,10 @@ func (p *pane) life() (status.State, string) {
 	return status.Failed, p.status()
 }
 
-// feedSignals gives pane p's tracker what its screen and session say,
-// after its screen changed: output, the marks, and (at most every
+// FeedSignals gives pane p's tracker what its screen and session say,
+// After its screen changed: output, the marks, and (at most every
 // ruleEvery) the screen's last rows for the rules.
-func (s *shared) feedSignals(p *pane, now time.Time) {
+func (s *shared) FeedSignals(p *pane, now time.Time) {
 	t := p.st.track
 	if t == nil {
 		return
@@ -158,9 +158,9 @@ func (s *shared) readRules(p *pane, now time.Time) {
 	p.st.track.Screen(p.st.rows, now)
 }
 
-// syncStates brings every pane's state up to date, after an Update, and
+// SyncStates brings every pane's state up to date, after an Update, and
 // arms the state timer for the earliest moment one must be looked at.
-func (s *shared) syncStates() tea.Cmd {
+func (s *shared) SyncStates() tea.Cmd {
 	if s.done {
 		return nil
 	}
@@ -216,8 +216,8 @@ func (s *shared) stateChanged(i int, p *pane, was, st status.Status) {
 	if st.State == was.State {
 		return // a new reason (a progress report's percentage)
 	}
-	info := s.paneInfo(i)
-	s.emit(Event{Kind: EventState, Pane: info, Detail: string(st.State)})
+	info := s.InfoAt(i)
+	s.Emit(Event{Kind: EventState, Pane: info, Detail: string(st.State)})
 	if st.State.Attention() && !s.userEnded(p) {
 		s.markAttention(p, info)
 	}
@@ -233,10 +233,10 @@ func (s *shared) userEnded(p *pane) bool {
 // it, and notifies the notify command as the config says; focusing the
 // pane clears the mark.
 func (s *shared) markAttention(p *pane, info *PaneInfo) {
-	if !s.clients.needsAttention(p, info) {
+	if !s.clients.NeedsAttention(p, info) {
 		return // every client looks at it
 	}
-	s.emit(Event{Kind: EventAttention, Pane: info, Detail: info.State + ": " + info.Reason})
+	s.Emit(Event{Kind: EventAttention, Pane: info, Detail: info.State + ": " + info.Reason})
 	if s.cfg.OnNotify != nil {
 		s.cfg.OnNotify(Notification{Pane: *info})
 	}
@@ -288,12 +288,12 @@ func (s *shared) Report(id string, st status.State, reason string, ttl time.Dura
 		p.st.track.Report(st, reason, ttl, now)
 	}
 	s.syncPane(i, p, now) // the reply shows the state reported
-	return *s.paneInfo(i), nil
+	return *s.InfoAt(i), nil
 }
 
-// after returns a command that delivers msg after d, or nothing once the
+// After returns a command that delivers msg after d, or nothing once the
 // model is done: not tea.Tick, whose timer would outlive the program.
-func (s *shared) after(d time.Duration, msg tea.Msg) tea.Cmd { return s.afterUnless(d, msg, nil) }
+func (s *shared) After(d time.Duration, msg tea.Msg) tea.Cmd { return s.afterUnless(d, msg, nil) }
 
 // afterUnless is after, ended early (with nothing) once cancel closes.
 func (s *shared) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{}) tea.Cmd {

@@ -31,21 +31,21 @@ func TestEscapesDriveTheState(t *testing.T) {
 			b := newFakeBackend()
 			m := newTestModel(t, b, 2, 120, 40)
 			now := fixedNow()
-			m.now = func() time.Time { return now }
+			m.SetClock(func() time.Time { return now })
 			m.Update(stateMsg{})
-			m.panes[1].screen.Write(c.bytes)
+			m.Grid()[1].Screen().Write(c.bytes)
 			m.Update(frameMsg{})
 			now = now.Add(status.DefaultDebounce)
 			m.Update(stateMsg{})
-			st := m.panes[1].state()
+			st := m.Grid()[1].State()
 			if st.State != c.want || st.Reason != c.reason {
 				t.Fatalf("state %s (%q), want %s (%q)", st.State, st.Reason, c.want, c.reason)
 			}
-			if title := m.lv().title(1, m.panes[1], 110); !strings.Contains(title, string(c.want)+": "+c.reason) {
+			if title := m.lv().title(1, m.Grid()[1], 110); !strings.Contains(title, string(c.want)+": "+c.reason) {
 				t.Errorf("title %q", title)
 			}
 			attention := c.want.Attention()
-			if got := m.lv().pv(m.panes[1]).attention; got != attention {
+			if got := m.lv().pv(m.Grid()[1]).attention; got != attention {
 				t.Errorf("attention %v, want %v", got, attention)
 			}
 		})
@@ -58,13 +58,13 @@ func TestEscapesDriveTheState(t *testing.T) {
 func TestNotifyReachesTheClientsLookingElsewhere(t *testing.T) {
 	m, tm, out := signalsModel(t, func(c *Config) { c.Notify = NotifyTerminal | NotifyBell })
 	now := fixedNow()
-	m.now = func() time.Time { return now }
-	m.panes[0].screen.Write("\x1b]9;focused\x07")
-	m.panes[1].screen.Write("\x1b]9;tests\u009b31m done\x07")
+	m.SetClock(func() time.Time { return now })
+	m.Grid()[0].Screen().Write("\x1b]9;focused\x07")
+	m.Grid()[1].Screen().Write("\x1b]9;tests\u009b31m done\x07")
 	m.Update(frameMsg{})
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
-	m.panes[1].screen.Write("\x1b]9;again\x07") // still waiting: no new entry
+	m.Grid()[1].Screen().Write("\x1b]9;again\x07") // still waiting: no new entry
 	m.Update(frameMsg{})
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
@@ -93,13 +93,13 @@ func TestUserEndedPanesAskNothing(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 3, 120, 40)
 	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
-	m.panes[1].phase = mux.PhaseKilled // as the kill's end sets it (prefix k)
+	m.Grid()[1].phase = mux.PhaseKilled // as the kill's end sets it (prefix k)
 	m.Update(stateMsg{})
-	if st := m.panes[1].state(); st.State != status.Failed {
+	if st := m.Grid()[1].State(); st.State != status.Failed {
 		t.Fatalf("the killed pane is %v", st)
 	}
-	if m.lv().pv(m.panes[1]).attention || len(told) != 0 {
-		t.Errorf("a pane the user killed asked for them: mark %v, told %+v", m.lv().pv(m.panes[1]).attention, told)
+	if m.lv().pv(m.Grid()[1]).attention || len(told) != 0 {
+		t.Errorf("a pane the user killed asked for them: mark %v, told %+v", m.lv().pv(m.Grid()[1]).attention, told)
 	}
 }
 
@@ -109,10 +109,10 @@ func TestPaneFailingOnItsOwnAsks(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 3, 120, 40)
 	m.cfg.OnNotify = func(n Notification) { told = append(told, n) }
-	m.panes[1].phase, m.panes[1].info.ExitKnown = mux.PhaseExited, true // exit status 0: done
+	m.Grid()[1].phase, m.Grid()[1].info.ExitKnown = mux.PhaseExited, true // exit status 0: done
 	m.Update(stateMsg{})
-	if st := m.panes[1].state(); st.State != status.Done || !m.lv().pv(m.panes[1]).attention || len(told) != 1 {
-		t.Errorf("a pane done on its own: %v, mark %v, told %d", st, m.lv().pv(m.panes[1]).attention, len(told))
+	if st := m.Grid()[1].State(); st.State != status.Done || !m.lv().pv(m.Grid()[1]).attention || len(told) != 1 {
+		t.Errorf("a pane done on its own: %v, mark %v, told %d", st, m.lv().pv(m.Grid()[1]).attention, len(told))
 	}
 }
 
@@ -122,7 +122,7 @@ func TestStateTimerGivesWay(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	now := fixedNow()
-	m.now = func() time.Time { return now }
+	m.SetClock(func() time.Time { return now })
 	for range 3 { // the start's output goes quiet: nothing is due
 		now = now.Add(time.Minute)
 		m.Update(stateMsg{at: m.stateArmed})
@@ -130,14 +130,14 @@ func TestStateTimerGivesWay(t *testing.T) {
 	if !m.stateArmed.IsZero() {
 		t.Fatalf("test setup: a timer is armed for %v", m.stateArmed)
 	}
-	m.panes[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
-	m.syncPane(0, m.panes[0], now)
-	late := m.syncStates()
+	m.Grid()[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
+	m.syncPane(0, m.Grid()[0], now)
+	late := m.SyncStates()
 	if late == nil || !m.stateArmed.Equal(now.Add(10*time.Minute)) {
 		t.Fatalf("no timer for the report's ttl (armed %v)", m.stateArmed)
 	}
-	m.panes[1].st.track.Notify("soon") // a debounce: an earlier deadline
-	early := m.syncStates()
+	m.Grid()[1].st.track.Notify("soon") // a debounce: an earlier deadline
+	early := m.SyncStates()
 	if early == nil || !m.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
 		t.Fatalf("the debounce's deadline did not replace the ttl's (armed %v)", m.stateArmed)
 	}

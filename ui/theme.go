@@ -71,13 +71,5 @@ func (m *Model) syncTheme() {
 	if m.active != nil {
 		t = m.active.colors.theme
 	}
-	if t == m.theme {
-		return
-	}
-	m.theme = t
-	for _, p := range m.panes {
-		if p.screen != nil {
-			p.screen.SetTheme(t)
-		}
-	}
+	m.SetTheme(t)
 }

@@ -19,8 +19,8 @@ func (w chanWriter) Write(p []byte) (int, error) { w <- string(p); return len(p)
 func osc11(t *testing.T, m *Model) string {
 	t.Helper()
 	w := make(chanWriter, 4)
-	m.panes[0].screen.ReplyTo(w)
-	m.panes[0].screen.Write("\x1b]11;?\x07")
+	m.Grid()[0].Screen().ReplyTo(w)
+	m.Grid()[0].Screen().Write("\x1b]11;?\x07")
 	select {
 	case s := <-w:
 		return s
@@ -36,12 +36,12 @@ func osc11(t *testing.T, m *Model) string {
 func TestContract_A20_ThemeFollowsTheClientThatTyped(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
-	m.now = fixedNow
+	m.SetClock(fixedNow)
 	m.Update(StartMsg{Width: 80, Height: 24})
 	for _, c := range drain(t, m) {
 		m.Update(c)
 	}
-	t.Cleanup(func() { m.panes[0].screen.Close() })
+	t.Cleanup(func() { m.Grid()[0].Screen().Close() })
 	const dark, light = "\x1b]11;rgb:0000/0000/0000\x07", "\x1b]11;rgb:fafa/f0f0/e6e6\x07"
 	if got := osc11(t, m); got != dark {
 		t.Fatalf("before any client: %q, want the default %q", got, dark)

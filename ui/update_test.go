@@ -190,8 +190,8 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 		_, after := m.Update(msg)
 		runCmd(after) // closes the removed pane's screen
 	}
-	if b.calls["Close"] != 1 || len(m.panes) != 1 || m.lv().modalKind() != modalNone {
-		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.panes), m.lv().modalKind())
+	if b.calls["Close"] != 1 || len(m.Grid()) != 1 || m.lv().modalKind() != modalNone {
+		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.Grid()), m.lv().modalKind())
 	}
 }
 
@@ -204,7 +204,7 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 		t.Fatal("quit did not ask while sessions run")
 	}
 	cmd := press(m, "y")
-	if !m.quitting {
+	if !m.Quitting() {
 		t.Fatal("y did not start quitting")
 	}
 	if kill := press(m, "q"); kill == nil {
@@ -250,8 +250,8 @@ func TestFailedPaneShowsReasonAndRestarts(t *testing.T) {
 	b := newFakeBackend()
 	b.startErr["apane"] = errFailedStart
 	m := newTestModel(t, b, 2, 120, 40)
-	if p := m.panes[0]; p.phase != mux.PhaseFailed || !strings.Contains(p.status(), "connection refused") {
-		t.Fatalf("pane 0: phase %v status %q", p.phase, p.status())
+	if p := m.Grid()[0]; p.Phase() != mux.PhaseFailed || !strings.Contains(p.Status(), "connection refused") {
+		t.Fatalf("pane 0: phase %v status %q", p.Phase(), p.Status())
 	}
 	delete(b.startErr, "apane")
 	press(m, "ctrl+b")
@@ -261,8 +261,8 @@ func TestFailedPaneShowsReasonAndRestarts(t *testing.T) {
 			m.Update(msg)
 		}
 	}
-	if p := m.panes[0]; p.phase != mux.PhaseRunning || p.gen != 2 {
-		t.Errorf("after restart: phase %v gen %d", p.phase, p.gen)
+	if p := m.Grid()[0]; p.Phase() != mux.PhaseRunning || p.gen != 2 {
+		t.Errorf("after restart: phase %v gen %d", p.Phase(), p.gen)
 	}
 }
 
@@ -274,12 +274,12 @@ func TestKillKeepsPaneForRestart(t *testing.T) {
 	for _, msg := range runCmd(cmd) {
 		m.Update(msg)
 	}
-	if b.calls["Kill"] != 1 || m.panes[0].phase != mux.PhaseKilled {
-		t.Errorf("kill: calls %v, phase %v", b.calls, m.panes[0].phase)
+	if b.calls["Kill"] != 1 || m.Grid()[0].Phase() != mux.PhaseKilled {
+		t.Errorf("kill: calls %v, phase %v", b.calls, m.Grid()[0].Phase())
 	}
 	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[0].id, State: session.Closed}}})
-	if m.panes[0].status() != "killed" {
-		t.Errorf("status after kill = %q", m.panes[0].status())
+	if m.Grid()[0].Status() != "killed" {
+		t.Errorf("status after kill = %q", m.Grid()[0].Status())
 	}
 }
 
@@ -290,40 +290,40 @@ func TestAttentionMarker(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 120, 40)
 	now := fixedNow()
-	m.now = func() time.Time { return now }
-	m.panes[1].screen.Write("done\a")
+	m.SetClock(func() time.Time { return now })
+	m.Grid()[1].Screen().Write("done\a")
 	b.sessions[1].outputAt(now)
 	m.Update(frameMsg{})
-	if m.lv().pv(m.panes[1]).attention {
-		t.Fatalf("marked before the debounce passed: %+v", m.panes[1].state())
+	if m.lv().pv(m.Grid()[1]).attention {
+		t.Fatalf("marked before the debounce passed: %+v", m.Grid()[1].State())
 	}
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
-	if !m.lv().pv(m.panes[1]).attention || m.lv().pv(m.panes[0]).attention {
-		t.Fatalf("attention: %v %v, want only pane 1 marked", m.lv().pv(m.panes[0]).attention, m.lv().pv(m.panes[1]).attention)
+	if !m.lv().pv(m.Grid()[1]).attention || m.lv().pv(m.Grid()[0]).attention {
+		t.Fatalf("attention: %v %v, want only pane 1 marked", m.lv().pv(m.Grid()[0]).attention, m.lv().pv(m.Grid()[1]).attention)
 	}
-	if title := m.lv().title(1, m.panes[1], 80); !strings.Contains(title, "●") || !strings.Contains(title, "waiting: rang the bell") {
+	if title := m.lv().title(1, m.Grid()[1], 80); !strings.Contains(title, "●") || !strings.Contains(title, "waiting: rang the bell") {
 		t.Errorf("title of a pane needing attention: %q", title)
 	}
 	press(m, "ctrl+b")
 	press(m, "right")
-	if m.lv().pv(m.panes[1]).attention {
+	if m.lv().pv(m.Grid()[1]).attention {
 		t.Error("focusing the pane did not clear its marker")
 	}
 
-	m.panes[0].screen.Write("working…")
+	m.Grid()[0].Screen().Write("working…")
 	b.sessions[0].outputAt(now)
 	m.Update(frameMsg{})
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
-	if st := m.panes[0].state(); st.State != status.Working {
+	if st := m.Grid()[0].State(); st.State != status.Working {
 		t.Fatalf("state after output = %v, want working", st)
 	}
 	now = now.Add(status.DefaultIdleAfter)
 	m.Update(stateMsg{})
 	now = now.Add(status.DefaultDebounce)
 	m.Update(stateMsg{})
-	if st := m.panes[0].state(); st.State != status.Idle || m.lv().pv(m.panes[0]).attention {
-		t.Errorf("quiet pane: %v, attention %v; want idle, unmarked", st, m.lv().pv(m.panes[0]).attention)
+	if st := m.Grid()[0].State(); st.State != status.Idle || m.lv().pv(m.Grid()[0]).attention {
+		t.Errorf("quiet pane: %v, attention %v; want idle, unmarked", st, m.lv().pv(m.Grid()[0]).attention)
 	}
 }

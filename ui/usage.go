@@ -54,16 +54,16 @@ type paneUsage struct {
 	ok      bool
 }
 
-// armUsage sets the sampling timer, unless one is set or no pane runs.
+// ArmUsage sets the sampling timer, unless one is set or no pane runs.
 // It runs after every Update: a loop over the panes, and no more, until
 // one runs.
-func (s *shared) armUsage() tea.Cmd {
+func (s *shared) ArmUsage() tea.Cmd {
 	if s.usageArmed || s.done || !s.anyRunning() {
 		return nil
 	}
 	s.usageArmed = true
 	s.usageGen++
-	return s.after(s.usageInterval(), usageTickMsg{gen: s.usageGen})
+	return s.After(s.usageInterval(), usageTickMsg{gen: s.usageGen})
 }
 
 // usageInterval is the wait before the next round: usageEvery, doubled
@@ -86,10 +86,10 @@ func (s *shared) usageTick(msg usageTickMsg) tea.Cmd {
 	return s.sampleUsage()
 }
 
-// sampleUsageNow samples at once, for a reader of the figures (the
+// SampleUsageNow samples at once, for a reader of the figures (the
 // session list), and starts the intervals again from usageEvery; the
 // timer waiting is dropped.
-func (s *shared) sampleUsageNow() tea.Cmd {
+func (s *shared) SampleUsageNow() tea.Cmd {
 	s.usageIdle = 0
 	s.usageGen++
 	cmd := s.sampleUsage()
@@ -160,7 +160,7 @@ func (s *shared) handleUsage(msg usageMsg) tea.Cmd {
 	} else {
 		s.usageIdle++
 	}
-	return s.armUsage()
+	return s.ArmUsage()
 }
 
 // take records sample s. The CPU share is over the time since the last

@@ -32,10 +32,10 @@ func TestUsageSampledOffTheLoop(t *testing.T) {
 	if _, cmd := m.Update(msg); cmd == nil || !m.usageArmed {
 		t.Error("no new timer after a sample while panes run")
 	}
-	if info := m.paneInfo(0); !info.HasUsage || info.RSSBytes != 4<<20 {
+	if info := m.InfoAt(0); !info.HasUsage || info.RSSBytes != 4<<20 {
 		t.Errorf("apane: %+v; want its memory", info)
 	}
-	if info := m.paneInfo(1); info.HasUsage {
+	if info := m.InfoAt(1); info.HasUsage {
 		t.Errorf("bpane's provider cannot tell, yet %+v", info)
 	}
 }
@@ -45,34 +45,34 @@ func TestUsageSampledOffTheLoop(t *testing.T) {
 func TestUsagePercentOverInterval(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 160, 40)
-	p := m.panes[0]
+	p := m.Grid()[0]
 	t0 := fixedNow()
 	sample := func(at time.Duration, cpu time.Duration) {
-		m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
+		m.Update(usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
 	}
 	sample(0, 0)
 	sample(2*time.Second, time.Second)
-	if info := m.paneInfo(0); !info.HasUsage || math.Abs(info.CPUPercent-50) > 0.01 || !p.cpuBusy {
+	if info := m.InfoAt(0); !info.HasUsage || math.Abs(info.CPUPercent-50) > 0.01 || !p.cpuBusy {
 		t.Errorf("1s of CPU over 2s: %v%%, busy %v; want 50%% and busy", info.CPUPercent, p.cpuBusy)
 	}
 	sample(4*time.Second, time.Second+20*time.Millisecond)
-	if info := m.paneInfo(0); math.Abs(info.CPUPercent-1) > 0.01 || p.cpuBusy {
+	if info := m.InfoAt(0); math.Abs(info.CPUPercent-1) > 0.01 || p.cpuBusy {
 		t.Errorf("20ms of CPU over 2s: %v%%, busy %v; want 1%% and not busy", info.CPUPercent, p.cpuBusy)
 	}
 	sample(6*time.Second, 0) // a tree whose busy child exited unwaited for
-	if info := m.paneInfo(0); info.CPUPercent != 0 {
+	if info := m.InfoAt(0); info.CPUPercent != 0 {
 		t.Errorf("a drop in CPU time reads %v%%, want 0", info.CPUPercent)
 	}
 	sample(8*time.Second, 2*time.Second)
 	p.phase = mux.PhaseKilled
 	m.Update(usageMsg{})
-	if info := m.paneInfo(0); info.HasUsage || p.cpuBusy {
+	if info := m.InfoAt(0); info.HasUsage || p.cpuBusy {
 		t.Errorf("a killed pane still shows its usage (%+v) or counts as busy (%v)", info, p.cpuBusy)
 	}
 	p.phase = mux.PhaseRunning
 	// A sample of an older generation (the pane restarted since) is dropped.
-	m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen - 1, at: t0.Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
-	if info := m.paneInfo(0); math.Abs(info.CPUPercent-100) > 0.01 {
+	m.Update(usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen - 1, at: t0.Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
+	if info := m.InfoAt(0); math.Abs(info.CPUPercent-100) > 0.01 {
 		t.Errorf("a stale sample counted: %v%%, want the 100%% of the last", info.CPUPercent)
 	}
 }
@@ -87,7 +87,7 @@ func TestUsageIdleWithoutRunningPanes(t *testing.T) {
 		t.Error("a usage timer while no pane runs")
 	}
 	m2 := newTestModel(t, newFakeBackend(), 1, 80, 24)
-	m2.panes[0].phase = mux.PhaseKilled
+	m2.Grid()[0].phase = mux.PhaseKilled
 	if cmd := m2.handleUsage(usageMsg{}); cmd != nil || m2.usageArmed {
 		t.Error("a new usage timer once no pane runs")
 	}
@@ -119,9 +119,9 @@ func TestUsageRedrawsOnlyTheList(t *testing.T) {
 func TestUsageBacksOffWhileIdle(t *testing.T) {
 	b := newFakeBackend()
 	m := newTestModel(t, b, 2, 160, 40)
-	p := m.panes[0]
+	p := m.Grid()[0]
 	round := func(cpu time.Duration) {
-		m.Update(usageMsg{samples: []usageSample{{key: p.key, gen: p.gen, at: m.now(), usage: providers.Usage{CPU: cpu}, ok: true}}})
+		m.Update(usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: m.Now(), usage: providers.Usage{CPU: cpu}, ok: true}}})
 	}
 	round(0) // the panes' first frames count as output
 	var got []time.Duration

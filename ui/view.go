@@ -118,7 +118,7 @@ func (m *Model) viewByID(id int) *view {
 func (m *Model) attach(msg AttachMsg) tea.Cmd {
 	v := m.newView(msg.ID)
 	v.term, v.readOnly, v.detached, v.dir = msg.Term, msg.ReadOnly, msg.Detached, msg.Dir
-	m.emit(Event{Kind: EventAttached, Client: msg.ID})
+	m.Emit(Event{Kind: EventAttached, Client: msg.ID})
 	if w, h := fitSize(msg.Width, msg.Height); w > 0 && h > 1 {
 		v.width, v.height = w, h
 	}
@@ -126,9 +126,9 @@ func (m *Model) attach(msg AttachMsg) tea.Cmd {
 		m.active = v // the newest client sizes the panes, until another types (A3)
 		m.syncTheme()
 	}
-	if !m.started {
+	if !m.Started() {
 		m.layoutW, m.layoutH = v.width, v.height
-		return m.startAll()
+		return m.StartAll()
 	}
 	return v.relayout()
 }
@@ -139,7 +139,7 @@ func (m *Model) detach(id int) tea.Cmd {
 			continue
 		}
 		m.views = append(m.views[:i], m.views[i+1:]...)
-		m.emit(Event{Kind: EventDetached, Client: id})
+		m.Emit(Event{Kind: EventDetached, Client: id})
 		stop := m.stopViewRecording(id, "the client detached", nil, mux.NoView)
 		if m.active == v {
 			// The newest client that may type sizes the panes now; a
@@ -160,10 +160,10 @@ func (m *Model) detach(id int) tea.Cmd {
 
 // pv is the view's state of pane p, made on first use.
 func (v *view) pv(p *pane) *paneView {
-	s := v.panes[p.key]
+	s := v.panes[p.Key()]
 	if s == nil {
 		s = &paneView{}
-		v.panes[p.key] = s
+		v.panes[p.Key()] = s
 		v.takeFrame(p)
 	}
 	return s
@@ -209,18 +209,18 @@ func (v *view) show() {
 
 func (v *view) focused() *pane {
 	if i := v.focusIndex(); i >= 0 {
-		return v.m.panes[i]
+		return v.m.Grid()[i]
 	}
 	return nil
 }
 
-// focusIndex is where the focused pane is in m.panes: the first pane
+// focusIndex is where the focused pane is in m.Grid(): the first pane
 // until the view focused one, and -1 with no pane at all.
 func (v *view) focusIndex() int {
-	if i := v.m.indexOf(v.focusKey); i >= 0 {
+	if i := v.m.IndexOf(v.focusKey); i >= 0 {
 		return i
 	}
-	return min(0, len(v.m.panes)-1)
+	return min(0, len(v.m.Grid())-1)
 }
 
 // paneRemoved forgets pane key, which stood at index i: a view that
@@ -228,8 +228,8 @@ func (v *view) focusIndex() int {
 // it when it was the last.
 func (v *view) paneRemoved(key, i int) tea.Cmd {
 	delete(v.panes, key)
-	if v.focusKey == key && len(v.m.panes) > 0 {
-		v.focusKey = v.m.panes[min(i, len(v.m.panes)-1)].key
+	if v.focusKey == key && len(v.m.Grid()) > 0 {
+		v.focusKey = v.m.Grid()[min(i, len(v.m.Grid())-1)].Key()
 	}
 	if v.closing(key) {
 		v.modal = nil
@@ -246,9 +246,9 @@ func (v *view) setSize(w, h int) tea.Cmd {
 		return nil // no room for a pane and the status line: wait for a real size
 	}
 	v.width, v.height = w, h
-	if !v.m.started {
+	if !v.m.Started() {
 		v.m.layoutW, v.m.layoutH = w, h
-		return v.m.startAll()
+		return v.m.StartAll()
 	}
 	return v.relayout()
 }
@@ -273,19 +273,19 @@ func (v *view) relayout() tea.Cmd {
 	if v.sizing() {
 		resized := false
 		for k, i := range idx {
-			p := v.m.panes[i]
-			if p.resizeEmulator(bodySizeOf(rects[k])) {
+			p := v.m.Grid()[i]
+			if p.ResizeEmulator(bodySizeOf(rects[k])) {
 				resized = true
 				v.m.screenChanged(p)
 			}
 		}
 		if resized {
-			cmd = v.m.resizePTYs()
+			cmd = v.m.ResizePTYs()
 		}
 	}
 	for _, i := range idx {
-		p := v.m.panes[i]
-		if s := v.pv(p); s.dirtyPending || s.frame.Cols != p.screenCols() {
+		p := v.m.Grid()[i]
+		if s := v.pv(p); s.dirtyPending || s.frame.Cols != p.ScreenCols() {
 			// Output came while it was off the page, or the screen was
 			// resized for another client.
 			s.dirtyPending = false
@@ -299,9 +299,9 @@ func (v *view) relayout() tea.Cmd {
 // its page, else when it is shown.
 func (m *Model) screenChanged(p *pane) {
 	for _, v := range m.views {
-		if v.visible(m.indexOf(p.key)) {
+		if v.visible(m.IndexOf(p.Key())) {
 			v.takeFrame(p)
-		} else if s := v.panes[p.key]; s != nil {
+		} else if s := v.panes[p.Key()]; s != nil {
 			s.dirtyPending = true
 		}
 	}

@@ -29,7 +29,7 @@ type viewRec struct {
 func (m *Model) startViewRecording(id int, path string, done func(string, error), tell int) (tea.Cmd, error) {
 	v := m.viewByID(id)
 	switch {
-	case m.quitting:
+	case m.Quitting():
 		return nil, errors.New("the server is quitting: nothing new is recorded")
 	case v == nil || v.term == nil:
 		return nil, fmt.Errorf("no client %d is attached: sandmux ctl ls counts them", id)
@@ -44,7 +44,7 @@ func (m *Model) startViewRecording(id int, path string, done func(string, error)
 		m.viewRecs = map[int]*viewRec{}
 	}
 	m.viewRecs[id] = nil // opening: taken, so a second start is refused
-	dir, now, stop := m.cfg.Record.Dir, m.now(), m.stop
+	dir, now, stop := m.opts.Record.Dir, m.Now(), m.Stop()
 	return func() tea.Msg {
 		f, path, err := term.CreateCast(dir, path, fmt.Sprintf("view-%d", id), now)
 		if dropIfDone(stop, f, path) {
@@ -72,7 +72,7 @@ func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 	r, opening := m.viewRecs[msg.id]
 	switch {
 	case err != nil:
-	case v == nil || v.term != msg.term || m.quitting:
+	case v == nil || v.term != msg.term || m.Quitting():
 		err = fmt.Errorf("client %d left before its recording started", msg.id)
 	case !opening || r != nil:
 		err = fmt.Errorf("client %d's view recording was stopped before it started", msg.id)
@@ -84,20 +84,20 @@ func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 		if msg.done != nil {
 			msg.done(msg.path, err)
 		}
-		m.tell(msg.tell, "not recorded: "+err.Error())
+		m.Tell(msg.tell, "not recorded: "+err.Error())
 		if f, path := msg.f, msg.path; f != nil {
 			// Nothing was written: the empty file goes too.
 			return func() tea.Msg { _ = f.Close(); _ = os.Remove(path); return nil }
 		}
 		return nil
 	}
-	m.viewRecs[msg.id] = &viewRec{rec: v.term.Record(msg.f), path: msg.path, started: m.now()}
-	m.redraw = true
-	m.emit(Event{Kind: EventRecording, Client: msg.id, Detail: fmt.Sprintf("started client %d's view: %s", msg.id, msg.path)})
+	m.viewRecs[msg.id] = &viewRec{rec: v.term.Record(msg.f), path: msg.path, started: m.Now()}
+	m.Redraw()
+	m.Emit(Event{Kind: EventRecording, Client: msg.id, Detail: fmt.Sprintf("started client %d's view: %s", msg.id, msg.path)})
 	if msg.done != nil {
 		msg.done(msg.path, nil)
 	}
-	m.tell(msg.tell, "recording this view to "+msg.path)
+	m.Tell(msg.tell, "recording this view to "+msg.path)
 	return nil
 }
 
@@ -113,13 +113,13 @@ func (m *Model) stopViewRecording(id int, why string, done func(string, error), 
 	}
 	delete(m.viewRecs, id)
 	r.rec.End() // the frame shown after this Update, without the mark, ends the cast
-	m.redraw = true
+	m.Redraw()
 	detail := fmt.Sprintf("stopped client %d's view: %s", id, r.path)
 	if why != "" {
 		detail += " (" + why + ")"
 	}
-	m.emit(Event{Kind: EventRecording, Client: id, Detail: detail})
-	return m.stopping(r.path, r.rec.Stop, done, tell)
+	m.Emit(Event{Kind: EventRecording, Client: id, Detail: detail})
+	return m.Stopping(r.path, r.rec.Stop, done, tell)
 }
 
 // viewRecMark is the status line's mark of this view's recording.
@@ -128,7 +128,7 @@ func (v *view) viewRecMark() string {
 	if r == nil {
 		return ""
 	}
-	return "REC VIEW " + clock(v.m.now().Sub(r.started))
+	return "REC VIEW " + clock(v.m.Now().Sub(r.started))
 }
 
 // viewClient is the client a view recording names: client, or with 0

@@ -12,8 +12,8 @@ import (
 
 var _ paneViews = (*Model)(nil)
 
-// paneAdded lays every view out again around the new pane.
-func (m *Model) paneAdded(*pane) tea.Cmd {
+// PaneAdded lays every view out again around the new pane.
+func (m *Model) PaneAdded(*pane) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(m.views))
 	for _, v := range m.views {
 		cmds = append(cmds, v.relayout())
@@ -21,8 +21,8 @@ func (m *Model) paneAdded(*pane) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// paneRemoved has every view forget the pane.
-func (m *Model) paneRemoved(key, i int) tea.Cmd {
+// PaneRemoved has every view forget the pane.
+func (m *Model) PaneRemoved(key, i int) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(m.views))
 	for _, v := range m.views {
 		cmds = append(cmds, v.paneRemoved(key, i))
@@ -30,30 +30,30 @@ func (m *Model) paneRemoved(key, i int) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// paneChanged: a new screen gets each view's state of the pane afresh
+// PaneChanged: a new screen gets each view's state of the pane afresh
 // (its scroll, search and attention mark go) with a first frame; an
 // ended close takes down the closing modals that showed it.
-func (m *Model) paneChanged(p *pane, c mux.Change) {
+func (m *Model) PaneChanged(p *pane, c mux.Change) {
 	for _, v := range m.views {
 		switch c {
 		case mux.ChangeStarted:
-			if s := v.panes[p.key]; s != nil {
+			if s := v.panes[p.Key()]; s != nil {
 				s.scroll, s.search, s.attention = 0, nil, false
 				v.takeFrame(p)
 			} else {
 				v.pv(p) // makes the view's state of p with its first frame
 			}
 		case mux.ChangeClosed:
-			if v.closing(p.key) {
+			if v.closing(p.Key()) {
 				v.modal = nil
 			}
 		}
 	}
 }
 
-// needsAttention marks p in every view that does not focus it and tells
+// NeedsAttention marks p in every view that does not focus it and tells
 // that view's terminal.
-func (m *Model) needsAttention(p *pane, info *PaneInfo) bool {
+func (m *Model) NeedsAttention(p *pane, info *PaneInfo) bool {
 	away := len(m.views) == 0
 	for _, v := range m.views {
 		if v.focused() == p {
@@ -66,9 +66,9 @@ func (m *Model) needsAttention(p *pane, info *PaneInfo) bool {
 	return away
 }
 
-// settled shows every view its last frame, then stops the view
+// Settled shows every view its last frame, then stops the view
 // recordings: each cast ends on what its client saw.
-func (m *Model) settled() []tea.Cmd {
+func (m *Model) Settled() []tea.Cmd {
 	for _, v := range m.views {
 		v.show()
 	}
@@ -79,9 +79,9 @@ func (m *Model) settled() []tea.Cmd {
 	return cmds
 }
 
-// bodySize is pane i's body in the sizing view's layout: the active
+// BodySize is pane i's body in the sizing view's layout: the active
 // client's, or, with none attached, a layout of the server's own size.
-func (m *Model) bodySize(i int) providers.Size { return m.sizer().bodySize(i) }
+func (m *Model) BodySize(i int) providers.Size { return m.sizer().bodySize(i) }
 
 func (m *Model) sizer() *view {
 	if m.active != nil {
@@ -90,18 +90,18 @@ func (m *Model) sizer() *view {
 	return &view{m: m, width: m.layoutW, height: m.layoutH, panes: map[int]*paneView{}}
 }
 
-// notice sets client id's notice.
-func (m *Model) notice(id int, text string) {
+// Notice sets client id's notice.
+func (m *Model) Notice(id int, text string) {
 	if v := m.viewByID(id); v != nil {
 		v.notice = text
-		m.redraw = true
+		m.Redraw()
 	}
 }
 
 // quit starts the quit (or escalates it) and takes down every view's
 // modal: the quitting one covers them all.
 func (m *Model) quit(kill bool) tea.Cmd {
-	cmd := m.startQuit(kill)
+	cmd := m.StartQuit(kill)
 	for _, v := range m.views {
 		if v.find() != nil {
 			v.closeFind() // its search is cancelled

@@ -13,14 +13,14 @@ import (
 func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
-	m.now = fixedNow
-	screenSize := func() (int, int) { return m.panes[0].screen.Size() }
+	m.SetClock(fixedNow)
+	screenSize := func() (int, int) { return m.Grid()[0].Screen().Size() }
 
 	m.Update(StartMsg{Width: 80, Height: 24})
 	for _, c := range drain(t, m) {
 		m.Update(c)
 	}
-	t.Cleanup(func() { m.panes[0].screen.Close() })
+	t.Cleanup(func() { m.Grid()[0].Screen().Close() })
 	wantCols, wantRows := screenSize()
 
 	m.Update(AttachMsg{ID: 1, Width: 50, Height: 20, ReadOnly: true})
@@ -43,9 +43,9 @@ func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
 func drain(t *testing.T, m *Model) []tea.Msg {
 	t.Helper()
 	var msgs []tea.Msg
-	for i, p := range m.panes {
-		if p.sess == nil && p.phase == mux.PhaseStarting {
-			msgs = append(msgs, p.start(t.Context(), m.backend, m.sizer().bodySize(i), 0, m.wake)())
+	for i, p := range m.Grid() {
+		if p.sess == nil && p.Phase() == mux.PhaseStarting {
+			msgs = append(msgs, p.start(t.Context(), m.Backend(), m.sizer().bodySize(i), 0, m.wake)())
 		}
 	}
 	return msgs
@@ -58,25 +58,25 @@ func TestFocusFollowsPaneAcrossRemovals(t *testing.T) {
 	m := newTestModel(t, newFakeBackend(), 4, 120, 40)
 	m.Update(AttachMsg{ID: 1, Width: 120, Height: 40})
 	other := m.viewByID(1)
-	for _, p := range m.panes { // removePane's command would close them
-		t.Cleanup(func() { p.screen.Close() })
+	for _, p := range m.Grid() { // removePane's command would close them
+		t.Cleanup(func() { p.Screen().Close() })
 	}
-	m.lv().setFocus(2)   // cpane
-	other.setFocus(3)    // dpane
-	m.removePane(0, nil) // apane
-	if got, want := m.lv().focused().spec.Name, "cpane"; got != want {
+	m.lv().setFocus(2) // cpane
+	other.setFocus(3)  // dpane
+	m.RemoveAt(0, nil) // apane
+	if got, want := m.lv().focused().Spec().Name, "cpane"; got != want {
 		t.Errorf("after another pane went, view 0 focuses %s, want %s", got, want)
 	}
-	if got, want := other.focused().spec.Name, "dpane"; got != want {
+	if got, want := other.focused().Spec().Name, "dpane"; got != want {
 		t.Errorf("after another pane went, view 1 focuses %s, want %s", got, want)
 	}
-	m.removePane(1, nil) // cpane, focused by view 0: dpane takes its place
-	if got, want := m.lv().focused().spec.Name, "dpane"; got != want {
+	m.RemoveAt(1, nil) // cpane, focused by view 0: dpane takes its place
+	if got, want := m.lv().focused().Spec().Name, "dpane"; got != want {
 		t.Errorf("after its pane went, view 0 focuses %s, want %s", got, want)
 	}
-	m.removePane(1, nil) // dpane, the last: bpane before it
+	m.RemoveAt(1, nil) // dpane, the last: bpane before it
 	for _, v := range []*view{m.lv(), other} {
-		if got, want := v.focused().spec.Name, "bpane"; got != want {
+		if got, want := v.focused().Spec().Name, "bpane"; got != want {
 			t.Errorf("after the last pane went, view %d focuses %s, want %s", v.id, got, want)
 		}
 	}

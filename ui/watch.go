@@ -38,11 +38,11 @@ const (
 // watch returns the command that waits for the next change, unless one is
 // already waiting.
 func (m *Model) watch() tea.Cmd {
-	if m.watching || m.done {
+	if m.watching || m.Done() {
 		return nil
 	}
 	m.watching = true
-	wake, changed, stop := m.wake, m.backend.Changed(), m.stop
+	wake, changed, stop := m.Wake(), m.Backend().Changed(), m.Stop()
 	return func() tea.Msg {
 		// The receive consumed the signal: the message carries it instead.
 		select {
@@ -67,7 +67,7 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	if m.frameArmed {
 		// While an echo is awaited the loop keeps watching between
 		// frames, so the echo is drawn the moment it parsed.
-		if m.drawEchoes(m.now()) {
+		if m.drawEchoes(m.Now()) {
 			return m.watch()
 		}
 		return nil
@@ -76,14 +76,14 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	// Leading edge: after a quiet spell the frame comes at once (a typed
 	// key's echo is not held back); within a frame interval of the last
 	// one it waits out the rest, so frames stay at most FPS a second.
-	wait := m.lastFrame.Add(m.frameInterval()).Sub(m.now())
+	wait := m.lastFrame.Add(m.frameInterval()).Sub(m.Now())
 	if wait <= 0 {
 		// Drawn in this Update: a frame message would cost a goroutine
 		// and a trip through the program's queue on every echo.
 		return m.handleFrame()
 	}
 	tick := tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
-	if m.drawEchoes(m.now()) {
+	if m.drawEchoes(m.Now()) {
 		return tea.Batch(tick, m.watch())
 	}
 	return tick
@@ -93,30 +93,29 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 // changed, for each client that shows them.
 func (m *Model) handleFrame() tea.Cmd {
 	m.frameArmed = false
-	now := m.now()
+	now := m.Now()
 	m.lastFrame = now
 	m.framePanes = 0
 	var cmds []tea.Cmd
 	select {
-	case <-m.wake:
+	case <-m.Wake():
 	default:
 	}
 	select {
-	case <-m.backend.Changed():
+	case <-m.Backend().Changed():
 		m.changedPending = true
 	default:
 	}
 	if m.changedPending {
 		m.changedPending = false
-		b := m.backend
-		cmds = append(cmds, func() tea.Msg { return infosMsg{infos: b.List()} })
+		cmds = append(cmds, m.ListInfos())
 	}
-	for i, p := range m.panes {
-		if p.screen == nil {
+	for i, p := range m.Grid() {
+		if p.Screen() == nil {
 			continue
 		}
 		select {
-		case <-p.screen.Dirty():
+		case <-p.Screen().Dirty():
 		default:
 			m.echoExpired(p, now)
 			continue
@@ -131,13 +130,13 @@ func (m *Model) handleFrame() tea.Cmd {
 func (m *Model) paneFrame(i int, p *pane, now time.Time) {
 	// The state follows output and marks, not redraws (a resize
 	// redraws too).
-	m.feedSignals(p, now)
+	m.FeedSignals(p, now)
 	m.passThrough(i, p)
 	m.screenChanged(p)
-	m.redraw = true
-	m.usageOutput = true
+	m.Redraw()
+	m.Wrote()
 	m.framePanes++
-	p.echo.Store(false)
+	p.EchoDrawn()
 }
 
 // The frame budget: a frame costs about framePaneCost for each pane it
@@ -170,12 +169,12 @@ const echoWait = 250 * time.Millisecond
 // whether some echo is still awaited.
 func (m *Model) drawEchoes(now time.Time) bool {
 	waiting := false
-	for i, p := range m.panes {
-		if !p.echo.Load() || p.screen == nil || m.echoExpired(p, now) {
+	for i, p := range m.Grid() {
+		if !p.Echoing() || p.Screen() == nil || m.echoExpired(p, now) {
 			continue
 		}
 		select {
-		case <-p.screen.Dirty():
+		case <-p.Screen().Dirty():
 			m.paneFrame(i, p, now)
 		default:
 			waiting = true
@@ -186,8 +185,8 @@ func (m *Model) drawEchoes(now time.Time) bool {
 
 // echoExpired ends p's wait for an echo that did not come in time.
 func (m *Model) echoExpired(p *pane, now time.Time) bool {
-	if p.echo.Load() && now.Sub(p.echoAt) >= echoWait {
-		p.echo.Store(false)
+	if p.Echoing() && now.Sub(p.EchoAt()) >= echoWait {
+		p.EchoDrawn()
 		return true
 	}
 	return false

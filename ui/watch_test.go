@@ -10,7 +10,7 @@ import (
 // frameCell is the first character of pane i's first row as the local
 // view last rendered it.
 func frameCell(m *Model, i int) rune {
-	s := m.lv().panes[m.panes[i].key]
+	s := m.lv().panes[m.Grid()[i].Key()]
 	if s == nil {
 		return 0 // never shown
 	}
@@ -27,16 +27,16 @@ func frameCell(m *Model, i int) rune {
 // nothing stops the watching after echoWait.
 func TestEchoDrawnBetweenFrames(t *testing.T) {
 	m := newTestModel(t, newFakeBackend(), 3, 160, 40)
-	for _, p := range m.panes {
+	for _, p := range m.Grid() {
 		m.lv().pv(p) // as composing the view makes them
 	}
-	m.frameArmed, m.lastFrame = true, m.now() // a tick is pending
+	m.frameArmed, m.lastFrame = true, m.Now() // a tick is pending
 	press(m, "x")
-	if !m.panes[0].echo.Load() || m.panes[1].echo.Load() {
-		t.Fatalf("echo awaited: pane 1 %v, pane 2 %v; want only the focused pane", m.panes[0].echo.Load(), m.panes[1].echo.Load())
+	if !m.Grid()[0].Echoing() || m.Grid()[1].Echoing() {
+		t.Fatalf("echo awaited: pane 1 %v, pane 2 %v; want only the focused pane", m.Grid()[0].Echoing(), m.Grid()[1].Echoing())
 	}
-	m.panes[0].screen.Write("\x1b[HQ")
-	m.panes[1].screen.Write("\x1b[HW")
+	m.Grid()[0].Screen().Write("\x1b[HQ")
+	m.Grid()[1].Screen().Write("\x1b[HW")
 	_, cmd := m.Update(wakeMsg{kind: wakeDirty})
 	if got := frameCell(m, 0); got != 'Q' {
 		t.Errorf("the focused pane's frame starts with %q, want its echo Q", got)
@@ -44,23 +44,23 @@ func TestEchoDrawnBetweenFrames(t *testing.T) {
 	if got := frameCell(m, 1); got == 'W' {
 		t.Error("a background pane was drawn before the pending tick")
 	}
-	if m.panes[0].echo.Load() || cmd != nil && m.watching {
-		t.Errorf("after the echo: still awaited %v, watching %v", m.panes[0].echo.Load(), m.watching)
+	if m.Grid()[0].Echoing() || cmd != nil && m.watching {
+		t.Errorf("after the echo: still awaited %v, watching %v", m.Grid()[0].Echoing(), m.watching)
 	}
 	m.Update(frameMsg{})
 	if got := frameCell(m, 1); got != 'W' {
 		t.Errorf("after the tick the background pane starts with %q, want W", got)
 	}
 
-	m.frameArmed, m.lastFrame = true, m.now()
+	m.frameArmed, m.lastFrame = true, m.Now()
 	press(m, "z")
 	if m.Update(wakeMsg{kind: wakeDirty}); !m.watching {
 		t.Error("no watch while an echo is awaited")
 	}
-	m.now = func() time.Time { return fixedNow().Add(echoWait) }
+	m.SetClock(func() time.Time { return fixedNow().Add(echoWait) })
 	m.watching = false
-	if _, cmd := m.Update(wakeMsg{kind: wakeDirty}); cmd != nil || m.panes[0].echo.Load() {
-		t.Errorf("after echoWait: command %v, awaited %v; want the watching to stop", cmd != nil, m.panes[0].echo.Load())
+	if _, cmd := m.Update(wakeMsg{kind: wakeDirty}); cmd != nil || m.Grid()[0].Echoing() {
+		t.Errorf("after echoWait: command %v, awaited %v; want the watching to stop", cmd != nil, m.Grid()[0].Echoing())
 	}
 }
 
