@@ -139,7 +139,7 @@ func (v *view) overlayText() (string, bool) {
 	case closingModal:
 		return v.teardownText(), true
 	case helpModal:
-		return v.helpFrame(md), true
+		return v.helpText(), true
 	case confirmQuitModal:
 		return v.confirmText(), true
 	case confirmCloseModal:
