@@ -26,10 +26,14 @@ import (
 //     pane's marker, markerVar=<unique id>, in its environment: each
 //     process the pane starts inherits it, and sandmux, as the subreaper,
 //     adopts those whose parents exit. A process that clears or rewrites its
-//     environment (env -i) escapes the fallback; a zombie's environment
-//     reads empty, which does not matter, as zombies are reaped by the
-//     orphan reaper. Only processes whose environment sandmux may read (its
-//     own user's, or all as root) are found.
+//     environment (env -i) escapes the fallback. A zombie's environment
+//     reads empty, and so does a dying process's once the kernel has
+//     released its memory, before it is a zombie: so a process once found
+//     marked is counted as the pane's until it is a zombie or gone
+//     (markedSeen), or a teardown could pass it for gone while it is still
+//     exiting and its zombie would outlive the reap that follows. Only
+//     processes whose environment sandmux may read (its own user's, or all
+//     as root) are found.
 //
 // markerVar is the same name the ssh provider marks a pane's remote
 // processes with.
@@ -51,7 +55,7 @@ func (h *handle) contained() ([]int, error) {
 		}
 		return h.cg.procs()
 	}
-	return markedPids(h.marker)
+	return h.marked()
 }
 
 // containedGroups returns the process groups of contained processes.
@@ -87,8 +91,36 @@ func (h *handle) containedAlive() (bool, error) {
 		}
 		return h.cg.populated()
 	}
-	pids, err := markedPids(h.marker)
+	pids, err := h.marked()
 	return len(pids) > 0, err
+}
+
+// marked lists the live processes carrying the pane's marker, and those
+// found carrying it before that are still alive and not yet zombies (their
+// environment may read empty while they exit).
+func (h *handle) marked() ([]int, error) {
+	pids, err := markedPids(h.marker)
+	h.seenMu.Lock()
+	defer h.seenMu.Unlock()
+	if h.seen == nil {
+		h.seen = map[int]uint64{}
+	}
+	for _, pid := range pids {
+		if st, serr := readStat(pid); serr == nil {
+			h.seen[pid] = st.start
+		}
+	}
+	for pid, start := range h.seen {
+		st, serr := readStat(pid)
+		if serr != nil || st.start != start || st.state == 'Z' {
+			delete(h.seen, pid) // gone, reused, or a zombie for the reaper
+			continue
+		}
+		if !slices.Contains(pids, pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, err
 }
 
 // markedPids scans /proc for live processes whose environment holds kv.

@@ -141,6 +141,33 @@ func TestContract_C14_FallbackFindsEscapeesByMarker(t *testing.T) {
 	}
 }
 
+// TestContract_C14_FallbackCountsADyingEscapee: a process once found by
+// the marker stays the pane's until it is a zombie or gone, even when its
+// environment no longer reads: a dying process's reads empty once its
+// memory is released, before it is a zombie, and a teardown that took it
+// for gone then left its zombie behind (seen under load). The lost read is
+// forced by changing the marker looked for.
+func TestContract_C14_FallbackCountsADyingEscapee(t *testing.T) {
+	h, esc := openEscapes(t, &Provider{NoCgroup: true})
+	for _, pid := range esc {
+		waitFor(t, fmt.Sprintf("escapee %d running sleep", pid), func() bool { return strings.HasPrefix(commandOf(pid), "sleep") })
+	}
+	if alive, err := h.containedAlive(); !alive || err != nil {
+		t.Fatalf("containedAlive = %v, %v with both escapees running", alive, err)
+	}
+	h.marker = markerVar + "=unreadable" // as an exiting process's environment reads
+	if alive, err := h.containedAlive(); !alive || err != nil {
+		t.Errorf("containedAlive = %v, %v once the marker no longer reads; want the escapees still counted", alive, err)
+	}
+	for _, pid := range esc {
+		_ = syscall.Kill(pid, syscall.SIGKILL) // they are sandmux's to reap (subreaper) once the leader goes
+	}
+	waitFor(t, "the killed escapees no longer counted", func() bool {
+		pids, err := h.contained()
+		return err == nil && !slices.Contains(pids, esc[0]) && !slices.Contains(pids, esc[1])
+	})
+}
+
 // The pane's marker is its own: neither sandmux's environment (sandmux run
 // inside a pane) nor the spec can set it.
 func TestMarkerIsThePanes(t *testing.T) {

@@ -156,6 +156,9 @@ type handle struct {
 	cg     *cgroup // nil: contained by the fallback
 	marker string  // markerVar=<id>, in the environment of the pane's processes
 
+	seenMu sync.Mutex
+	seen   map[int]uint64 // pid → start time of processes once found marked (the fallback)
+
 	waitDone chan struct{} // closed once the child is reaped
 	status   providers.ExitStatus
 	waitErr  error

@@ -106,6 +106,7 @@ func (r *reaper) run(stop, done chan struct{}) {
 		r.reapOrphans()
 		select {
 		case <-stop:
+			r.reapOrphans() // a death signalled just before the last pane went
 			return
 		case <-sigs:
 		}
