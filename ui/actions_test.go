@@ -105,3 +105,33 @@ func TestActionNamesAreTheConfigs(t *testing.T) {
 		t.Errorf("the action table's names\n%q\nare not keys.ActionNames\n%q\n(add or rename the action in both)", got, want)
 	}
 }
+
+// In a terminal too short for all of help, help shows what fits and says
+// how to scroll; scrolling reaches its last line, and a key that does not
+// scroll closes it. Help was cut at the bottom of an 80x24 terminal, with
+// no way to the bindings below.
+func TestHelpScrollsInAShortTerminal(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 1, 80, 24)
+	press(m, "ctrl+b")
+	press(m, "?")
+	last := "Any key closes this."
+	s := ansi.Strip(content(m))
+	if strings.Contains(s, last) || !strings.Contains(s, "pgup pgdn home end scroll") {
+		t.Fatalf("help in 80x24 shows its end or no way to scroll:\n%s", s)
+	}
+	first := strings.Contains(s, "press ctrl+b, then:")
+	press(m, "down")
+	if s = ansi.Strip(content(m)); !first || strings.Contains(s, "press ctrl+b, then:") {
+		t.Errorf("down did not scroll help by a line:\n%s", s)
+	}
+	for range 100 {
+		press(m, "down") // past the end: it stays at the end
+	}
+	if s = ansi.Strip(content(m)); !strings.Contains(s, last) {
+		t.Errorf("help scrolled to its end lacks its last line:\n%s", s)
+	}
+	press(m, "space") // what people close a pager's page with
+	if m.lv().modalKind() == modalHelp {
+		t.Error("space, a key that does not scroll, left help open")
+	}
+}

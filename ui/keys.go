@@ -32,6 +32,10 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch md := v.modal.(type) {
 	case helpModal:
+		if top, ok := v.scrollHelp(md, key); ok {
+			v.modal = helpModal{top: top}
+			return nil
+		}
 		v.modal = nil
 		return nil
 	case confirmQuitModal:

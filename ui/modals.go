@@ -25,7 +25,7 @@ const (
 )
 
 type (
-	helpModal         struct{}
+	helpModal         struct{ top int } // top: the first row of help shown
 	confirmQuitModal  struct{}
 	confirmCloseModal struct{ key int } // x on a pane that runs asks first, as tmux's kill-pane
 	closingModal      struct{ key int } // a pane this client closes is being torn down

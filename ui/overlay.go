@@ -11,7 +11,7 @@ import (
 	"github.com/sandmux/sandmux/termsafe"
 )
 
-// helpText is the help overlay, written from the action table and the
+// helpText is the help overlay's text, written from the action table and the
 // bindings in force: each action with the keys bound to it after the
 // prefix, then those bound without it ([keys.root]).
 func (v *view) helpText() string {
@@ -36,7 +36,58 @@ func (v *view) helpText() string {
 	writeWrapped(&b, "V takes whole lines, y or enter copies it to your terminal's clipboard.", inner, "")
 	writeWrapped(&b, "Keys are bound by the actions' names in the config's [keys] (see config.example.toml).", inner, "")
 	writeWrapped(&b, "Everything else goes to the focused pane. Any key closes this.", inner, "")
-	return overlayStyle.Render(strings.TrimSuffix(b.String(), "\n"))
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// helpRows is how many rows of help's text fit this view: the status line
+// and the box's border take three.
+func (v *view) helpRows() int { return max(3, v.height-3) }
+
+// helpFrame is the help overlay as drawn: the whole text when it fits,
+// else the rows from top and a last line saying how to scroll, so that no
+// binding is out of reach in a small terminal.
+func (v *view) helpFrame(md helpModal) string {
+	text := v.helpText()
+	lines := strings.Split(text, "\n")
+	rows := v.helpRows()
+	if len(lines) <= rows {
+		return overlayStyle.Render(text)
+	}
+	top := min(md.top, len(lines)-(rows-1))
+	shown := slices.Clone(lines[top : top+rows-1])
+	more := fmt.Sprintf("— %d–%d of %d: up down pgup pgdn home end scroll, other keys close —", top+1, top+rows-1, len(lines))
+	shown = append(shown, ansi.Truncate(more, max(20, v.width-4), "…"))
+	return overlayStyle.Render(strings.Join(shown, "\n"))
+}
+
+// scrollHelp is where help's text starts after key, and whether key
+// scrolls it at all: with all of it shown, every key closes help. Only
+// keys nobody presses to dismiss a page scroll (not space, not letters):
+// "any key closes help" stays true for the keys people close it with.
+func (v *view) scrollHelp(md helpModal, key string) (int, bool) {
+	n, rows := strings.Count(v.helpText(), "\n")+1, v.helpRows()
+	if n <= rows {
+		return 0, false
+	}
+	page, last := rows-1, n-(rows-1)
+	top := md.top
+	switch key {
+	case "up":
+		top--
+	case "down":
+		top++
+	case "pgup":
+		top -= page
+	case "pgdown":
+		top += page
+	case "home":
+		top = 0
+	case "end":
+		top = last
+	default:
+		return 0, false
+	}
+	return max(0, min(top, last)), true
 }
 
 // helpKeyColumn is the width of help's key column and the space after it.

@@ -139,7 +139,7 @@ func (v *view) overlayText() (string, bool) {
 	case closingModal:
 		return v.teardownText(), true
 	case helpModal:
-		return v.helpText(), true
+		return v.helpFrame(md), true
 	case confirmQuitModal:
 		return v.confirmText(), true
 	case confirmCloseModal:
