@@ -17,21 +17,25 @@ import (
 
 var prepareOnce sync.Once
 
+// resetSignals are the signals a pane always starts with at their default.
+var resetSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGPIPE, syscall.SIGTERM}
+
 // prepareProcess sets the process-wide state local children rely on, once:
 //
 //   - sandmux becomes a child subreaper, so the background processes of a
 //     session whose leader exited are re-parented to sandmux and can be
 //     reaped here; otherwise they would be left to PID 1, which in a
 //     container may never reap them, and a kill could never be verified.
-//   - SIGINT and SIGQUIT get a Go handler if sandmux was started with them
-//     ignored. Go resets handled signals to their defaults in a child but
-//     passes ignored ones on, and a sandbox shell must be interruptible. The
-//     one-slot channel is never read: Go drops a signal when it is full, so
-//     sandmux keeps ignoring them itself.
+//   - The resetSignals get a Go handler if sandmux was started with them
+//     ignored (nohup ignores SIGHUP, a shell's background job SIGINT and
+//     SIGQUIT). Go resets handled signals to their defaults in a child but
+//     passes ignored ones on, and a sandbox must be interruptible and die
+//     of its teardown's hang-up. The one-slot channel is never read: Go
+//     drops a signal when it is full, so sandmux keeps ignoring them itself.
 func prepareProcess() {
 	prepareOnce.Do(func() {
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) // Best effort: without it, verification still works where PID 1 reaps.
-		for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGQUIT} {
+		for _, sig := range resetSignals {
 			if signal.Ignored(sig) {
 				signal.Notify(make(chan os.Signal, 1), sig)
 			}
