@@ -36,6 +36,13 @@ func webServe(t *testing.T) (*served, string) {
 	}
 	writeConfig(t, cfg, b.String())
 	srv := startServe(t, sandmuxBin, serverSocket(dir), isolatedEnv(dir), "-c", cfg)
+	// A page's failure is the server's story as much as the browser's:
+	// why it ended an attach is in its log only.
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the server's log:\n%s", srv.logText())
+		}
+	})
 	base := srv.waitLog("the web client's address", regexp.MustCompile(`serving the web client on (http://127\.0\.0\.1:\d+)$`))[1]
 	return srv, base
 }

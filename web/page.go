@@ -30,21 +30,19 @@ func (s *Server) runPage(ctx context.Context, a Attacher, c *websocket.Conn, inf
 	h := attach.Hello{Size: attach.Size{Width: hello.Cols, Height: hello.Rows}, ReadOnly: info.ReadOnly,
 		Term: "xterm-256color", ColorTerm: "truecolor", Who: who}
 	st := newStream(ctx, c, h, s.cfg.Prefix, s.cfg.WriteTimeout)
-	// A revocation ends the attach before the page's socket closes, so
-	// the server sees the server end it, not a terminal gone (which
-	// server.on_hangup = "quit" would make a quit).
-	attachCtx, endAttach := context.WithCancel(ctx)
-	defer endAttach()
-	pg := &page{close: func(why string) { endAttach(); st.stop(closeRevoked, why) }}
+	defer st.endAttach()
+	// A revocation, an expiry or a shutdown ends the attach (detach),
+	// which then closes the page with the reason.
+	pg := &page{close: func(why string) { st.detach(closeRevoked, why) }}
 	if !s.cfg.Tokens.open(info.ID, pg) {
-		st.stop(closeRevoked, "token revoked")
+		st.detach(closeRevoked, "token revoked")
 	}
 	defer s.cfg.Tokens.closed(info.ID, pg)
 	stopExpiry := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			st.stop(closeRevoked, "token expired")
+			st.detach(closeRevoked, "token expired")
 		}
-		st.stop(websocket.StatusGoingAway, "the server stopped")
+		st.detach(websocket.StatusGoingAway, "the server stopped")
 	})
 	defer stopExpiry()
 
@@ -61,7 +59,7 @@ func (s *Server) runPage(ctx context.Context, a Attacher, c *websocket.Conn, inf
 		access = "read-only"
 	}
 	s.cfg.Log(fmt.Sprintf("attached %s (%s, %dx%d)", who, access, h.Size.Width, h.Size.Height))
-	if err := a.Attach(attachCtx, st); err != nil && !closedByPage(st) {
+	if err := a.Attach(st.attachCtx, st); err != nil && !st.endedAsMeant() {
 		s.cfg.Log(fmt.Sprintf("attach of %s failed: %s", who, termsafe.Message(err.Error())))
 	}
 	_ = st.Finish(attach.Exit{Code: 1, Summary: "sandmux: the server ended this attachment"}) // Best effort: normally finished already.
@@ -74,13 +72,6 @@ func (s *Server) runPage(ctx context.Context, a Attacher, c *websocket.Conn, inf
 	}
 	wg.Wait()
 	s.cfg.Log(fmt.Sprintf("%s %s (exit %d%s)", verb, who, e.Code, why))
-}
-
-// closedByPage: the page closed the socket itself (a tab closed, a
-// reload), which fails the attach's last writes and is no failure.
-func closedByPage(st *stream) bool {
-	e, ok := context.Cause(st.ctx).(*ending)
-	return ok && e.code == websocket.StatusNormalClosure
 }
 
 // readHello waits for the page's first message, which says its size.

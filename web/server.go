@@ -51,7 +51,9 @@ func DefaultConfig() Config {
 		HelloTimeout: 10 * time.Second, Log: func(string) {}}
 }
 
-// Attacher runs one attached client until it ends (server.Server).
+// Attacher runs one attached client until it ends (server.Server). Once
+// ctx ends it finishes the stream soon: a revoked, expired or shut down
+// page is closed by that Finish, with the reason (stream.detach).
 type Attacher interface {
 	Attach(ctx context.Context, st attach.Stream) error
 }

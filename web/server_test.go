@@ -17,8 +17,8 @@ import (
 )
 
 // fakeAttacher hands each attached stream to the test and types what the
-// page sends into inputs, until the page goes; then it finishes the
-// stream as the server does.
+// page sends into inputs, until the page goes or ctx ends; then it
+// finishes the stream as the server does.
 type fakeAttacher struct {
 	streams chan attach.Stream
 	inputs  chan string
@@ -26,17 +26,28 @@ type fakeAttacher struct {
 
 func (f *fakeAttacher) Attach(ctx context.Context, st attach.Stream) error {
 	f.streams <- st
-	buf := make([]byte, 4096)
-	for {
-		n, err := st.Read(buf)
-		if n > 0 {
-			f.inputs <- string(buf[:n])
+	gone := make(chan struct{})
+	var reader sync.WaitGroup
+	reader.Go(func() { // Joined below: Finish ends the stream's input.
+		defer close(gone)
+		buf := make([]byte, 4096)
+		for {
+			n, err := st.Read(buf)
+			if n > 0 {
+				f.inputs <- string(buf[:n])
+			}
+			if err != nil {
+				return
+			}
 		}
-		if err != nil {
-			break
-		}
+	})
+	select {
+	case <-gone:
+	case <-ctx.Done():
 	}
-	return st.Finish(attach.Exit{Detached: true})
+	err := st.Finish(attach.Exit{Detached: true})
+	reader.Wait()
+	return err
 }
 
 // rig is a web server on a free loopback port, serving until the test
@@ -46,15 +57,26 @@ type rig struct {
 	srv    *Server
 	tokens *Tokens
 	fake   *fakeAttacher
-	hub    *control.Hub
-	logMu  sync.Mutex
-	logs   []string
+	// streams are the attached pages' streams, as the attacher gets them.
+	streams chan attach.Stream
+	hub     *control.Hub
+	logMu   sync.Mutex
+	logs    []string
 }
 
 func newRig(t *testing.T, tune func(*Config)) *rig {
 	t.Helper()
-	r := &rig{t: t, tokens: NewTokens(), hub: control.NewHub(),
-		fake: &fakeAttacher{streams: make(chan attach.Stream, 8), inputs: make(chan string, 64)}}
+	fake := &fakeAttacher{streams: make(chan attach.Stream, 8), inputs: make(chan string, 64)}
+	r := newRigOf(t, tune, fake, fake.streams)
+	r.fake = fake
+	return r
+}
+
+// newRigOf is a rig whose pages attach to a, which hands their streams
+// to streams.
+func newRigOf(t *testing.T, tune func(*Config), a Attacher, streams chan attach.Stream) *rig {
+	t.Helper()
+	r := &rig{t: t, tokens: NewTokens(), hub: control.NewHub(), streams: streams}
 	cfg := DefaultConfig()
 	cfg.Listen, cfg.Tokens, cfg.Events, cfg.Prefix = "127.0.0.1:0", r.tokens, r.hub, []byte{2}
 	cfg.Log = func(s string) { r.logMu.Lock(); r.logs = append(r.logs, s); r.logMu.Unlock() }
@@ -68,7 +90,7 @@ func newRig(t *testing.T, tune func(*Config)) *rig {
 	r.srv = srv
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, r.fake) }()
+	go func() { done <- srv.Serve(ctx, a) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -122,7 +144,7 @@ func (r *rig) dial(secret, origin string) (*websocket.Conn, *http.Response, erro
 func (r *rig) stream() attach.Stream {
 	r.t.Helper()
 	select {
-	case st := <-r.fake.streams:
+	case st := <-r.streams:
 		return st
 	case <-time.After(30 * time.Second):
 		r.t.Fatal("no page attached")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -59,6 +60,11 @@ type stream struct {
 	ctx context.Context         // ends once the stream ended (end)
 	end context.CancelCauseFunc // its cause is an *ending
 
+	// attachCtx is the attach's: detach ends it, with verdict set first.
+	attachCtx context.Context
+	endAttach context.CancelFunc
+	verdict   atomic.Pointer[ending] // why the server ended the attach; nil: it did not
+
 	rest []byte // what Read has not returned yet; Read's alone
 
 	mu       sync.Mutex // orders Write and Finish
@@ -72,7 +78,35 @@ func newStream(ctx context.Context, c *websocket.Conn, h attach.Hello, prefix []
 	// Not ended by ctx itself: whoever ends ctx stops the stream with the
 	// reason the page is told (runPage: an expiry, a shutdown).
 	st.ctx, st.end = context.WithCancelCause(context.WithoutCancel(ctx))
+	st.attachCtx, st.endAttach = context.WithCancel(context.WithoutCancel(ctx))
 	return st
+}
+
+// detach ends the attach for a reason the page is told with code. The
+// reason is set before the attach's context ends, and the stream stays
+// open until the attach finishes it: so the attach sees the server end
+// it, not a terminal gone (which server.on_hangup = "quit" would make a
+// quit), and its Finish, whenever it runs, closes the page with the
+// reason. Only the first call counts.
+func (st *stream) detach(code websocket.StatusCode, reason string) {
+	st.verdict.CompareAndSwap(nil, &ending{code: code, reason: reason})
+	st.endAttach()
+}
+
+// finalEnding is how Finish closes the page: the verdict, else normally.
+func (st *stream) finalEnding() *ending {
+	if e := st.verdict.Load(); e != nil {
+		return e
+	}
+	return &ending{code: websocket.StatusNormalClosure}
+}
+
+// endedAsMeant: the stream ended as the page or the server meant it to
+// (the page closed itself, or the server's verdict), so the attach's
+// last writes failing is no failure.
+func (st *stream) endedAsMeant() bool {
+	e, ok := context.Cause(st.ctx).(*ending)
+	return ok && (e.code == websocket.StatusNormalClosure || e == st.verdict.Load())
 }
 
 func (st *stream) Hello() attach.Hello         { return st.hello }
@@ -132,6 +166,12 @@ func (st *stream) queue(m outMsg) error {
 		return nil
 	case <-st.ctx.Done():
 		return context.Cause(st.ctx)
+	case <-st.attachCtx.Done():
+		// The server ended the attach (detach): a page that takes
+		// nothing is closed with the verdict, not waited for.
+		e := st.finalEnding()
+		st.stop(e.code, e.reason)
+		return context.Cause(st.ctx)
 	case <-t.C:
 		st.stop(closeStalled, "the page took no output for "+st.writeTimeout.String())
 		return fmt.Errorf("write to %s: %w (it is cut off: it may open again)", st.hello.Who, context.Cause(st.ctx))
@@ -158,9 +198,10 @@ func (st *stream) Finish(e attach.Exit) error {
 	st.finished, st.ended = true, e
 	b, _ := json.Marshal(serverMsg{T: "exit", Detached: e.Detached, Code: e.Code, Summary: e.Summary}) // as in notify
 	err := st.queue(outMsg{typ: websocket.MessageText, data: b})
-	st.stop(websocket.StatusNormalClosure, "")
-	if e, ok := err.(*ending); ok && e.code == websocket.StatusNormalClosure {
-		return nil // the page closed itself: there is no one to tell
+	end := st.finalEnding()
+	st.stop(end.code, end.reason)
+	if err != nil && st.endedAsMeant() {
+		return nil // the page closed itself, or the server closes it: there is no one to tell
 	}
 	return err
 }
