@@ -13,7 +13,6 @@ import (
 	"github.com/sandmux/sandmux/asciicast"
 	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/record"
-	"github.com/sandmux/sandmux/ui/term"
 )
 
 // Recording from the live UI (package record does the casts). Every
@@ -144,7 +143,7 @@ func (s *shared) StartRecordingOf(p *pane, path string, idle time.Duration, done
 	key, gen, dir, name, now := p.key, p.gen, s.cfg.Record.Dir, p.spec.Name, s.now()
 	stop := s.stop
 	return func() tea.Msg {
-		f, path, err := term.CreateCast(dir, path, name, now)
+		f, path, err := mux.CreateCast(dir, path, name, now)
 		if dropIfDone(stop, f, path) {
 			return nil
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/sandmux/sandmux/human"
 	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/record"
-	"github.com/sandmux/sandmux/ui/term"
 )
 
 // The recording commands: the prefix keys R, M, S and V, and what a
@@ -56,7 +55,7 @@ func (s *shared) SaveLastOf(p *pane, d time.Duration, path string, done func(str
 // writeLast creates the file and writes the ring's window to it; a file
 // it could not write is removed. *path becomes the file's name.
 func writeLast(ring *record.Ring, d time.Duration, dir string, path *string, name string, now time.Time) error {
-	f, p, err := term.CreateCast(dir, *path, name, now)
+	f, p, err := mux.CreateCast(dir, *path, name, now)
 	*path = p
 	if err != nil {
 		return err

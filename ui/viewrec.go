@@ -46,7 +46,7 @@ func (m *Model) startViewRecording(id int, path string, done func(string, error)
 	m.viewRecs[id] = nil // opening: taken, so a second start is refused
 	dir, now, stop := m.opts.Record.Dir, m.Now(), m.Stop()
 	return func() tea.Msg {
-		f, path, err := term.CreateCast(dir, path, fmt.Sprintf("view-%d", id), now)
+		f, path, err := mux.CreateCast(dir, path, fmt.Sprintf("view-%d", id), now)
 		if dropIfDone(stop, f, path) {
 			return nil
 		}
