@@ -20,7 +20,7 @@ import (
 // the pane's Result says.
 var ErrStartCancelled = errors.New("start cancelled")
 
-// pane is one sandbox's place in the grid, shared by every client: its
+// Pane is one sandbox's place in the grid, shared by every client: its
 // session, its screen and where it is in its life.
 type Pane struct {
 	key  int // stable identity for messages; never reused
@@ -31,7 +31,7 @@ type Pane struct {
 	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
 	// echo says a key was typed into the pane at echoAt and what it
-	// caused is not drawn yet (watch.go): its output parses first and is
+	// caused is not drawn yet (ui's watch.go): its output parses first and is
 	// drawn at once.
 	echo   atomic.Bool
 	echoAt time.Time

@@ -11,11 +11,11 @@ import (
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-// shared is the side every client shares: the panes, their lives
+// Shared is the side every client shares: the panes, their lives
 // (lifecycle.go), states (state.go), usage (usage.go), recordings
 // (record.go, record_ctl.go), the quit (quit.go) and what control
 // requests do (control.go). It never edits a view: it tells the views
-// what changed through Views, and the Model reads it.
+// what changed through Views, and they read it through its methods.
 type Shared struct {
 	cfg Config
 	now func() time.Time
@@ -31,7 +31,7 @@ type Shared struct {
 	nextKey   int
 	started   bool
 	resizeGen int      // the debounced PTY resize that is current
-	theme     vt.Theme // the colours the screens answer with: the active client's (theme.go)
+	theme     vt.Theme // the colours the screens answer with: the active client's, as the views set them (SetTheme)
 	// redraw: a quiet message changed what some client sees.
 	redraw bool
 	// watchNow: a key was typed into a pane, or a pane has a new screen,
@@ -60,8 +60,7 @@ type Shared struct {
 }
 
 // Views is what the shared side tells the clients' views, the one
-// way it reaches them (the Model implements it over its views,
-// views.go): a pane added, removed or changed, a pane that needs
+// way it reaches them (ui's Model implements it over its views): a pane added, removed or changed, a pane that needs
 // attention, and the quit settled; and the two things it asks of them.
 type Views interface {
 	// PaneAdded: pane p joined the grid (ctl run, prefix c); each view
@@ -167,7 +166,7 @@ func (s *Shared) Send(p *Pane, encode func(vt.Modes) []byte) bool {
 }
 
 // awaitEcho notes that a key was typed into p: the redraw loop draws its
-// echo first (watch.go).
+// echo first (ui's watch.go).
 func (s *Shared) awaitEcho(p *Pane) {
 	p.echoAt = s.now()
 	p.echo.Store(true)

@@ -9,7 +9,7 @@ import (
 )
 
 // Model is the root model: the panes every attached client shares
-// (shared, panes.go) and one view per client (its size, focus, page,
+// (a mux.Shared) and one view per client (its size, focus, page,
 // zoom, modal, scroll and frames). It runs in one Bubble Tea program;
 // the clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
@@ -18,7 +18,7 @@ type Model struct {
 	redrawLoop           // when frames are taken (watch.go)
 	keys       keyTables // the key bindings, from cfg.Keys and the actions
 	// opts is the whole config; the views read their part of it, the
-	// shared side its own copy of its part (shared.cfg).
+	// shared side its own copy of its part (mux.Config).
 	opts Config
 	// shownScratch is markShown's set of panes on some client's page.
 	shownScratch map[int]bool
