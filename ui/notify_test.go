@@ -42,3 +42,22 @@ func TestNotifyReachesTheClientsLookingElsewhere(t *testing.T) {
 
 // osc matches an OSC sequence ended by BEL, whose BEL is no bell.
 var osc = regexp.MustCompile("\x1b\\][^\x07\x1b]*\x07")
+
+// A pane's state, once its marks settle, is in its title, and a view that
+// does not focus it marks it.
+func TestStateShownInTheTitle(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 2, 120, 40)
+	now := fixedNow()
+	m.SetClock(func() time.Time { return now })
+	turn(m)
+	m.Grid()[1].Screen().Write("done\a")
+	m.Update(frameMsg{})
+	now = now.Add(status.DefaultDebounce)
+	turn(m)
+	if title := m.lv().title(1, m.Grid()[1], 110); !strings.Contains(title, "waiting: rang the bell") {
+		t.Errorf("title %q", title)
+	}
+	if !m.lv().pv(m.Grid()[1]).attention {
+		t.Error("the pane that waits is not marked in the view that looks elsewhere")
+	}
+}

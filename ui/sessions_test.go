@@ -293,3 +293,22 @@ func TestUsageRedrawsOnlyTheList(t *testing.T) {
 		t.Error("a sample does not redraw the open list")
 	}
 }
+
+// Opening the session list samples every running pane's usage at once,
+// in a command.
+func TestSessionListSamplesUsage(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 160, 40)
+	press(m, "ctrl+b")
+	cmd := send(m, keyMsg("w"))
+	if m.lv().modalKind() != modalList || cmd == nil {
+		t.Fatalf("the session list: modal %v, command %v; want the list and a sample", m.lv().modalKind(), cmd != nil)
+	}
+	before := b.Calls["Usage"]
+	for _, msg := range runCmd(cmd) {
+		m.Update(msg)
+	}
+	if got := b.Calls["Usage"] - before; got != 2 {
+		t.Errorf("opening the list sampled %d panes, want both", got)
+	}
+}
