@@ -19,11 +19,11 @@ type fakeBackend struct{ *muxtest.Backend }
 func newFakeBackend() *fakeBackend { return &fakeBackend{muxtest.NewBackend()} }
 
 func (b *fakeBackend) Start(ctx context.Context, provider string, spec providers.Spec, opts session.Options) (Session, error) {
-	if s, err := b.StartSession(ctx, provider, spec, opts); s != nil {
-		return s, err
-	} else {
+	s, err := b.StartSession(ctx, provider, spec, opts)
+	if s == nil {
 		return nil, err // no nil *muxtest.Session inside the interface
 	}
+	return s, err
 }
 
 // stubViews stands for the clients' views: it records what the shared
