@@ -39,7 +39,7 @@ func plainView(m *Model) string { return ansi.Strip(content(m)) }
 // the failure is kept for the exit code.
 func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 	b := newFakeBackend()
-	b.closeErr["apane"] = errFullStore
+	b.CloseErr["apane"] = errFullStore
 	m := newTestModel(t, b, 2, 120, 40)
 	closeWith(t, m, "x")
 	if len(m.Grid()) != 2 || m.lv().modalKind() != modalNone {
@@ -79,7 +79,7 @@ func TestContract_W7_FailedCloseKeepsPaneUntilDismissed(t *testing.T) {
 // prefix x dismisses the error and keeps the killed pane for a restart.
 func TestContract_W7_FailedKillShowsErrorUntilDismissed(t *testing.T) {
 	b := newFakeBackend()
-	b.closeErr["apane"] = errFullStore
+	b.CloseErr["apane"] = errFullStore
 	m := newTestModel(t, b, 1, 120, 40)
 	closeWith(t, m, "k")
 	if p := m.Grid()[0]; p.Phase() != mux.PhaseKilled || !strings.Contains(plainView(m), "kill failed") {
@@ -102,7 +102,7 @@ func TestContract_W7_FailedKillShowsErrorUntilDismissed(t *testing.T) {
 // Restarting a pane whose kill failed answers the alert too.
 func TestContract_W7_RestartAnswersAlert(t *testing.T) {
 	b := newFakeBackend()
-	b.closeErr["apane"] = errFullStore
+	b.CloseErr["apane"] = errFullStore
 	m := newTestModel(t, b, 1, 120, 40)
 	closeWith(t, m, "k")
 	old := m.Grid()[0].Screen()
@@ -118,12 +118,12 @@ func TestContract_W7_RestartAnswersAlert(t *testing.T) {
 // fails there is shown too, over the new run.
 func TestContract_W7_FailedCloseBeforeRestartIsShown(t *testing.T) {
 	b := newFakeBackend()
-	b.closeErr["apane"] = errFullStore
+	b.CloseErr["apane"] = errFullStore
 	m := newTestModel(t, b, 1, 120, 40)
-	b.mu.Lock()
-	b.sessions[0].info.State, b.sessions[0].info.ExitKnown = session.Exited, true
-	b.mu.Unlock()
-	m.Update(infosMsg{infos: b.List()})
+	b.Mu.Lock()
+	b.Sessions[0].Live.State, b.Sessions[0].Live.ExitKnown = session.Exited, true
+	b.Mu.Unlock()
+	m.Update(m.ListInfos()())
 	if m.Grid()[0].Phase() != mux.PhaseExited {
 		t.Fatalf("phase %v, want exited", m.Grid()[0].Phase())
 	}

@@ -23,7 +23,7 @@ func (v *view) dismissAt(i int) tea.Cmd {
 // alertRows lays out the pane's alert in a body w cells wide and h rows
 // tall: a heading, then the error wrapped, its control characters shown
 // escaped (the text may come from a workspace or a remote host).
-func (v *view) alertRows(p *pane, w, h int) []string {
+func (v *view) alertRows(p *mux.Pane, w, h int) []string {
 	what, err, ok := p.Alert()
 	if !ok {
 		// A failed start: its whole reason, not a line cut at the width.

@@ -15,11 +15,11 @@ func TestContract_A10_UISizesClamped(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
 	m.SetClock(fixedNow)
-	m.Update(StartMsg{Width: 9999, Height: 9999})
+	_, starts := m.Update(StartMsg{Width: 9999, Height: 9999})
 	if m.layoutW != termsize.MaxWidth || m.layoutH != termsize.MaxHeight {
 		t.Errorf("the start layout is %dx%d, want the bound %dx%d", m.layoutW, m.layoutH, termsize.MaxWidth, termsize.MaxHeight)
 	}
-	for _, c := range drain(t, m) {
+	for _, c := range drain(t, m, starts) {
 		m.Update(c)
 	}
 	t.Cleanup(func() { m.Grid()[0].Screen().Close() })

@@ -38,9 +38,19 @@ func TestComposeIncrementalEqualsWhole(t *testing.T) {
 	press(m, "ctrl+b")
 	press(m, "z")
 	check("unzoom")
-	m.Grid()[2].alert = &alert{what: "close", err: errFullStore}
+	b.CloseErr["cpane"] = errFullStore
+	closing, err := m.ClosePane(m.Grid()[2].ID(), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range runCmd(closing) {
+		m.Update(msg)
+	}
+	if _, _, ok := m.Grid()[2].Alert(); !ok {
+		t.Fatal("test setup: the failed close shows no alert")
+	}
 	check("alert")
-	m.Grid()[2].alert = nil
+	m.Update(DoMsg{Fn: func(m *Model) tea.Cmd { return m.Dismiss(2) }})
 	check("alert gone")
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	check("resize")

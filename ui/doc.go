@@ -1,13 +1,13 @@
-// Package ui is the Bubble Tea model of sandmux, in two halves. The
-// shared side (shared, panes.go) holds the panes every client shares:
-// their sessions, screens and lives, states, usage, recordings, the quit
-// and what control requests do; it never edits a view, and tells the
-// views what changed through paneViews; the views reach it only
-// through its methods (shared_api.go) and a pane's accessors
-// (pane_read.go). The views (view.go) are one per
-// attached client: its size, focus, page, zoom, modal, scroll, picks and
-// frames, the layout, the key map, overlays, and composing each client's
-// screen from the panes' rendered rows and lipgloss chrome.
+// Package ui is the views of sandmux's Bubble Tea model. The Model holds
+// the shared side, a mux.Shared (the panes every client shares: their
+// sessions, screens and lives, states, usage, recordings, the quit and
+// what control requests do), and one view per attached client (view.go):
+// its size, focus, page, zoom, modal, scroll, picks and frames, the
+// layout, the key map, overlays, and composing each client's screen from
+// the panes' rendered rows and lipgloss chrome. The Model is the shared
+// side's mux.Views (views.go): what changed of a pane reaches each view
+// there; the views read a pane only through its accessors and reach the
+// shared side only through its methods, and never change a pane's life.
 //
 // It owns what the users see and type. It does not own sessions: it asks
 // a Backend (the session Manager) to start, close and kill them, always

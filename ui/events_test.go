@@ -12,25 +12,22 @@ import (
 // and clients attaching and leaving.
 func TestModelReportsEvents(t *testing.T) {
 	b := newFakeBackend()
-	m := newTestModel(t, b, 2, 120, 40)
 	var kinds []EventKind
-	m.cfg.Events = func(e Event) { kinds = append(kinds, e.Kind) }
+	listening := false // the starts' events are not the test's
+	m := newTestModelWith(t, b, 2, 120, 40, func(c *Config) {
+		c.Events = func(e Event) {
+			if listening {
+				kinds = append(kinds, e.Kind)
+			}
+		}
+	})
+	listening = true
 
 	m.Update(AttachMsg{ID: 7, Width: 100, Height: 30})
 	m.Update(DetachMsg{ID: 7})
 
-	b.mu.Lock()
-	s := b.sessions[1]
-	s.info.State, s.info.ExitKnown = session.Exited, true
-	infos := []session.Info{b.sessions[0].info, s.info}
-	b.mu.Unlock()
-	m.Update(infosMsg{infos: infos})
-
-	b.mu.Lock()
-	s.info.State, s.info.Stage = session.Closing, "snapshot: 3 files, 1 KiB"
-	infos = []session.Info{b.sessions[0].info, s.info}
-	b.mu.Unlock()
-	m.Update(infosMsg{infos: infos})
+	setSession(m, 1, func(info *session.Info) { info.State, info.ExitKnown = session.Exited, true })
+	setSession(m, 1, func(info *session.Info) { info.State, info.Stage = session.Closing, "snapshot: 3 files, 1 KiB" })
 
 	m.Grid()[1].Screen().Write("\a")
 	m.Update(frameMsg{})

@@ -68,8 +68,8 @@ func highlighted(s *paneView, text, word string) bool {
 
 func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 	b := newFakeBackend()
-	b.output[paneName(1)] = "alpha NEEDLE one\r\n" + fillers("b", 40)
-	b.output[paneName(9)] = "first needle j\r\n" + fillers("j", 40) + "second needle j\r\n" + fillers("j", 40)
+	b.Output[paneName(1)] = "alpha NEEDLE one\r\n" + fillers("b", 40)
+	b.Output[paneName(9)] = "first needle j\r\n" + fillers("j", 40) + "second needle j\r\n" + fillers("j", 40)
 	m := newTestModel(t, b, 10, 60, 12) // 4 panes a page
 	v := m.lv()
 	if v.pageSize() != 4 {
@@ -122,9 +122,9 @@ func TestFindAcrossPanesOpensTheMatch(t *testing.T) {
 func TestFindHostileTextIsEscaped(t *testing.T) {
 	b := newFakeBackend()
 	name := hostileName + "-pane"
-	b.output[paneName(0)] = "needle \u202eevil\u2066 end\r\n"
+	b.Output[paneName(0)] = "needle \u202eevil\u2066 end\r\n"
 	m := newTestModel(t, b, 2, 120, 30)
-	m.Grid()[0].spec.Name = name
+	m.Rename(0, name)
 	press(m, "ctrl+b")
 	press(m, "/")
 	typeText(m, "needle")
@@ -149,8 +149,8 @@ func TestFindHostileTextIsEscaped(t *testing.T) {
 func TestFindDebounceAndStaleResults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := newFakeBackend()
-		b.output[paneName(0)] = "hay needle\r\n"
-		b.output[paneName(1)] = "nest\r\n"
+		b.Output[paneName(0)] = "hay needle\r\n"
+		b.Output[paneName(1)] = "nest\r\n"
 		m := newTestModel(t, b, 2, 100, 30)
 		v := m.lv()
 		v.readOnly = true
@@ -203,7 +203,7 @@ func TestFindBadRegexpSaysSo(t *testing.T) {
 // [ then /) finds what the search across panes does: smart case, re:.
 func TestScrollSearchSharesTheMatcher(t *testing.T) {
 	b := newFakeBackend()
-	b.output[paneName(0)] = "a NEEDLE b\r\n" + fillers("a", 60)
+	b.Output[paneName(0)] = "a NEEDLE b\r\n" + fillers("a", 60)
 	m := newTestModel(t, b, 1, 80, 24)
 	v := m.lv()
 	press(m, "ctrl+b")
@@ -227,7 +227,7 @@ func TestScrollSearchSharesTheMatcher(t *testing.T) {
 // results are bounded.
 func TestFindListScrolls(t *testing.T) {
 	b := newFakeBackend()
-	b.output[paneName(0)] = fillers("x", 1500)
+	b.Output[paneName(0)] = fillers("x", 1500)
 	m := newTestModel(t, b, 1, 100, 20)
 	v := m.lv()
 	press(m, "ctrl+b")

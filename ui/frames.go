@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -9,7 +10,7 @@ import (
 
 // takeFrame copies pane p's screen (or the scrolled-back view) into the
 // view's frame of it and renders its rows.
-func (v *view) takeFrame(p *pane) {
+func (v *view) takeFrame(p *mux.Pane) {
 	s := v.panes[p.Key()]
 	if s == nil || p.Screen() == nil {
 		return

@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/sandmux/sandmux/mux"
+	"github.com/sandmux/sandmux/session"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -87,14 +87,13 @@ func TestGoldenQuitModal(t *testing.T) {
 	press(m, "q")
 	golden(t, m, "quit-confirm")
 	press(m, "y")
-	m.Grid()[1].info.Stage = "SIGHUP sent, waiting"
-	m.Grid()[1].phase = mux.PhaseClosing
+	setSession(m, 1, func(info *session.Info) { info.State, info.Stage = session.Closing, "SIGHUP sent, waiting" })
 	golden(t, m, "quit-teardown")
 }
 
 func TestGoldenFailedPane(t *testing.T) {
 	b := newFakeBackend()
-	b.startErr["bpane"] = errFailedStart
+	b.StartErr["bpane"] = errFailedStart
 	m := newTestModel(t, b, 2, 120, 40)
 	golden(t, m, "failed-pane")
 }
@@ -105,7 +104,7 @@ func TestGoldenBroadcastAndScrollback(t *testing.T) {
 	for i := range 60 {
 		fmt.Fprintf(&long, "line %02d\r\n", i)
 	}
-	b.output["apane"] = long.String()
+	b.Output["apane"] = long.String()
 	m := newTestModel(t, b, 2, 120, 40)
 	press(m, "ctrl+b")
 	press(m, "b")
@@ -127,7 +126,7 @@ func TestGoldenBroadcastAndScrollback(t *testing.T) {
 
 func TestGoldenFailedClose(t *testing.T) {
 	b := newFakeBackend()
-	b.closeErr["apane"] = errFullStore
+	b.CloseErr["apane"] = errFullStore
 	m := newTestModel(t, b, 4, 120, 40)
 	closeWith(t, m, "x")
 	golden(t, m, "close-failed")

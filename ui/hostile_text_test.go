@@ -69,7 +69,7 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 	t.Helper()
 	b := newFakeBackend()
 	names := []string{hostileName + "-failed", hostileName + "-notice", hostileName + "-closing"}
-	b.startErr[names[0]] = errHostile
+	b.StartErr[names[0]] = errHostile
 	var specs []mux.PaneSpec
 	for _, n := range names {
 		spec := mux.PaneSpec{Name: n, Provider: "ssh\x1b[2J", Spec: providers.Spec{Command: []string{"sh"}}}
@@ -80,7 +80,7 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 	}
 	m := New(t.Context(), Config{Prefix: "ctrl+b", FPS: 60, Scrollback: 1000}, b, specs)
 	m.SetClock(fixedNow)
-	startTestPanes(t, m, b, 300, 30)
+	startTestPanes(m, 300, 30)
 	t.Cleanup(func() {
 		for _, p := range m.Grid() {
 			if p.Screen() != nil {
@@ -88,9 +88,8 @@ func hostileModel(t *testing.T) (*Model, *fakeBackend) {
 			}
 		}
 	})
-	p := m.Grid()[2]
-	p.phase, p.info.State, p.info.Stage = mux.PhaseClosing, session.Closing, "hook: \x1b]0;pwned\x07 uploading"
-	m.Update(stateMsg{}) // the states follow the phases set here
+	setSession(m, 2, func(info *session.Info) { info.State, info.Stage = session.Closing, "hook: \x1b]0;pwned\x07 uploading" })
+	turn(m) // the states follow the phases the infos set
 	return m, b
 }
 

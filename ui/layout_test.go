@@ -109,14 +109,14 @@ func TestResizeIsNotOutput(t *testing.T) {
 	now := fixedNow()
 	m.SetClock(func() time.Time { return now })
 	now = now.Add(time.Minute)
-	m.Update(stateMsg{})
+	turn(m)
 	if st := m.Grid()[1].State(); st.State != status.Idle {
 		t.Fatalf("test setup: the quiet pane is %v", st)
 	}
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.Update(frameMsg{})
 	now = now.Add(time.Second)
-	m.Update(stateMsg{})
+	turn(m)
 	if st := m.Grid()[1].State(); st.State != status.Idle {
 		t.Errorf("a resize made a quiet pane %v", st)
 	}

@@ -12,10 +12,12 @@ func TestKillThenCloseOneResult(t *testing.T) {
 	}
 	press(m, "ctrl+b")
 	runCmd(pressX(m))
-	if b.calls["Close"] != 0 || len(m.Grid()) != 1 {
-		t.Errorf("close of a killed pane: %d Close calls, %d panes", b.calls["Close"], len(m.Grid()))
+	if b.Calls["Close"] != 0 || len(m.Grid()) != 1 {
+		t.Errorf("close of a killed pane: %d Close calls, %d panes", b.Calls["Close"], len(m.Grid()))
 	}
-	m.Update(shutdownMsg{})
+	for _, msg := range runCmd(m.StartQuit(false)) { // the Manager's Shutdown returned
+		m.Update(msg)
+	}
 	if r := m.Results(); len(r) != 2 || r[0].Err != nil {
 		t.Errorf("results = %v, want one line per pane and no error", r)
 	}
@@ -41,7 +43,7 @@ func TestQuitEscalatesAfterAClose(t *testing.T) {
 	} else {
 		runCmd(kill)
 	}
-	if b.calls["KillAll"] != 1 {
-		t.Errorf("KillAll calls = %d, want 1", b.calls["KillAll"])
+	if b.Calls["KillAll"] != 1 {
+		t.Errorf("KillAll calls = %d, want 1", b.Calls["KillAll"])
 	}
 }

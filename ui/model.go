@@ -4,19 +4,21 @@ import (
 	"context"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // Model is the root model: the panes every attached client shares
-// (shared, panes.go) and one view per client (its size, focus, page,
+// (a mux.Shared) and one view per client (its size, focus, page,
 // zoom, modal, scroll and frames). It runs in one Bubble Tea program;
 // the clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
 type Model struct {
-	*shared
+	*mux.Shared
 	redrawLoop           // when frames are taken (watch.go)
 	keys       keyTables // the key bindings, from cfg.Keys and the actions
 	// opts is the whole config; the views read their part of it, the
-	// shared side its own copy of its part (shared.cfg).
+	// shared side its own copy of its part (mux.Config).
 	opts Config
 	// shownScratch is markShown's set of panes on some client's page.
 	shownScratch map[int]bool
@@ -35,7 +37,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, b Backend, specs []PaneSpec) *Model {
 	cfg = cfg.withDefaults()
 	m := &Model{opts: cfg, keys: newKeyTables(cfg.Prefix, cfg.Keys), layoutW: 80, layoutH: 24}
-	m.shared = newShared(ctx, cfg.shared(), b, m, specs)
+	m.Shared = mux.NewShared(ctx, cfg.shared(), b, m, specs)
 	return m
 }
 
@@ -54,15 +56,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// soon as it parsed.
 		cmd = tea.Batch(cmd, m.watch())
 	}
-	if st := m.SyncStates(); st != nil {
-		cmd = tea.Batch(cmd, st)
-	}
-	if arm := m.ArmUsage(); arm != nil {
-		cmd = tea.Batch(cmd, arm)
-	}
-	m.ViewsRecorded(len(m.viewRecs) > 0)
-	if rc := m.SyncRecordings(); rc != nil {
-		cmd = tea.Batch(cmd, rc)
+	if after := m.AfterUpdate(len(m.viewRecs) > 0); after != nil {
+		cmd = tea.Batch(cmd, after)
 	}
 	m.markShown()
 	if redraw := m.Redrawn(); !m.Done() && (redraw || !quiet(msg)) {
@@ -81,7 +76,7 @@ func quiet(msg tea.Msg) bool {
 	case wakeMsg, frameMsg:
 		return true
 	}
-	return quietShared(msg)
+	return mux.Quiet(msg)
 }
 
 // update dispatches each message to the code that owns it. Input comes
@@ -115,8 +110,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case QuitMsg:
 		return m.quit(msg.Kill)
 	}
-	cmd, _ := m.shared.Update(msg)
-	if isUsage(msg) && m.listing() {
+	cmd, _ := m.Shared.Update(msg)
+	if mux.IsUsage(msg) && m.listing() {
 		m.Redraw() // the list shows every pane's CPU and memory
 	}
 	return cmd

@@ -9,13 +9,14 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/termsafe"
 )
 
 // passThrough takes pane i's clipboard write, bell and notification from
 // its screen, once, and passes them on to every client's terminal.
-func (m *Model) passThrough(i int, p *pane) {
+func (m *Model) passThrough(i int, p *mux.Pane) {
 	c, clip := p.Screen().TakeClipboard()
 	sig := p.Screen().TakeSignals()
 	for _, v := range m.views {
@@ -47,7 +48,7 @@ const maxNotice = 512
 // terminal as the config says. A notification is sandmux's own OSC 9
 // carrying the pane's name and the text escaped, so nothing the child sent
 // can end the sequence or start another.
-func (v *view) passSignals(i int, p *pane, sig vt.Signals) {
+func (v *view) passSignals(i int, p *mux.Pane, sig vt.Signals) {
 	other := i != v.focusIndex()
 	if sig.Bell && passes(v.m.opts.Bell, other) {
 		v.term.Passthrough("\a")

@@ -9,7 +9,7 @@ import (
 )
 
 // The rename prompt (prefix ,): a view types a pane's new name; the
-// shared side renames it (names.go).
+// shared side renames it (mux/names.go).
 
 // maxName bounds a name typed in the rename prompt, in bytes.
 const maxName = 64

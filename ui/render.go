@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
@@ -190,7 +191,7 @@ func (s *paneView) appendBodyRow(dst []byte, y, w int) []byte {
 
 // title is pane i's title line: name, provider, state, last output, and
 // markers for attention, broadcast and scrollback, exactly w cells wide.
-func (v *view) title(i int, p *pane, w int) string {
+func (v *view) title(i int, p *mux.Pane, w int) string {
 	var b strings.Builder
 	// The number comes first so that truncation keeps it: prefix 1…9
 	// jumps to it, and ctl names a pane by it.

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/termsafe"
 )
@@ -39,7 +40,7 @@ func (v *view) leaveScroll() {
 }
 
 // scrollBy moves the view of p n lines back (negative: forward).
-func (v *view) scrollBy(p *pane, n int) {
+func (v *view) scrollBy(p *mux.Pane, n int) {
 	if p.Screen() == nil {
 		return
 	}
@@ -48,7 +49,7 @@ func (v *view) scrollBy(p *pane, n int) {
 	v.takeFrame(p)
 }
 
-func (v *view) wheel(p *pane, b tea.MouseButton) tea.Cmd {
+func (v *view) wheel(p *mux.Pane, b tea.MouseButton) tea.Cmd {
 	switch b {
 	case tea.MouseWheelUp:
 		v.scrollBy(p, 3)
@@ -64,25 +65,25 @@ func (v *view) wheel(p *pane, b tea.MouseButton) tea.Cmd {
 }
 
 // scrollKeys are the keys of scrollback mode, outside of typing a query.
-var scrollKeys = map[string]func(v *view, p *pane, s *paneView){
-	"q":      func(v *view, p *pane, s *paneView) { v.leaveScroll() },
-	"esc":    func(v *view, p *pane, s *paneView) { v.leaveScroll() },
-	"up":     func(v *view, p *pane, s *paneView) { v.scrollBy(p, 1) },
-	"k":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, 1) },
-	"down":   func(v *view, p *pane, s *paneView) { v.scrollBy(p, -1) },
-	"j":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, -1) },
-	"pgup":   func(v *view, p *pane, s *paneView) { v.scrollBy(p, max(1, s.frame.Rows-1)) },
-	"pgdown": func(v *view, p *pane, s *paneView) { v.scrollBy(p, -max(1, s.frame.Rows-1)) },
-	"home":   func(v *view, p *pane, s *paneView) { v.scrollBy(p, s.frame.Scrollback) },
-	"g":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, s.frame.Scrollback) },
-	"end":    func(v *view, p *pane, s *paneView) { v.scrollBy(p, -s.scroll) },
-	"G":      func(v *view, p *pane, s *paneView) { v.scrollBy(p, -s.scroll) },
-	"/":      func(v *view, p *pane, s *paneView) { s.search = &searchState{typing: true, match: -1} },
-	"n":      func(v *view, p *pane, s *paneView) { v.findNext(p, -1) },
-	"N":      func(v *view, p *pane, s *paneView) { v.findNext(p, 1) },
-	"v":      func(v *view, p *pane, s *paneView) { v.startSelection(p, s, false) },
-	"V":      func(v *view, p *pane, s *paneView) { v.startSelection(p, s, true) },
-	"space":  func(v *view, p *pane, s *paneView) { v.startSelection(p, s, false) },
+var scrollKeys = map[string]func(v *view, p *mux.Pane, s *paneView){
+	"q":      func(v *view, p *mux.Pane, s *paneView) { v.leaveScroll() },
+	"esc":    func(v *view, p *mux.Pane, s *paneView) { v.leaveScroll() },
+	"up":     func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, 1) },
+	"k":      func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, 1) },
+	"down":   func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, -1) },
+	"j":      func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, -1) },
+	"pgup":   func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, max(1, s.frame.Rows-1)) },
+	"pgdown": func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, -max(1, s.frame.Rows-1)) },
+	"home":   func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, s.frame.Scrollback) },
+	"g":      func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, s.frame.Scrollback) },
+	"end":    func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, -s.scroll) },
+	"G":      func(v *view, p *mux.Pane, s *paneView) { v.scrollBy(p, -s.scroll) },
+	"/":      func(v *view, p *mux.Pane, s *paneView) { s.search = &searchState{typing: true, match: -1} },
+	"n":      func(v *view, p *mux.Pane, s *paneView) { v.findNext(p, -1) },
+	"N":      func(v *view, p *mux.Pane, s *paneView) { v.findNext(p, 1) },
+	"v":      func(v *view, p *mux.Pane, s *paneView) { v.startSelection(p, s, false) },
+	"V":      func(v *view, p *mux.Pane, s *paneView) { v.startSelection(p, s, true) },
+	"space":  func(v *view, p *mux.Pane, s *paneView) { v.startSelection(p, s, false) },
 }
 
 func (v *view) scrollKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -148,7 +149,7 @@ func (v *view) scrollStatus() string {
 
 // findNext finds the next line holding the query, older (dir -1) or newer
 // (dir 1) than the current match or the view's top line, and scrolls to it.
-func (v *view) findNext(p *pane, dir int) {
+func (v *view) findNext(p *mux.Pane, dir int) {
 	s := v.pv(p)
 	q := s.search
 	if q == nil || q.matcher == nil || p.Screen() == nil {
@@ -169,7 +170,7 @@ func (v *view) findNext(p *pane, dir int) {
 }
 
 // showMatch scrolls p so that the match shows a third of the way down.
-func (v *view) showMatch(p *pane, r vt.Match) {
+func (v *view) showMatch(p *mux.Pane, r vt.Match) {
 	s := v.pv(p)
 	s.search.match = r.Line
 	_, rows := p.Screen().Size()

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -88,7 +89,7 @@ func (s *paneView) highlightSelection() {
 // startSelection starts a selection at the pane's cursor on the live
 // screen, else at the view's last row; v again starts it anew at the
 // selection's cursor.
-func (v *view) startSelection(p *pane, s *paneView, lines bool) {
+func (v *view) startSelection(p *mux.Pane, s *paneView, lines bool) {
 	if p.Screen() == nil {
 		return // a pane still starting has nothing to select
 	}
@@ -106,37 +107,37 @@ func (v *view) startSelection(p *pane, s *paneView, lines bool) {
 }
 
 // selectKeys move the selection's cursor: each returns where it goes.
-var selectKeys = map[string]func(v *view, p *pane, s *paneView, c point) point{
-	"left": func(v *view, p *pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
-	"h":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
-	"right": func(v *view, p *pane, s *paneView, c point) point {
+var selectKeys = map[string]func(v *view, p *mux.Pane, s *paneView, c point) point{
+	"left": func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
+	"h":    func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line, max(0, c.col-1)} },
+	"right": func(v *view, p *mux.Pane, s *paneView, c point) point {
 		return point{c.line, min(s.frame.Cols-1, c.col+1)}
 	},
-	"l": func(v *view, p *pane, s *paneView, c point) point {
+	"l": func(v *view, p *mux.Pane, s *paneView, c point) point {
 		return point{c.line, min(s.frame.Cols-1, c.col+1)}
 	},
-	"up":   func(v *view, p *pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
-	"k":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
-	"down": func(v *view, p *pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
-	"j":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
-	"pgup": func(v *view, p *pane, s *paneView, c point) point {
+	"up":   func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
+	"k":    func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line - 1, c.col} },
+	"down": func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
+	"j":    func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line + 1, c.col} },
+	"pgup": func(v *view, p *mux.Pane, s *paneView, c point) point {
 		return point{c.line - max(1, s.frame.Rows-1), c.col}
 	},
-	"pgdown": func(v *view, p *pane, s *paneView, c point) point {
+	"pgdown": func(v *view, p *mux.Pane, s *paneView, c point) point {
 		return point{c.line + max(1, s.frame.Rows-1), c.col}
 	},
-	"0":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line, 0} },
-	"home": func(v *view, p *pane, s *paneView, c point) point { return point{c.line, 0} },
-	"$":    func(v *view, p *pane, s *paneView, c point) point { return point{c.line, lineEnd(p, c.line)} },
-	"end":  func(v *view, p *pane, s *paneView, c point) point { return point{c.line, lineEnd(p, c.line)} },
-	"g":    func(v *view, p *pane, s *paneView, c point) point { return point{0, 0} },
-	"G":    func(v *view, p *pane, s *paneView, c point) point { return point{1 << 30, c.col} },
-	"w":    func(v *view, p *pane, s *paneView, c point) point { return wordForward(p, c) },
-	"b":    func(v *view, p *pane, s *paneView, c point) point { return wordBack(p, c) },
+	"0":    func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line, 0} },
+	"home": func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line, 0} },
+	"$":    func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line, lineEnd(p, c.line)} },
+	"end":  func(v *view, p *mux.Pane, s *paneView, c point) point { return point{c.line, lineEnd(p, c.line)} },
+	"g":    func(v *view, p *mux.Pane, s *paneView, c point) point { return point{0, 0} },
+	"G":    func(v *view, p *mux.Pane, s *paneView, c point) point { return point{1 << 30, c.col} },
+	"w":    func(v *view, p *mux.Pane, s *paneView, c point) point { return wordForward(p, c) },
+	"b":    func(v *view, p *mux.Pane, s *paneView, c point) point { return wordBack(p, c) },
 }
 
 // selectKey handles a key while a selection is made.
-func (v *view) selectKey(p *pane, s *paneView, key string) {
+func (v *view) selectKey(p *mux.Pane, s *paneView, key string) {
 	switch key {
 	case "y", "enter":
 		v.copySelection(p, s)
@@ -159,7 +160,7 @@ func (v *view) selectKey(p *pane, s *paneView, key string) {
 
 // moveSelection puts the cursor at c, inside the pane's lines, and
 // scrolls the view so that it shows.
-func (v *view) moveSelection(p *pane, s *paneView, c point) {
+func (v *view) moveSelection(p *mux.Pane, s *paneView, c point) {
 	_, rows := p.Screen().Size()
 	total := p.Screen().ScrollbackLen() + rows
 	c.line = min(max(c.line, 0), total-1)
@@ -177,10 +178,10 @@ func (v *view) moveSelection(p *pane, s *paneView, c point) {
 }
 
 // readLines reads n lines from first into f.
-func readLines(p *pane, f *vt.Frame, first, n int) { p.Screen().SnapshotRange(f, first, n) }
+func readLines(p *mux.Pane, f *vt.Frame, first, n int) { p.Screen().SnapshotRange(f, first, n) }
 
 // lineCells returns line's cells, or nil past the end.
-func lineCells(p *pane, line int) []vt.Cell {
+func lineCells(p *mux.Pane, line int) []vt.Cell {
 	var f vt.Frame
 	readLines(p, &f, line, 1)
 	if f.Rows == 0 {
@@ -190,7 +191,7 @@ func lineCells(p *pane, line int) []vt.Cell {
 }
 
 // lineEnd is the last column of line that holds text.
-func lineEnd(p *pane, line int) int {
+func lineEnd(p *mux.Pane, line int) int {
 	row := lineCells(p, line)
 	for x := len(row) - 1; x >= 0; x-- {
 		if !blank(row[x]) {
@@ -209,7 +210,7 @@ func wordCell(c vt.Cell) bool {
 }
 
 // wordForward is the start of the next word, on this line or a later one.
-func wordForward(p *pane, c point) point {
+func wordForward(p *mux.Pane, c point) point {
 	_, rows := p.Screen().Size()
 	last := p.Screen().ScrollbackLen() + rows - 1
 	row := lineCells(p, c.line)
@@ -230,7 +231,7 @@ func wordForward(p *pane, c point) point {
 }
 
 // wordBack is the start of this word, or of the one before.
-func wordBack(p *pane, c point) point {
+func wordBack(p *mux.Pane, c point) point {
 	row := lineCells(p, c.line)
 	x := min(c.col, len(row)) - 1
 	for {
@@ -252,7 +253,7 @@ func wordBack(p *pane, c point) point {
 
 // selectedText is the selection's text, each line's trailing blanks
 // trimmed, at most maxCopyBytes; cut says it was cut there.
-func selectedText(p *pane, sel *selection) (text string, cut bool) {
+func selectedText(p *mux.Pane, sel *selection) (text string, cut bool) {
 	a, b := sel.ordered()
 	var out strings.Builder
 	var f vt.Frame
@@ -296,7 +297,7 @@ func cellText(row []vt.Cell, from, to int) string {
 // copySelection sends the selection to the client's terminal's clipboard
 // (OSC 52, which tmux, kitty, iTerm2, WezTerm and others take) and says
 // so in the status line.
-func (v *view) copySelection(p *pane, s *paneView) {
+func (v *view) copySelection(p *mux.Pane, s *paneView) {
 	if s.sel == nil || p.Screen() == nil {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 // move by words, across lines.
 func TestSelectionText(t *testing.T) {
 	b := newFakeBackend()
-	b.output["apane"] = "one 日本 three   \r\nsecond  line\r\nlast"
+	b.Output["apane"] = "one 日本 three   \r\nsecond  line\r\nlast"
 	m := newTestModel(t, b, 1, 80, 24)
 	p := m.Grid()[0]
 	for _, c := range []struct {
@@ -50,7 +50,7 @@ func TestSelectionText(t *testing.T) {
 // scrollback mode it entered.
 func TestDragCopies(t *testing.T) {
 	b := newFakeBackend()
-	b.output["apane"] = "dragged text here"
+	b.Output["apane"] = "dragged text here"
 	m := newTestModel(t, b, 1, 80, 24)
 	v := m.lv()
 	send(m, tea.MouseClickMsg{X: 0, Y: 1, Button: tea.MouseLeft})

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sandmux/sandmux/mux"
+	"github.com/sandmux/sandmux/providers"
 )
 
 // listNames are the names of the session list's rows, in order.
@@ -45,7 +46,7 @@ func selectPane(t *testing.T, m *Model, name string) {
 
 func TestSessionListFailedFirstThenGridOrder(t *testing.T) {
 	b := newFakeBackend()
-	b.startErr["cpane"] = errFailedStart
+	b.StartErr["cpane"] = errFailedStart
 	m := newTestModel(t, b, 4, 160, 40)
 	openList(t, m)
 	if got, want := listNames(m), []string{"cpane", "apane", "bpane", "dpane"}; !slices.Equal(got, want) {
@@ -76,7 +77,7 @@ func TestSessionRowsWaitingThenFailedFirst(t *testing.T) {
 
 func TestSessionListFilters(t *testing.T) {
 	b := newFakeBackend()
-	b.startErr["dpane"] = errFailedStart
+	b.StartErr["dpane"] = errFailedStart
 	m := newTestModel(t, b, 4, 160, 40)
 	openList(t, m)
 	for _, k := range []string{"C", "p", "A"} { // not x, k or r: typing starts the filter
@@ -139,10 +140,10 @@ func TestSessionListActsOnSelected(t *testing.T) {
 	if m.Grid()[0].Phase() != mux.PhaseRunning || m.Grid()[2].Phase() != mux.PhaseRunning {
 		t.Error("k reached another pane than the selected one")
 	}
-	gen := m.Grid()[1].gen
+	killed := m.Grid()[1].Screen()
 	msgs := runCmd(press(m, "r"))
-	if m.Grid()[1].gen != gen+1 {
-		t.Errorf("r in the list did not restart bpane (gen %d)", m.Grid()[1].gen)
+	if m.Grid()[1].Screen() == killed || m.Grid()[1].Phase() != mux.PhaseStarting {
+		t.Errorf("r in the list did not restart bpane: %s", m.Grid()[1].Status())
 	}
 	for _, msg := range msgs {
 		m.Update(msg)
@@ -181,12 +182,12 @@ func TestSessionListReadOnlyActsOnNothing(t *testing.T) {
 	if v.modalKind() != modalList {
 		t.Fatal("a read-only client may list the sessions")
 	}
-	before := b.total()
+	before := b.Total()
 	for _, k := range []string{"down", "x", "k", "r"} {
 		send(k)
 	}
-	if b.total() != before || m.Grid()[1].Phase() != mux.PhaseRunning || v.notice != "read-only" {
-		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.total()-before, m.Grid()[1].Status(), v.notice)
+	if b.Total() != before || m.Grid()[1].Phase() != mux.PhaseRunning || v.notice != "read-only" {
+		t.Errorf("a read-only client acted: %d backend calls, bpane %s, notice %q", b.Total()-before, m.Grid()[1].Status(), v.notice)
 	}
 	send("enter")
 	if v.focusIndex() != 1 || m.lv().focusIndex() != 0 {
@@ -214,8 +215,20 @@ func TestSessionListFitsSmallTerminals(t *testing.T) {
 	m := newTestModel(t, b, 12, 40, 10)
 	v := m.lv()
 	openList(t, m)
+	// Every pane at 12% of a core and 5 MiB, from one sample: 1.2 s of
+	// CPU in the 10 s since its session started.
+	b.Mu.Lock()
+	for _, s := range b.Sessions {
+		s.Live.Started = time.Now().Add(-10 * time.Second)
+		s.Use = &providers.Usage{CPU: 1200 * time.Millisecond, RSS: 5 << 20}
+	}
+	b.Mu.Unlock()
+	m.Update(m.ListInfos()())
+	m.Update(m.SampleUsageNow()())
 	for _, p := range m.Grid() {
-		p.usage = paneUsage{gen: p.gen, percent: 12, rss: 5 << 20, ok: true}
+		if info := m.InfoAt(m.IndexOf(p.Key())); !info.HasUsage || info.CPUPercent < 11.5 || info.CPUPercent > 12.5 {
+			t.Fatalf("test setup: %s's usage %+v, want 12%%", p.Spec().Name, info)
+		}
 	}
 	press(m, "end")
 	text := ansi.Strip(v.sessionsText())
@@ -257,5 +270,45 @@ func TestSinceAndBytesText(t *testing.T) {
 		if got := humanBytes(n); got != want {
 			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestUsageRedrawsOnlyTheList: a sample redraws nothing unless some
+// client shows the session list.
+func TestUsageRedrawsOnlyTheList(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 160, 40)
+	sample := m.SampleUsageNow()() // a round of samples, as the timer's command returns it
+	if !quiet(sample) {
+		t.Fatal("usage samples must be quiet")
+	}
+	m.Redrawn()
+	m.update(sample)
+	if m.Redrawn() {
+		t.Error("a sample redraws with the list closed")
+	}
+	openList(t, m)
+	m.update(sample)
+	if !m.Redrawn() {
+		t.Error("a sample does not redraw the open list")
+	}
+}
+
+// Opening the session list samples every running pane's usage at once,
+// in a command.
+func TestSessionListSamplesUsage(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 160, 40)
+	press(m, "ctrl+b")
+	cmd := send(m, keyMsg("w"))
+	if m.lv().modalKind() != modalList || cmd == nil {
+		t.Fatalf("the session list: modal %v, command %v; want the list and a sample", m.lv().modalKind(), cmd != nil)
+	}
+	before := b.Calls["Usage"]
+	for _, msg := range runCmd(cmd) {
+		m.Update(msg)
+	}
+	if got := b.Calls["Usage"] - before; got != 2 {
+		t.Errorf("opening the list sampled %d panes, want both", got)
 	}
 }

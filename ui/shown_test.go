@@ -8,7 +8,7 @@ func TestPanesMarkedShown(t *testing.T) {
 	shown := func() (n int, first int) {
 		first = -1
 		for i, p := range m.Grid() {
-			if p.shown.Load() {
+			if p.Shown() {
 				n++
 				if first < 0 {
 					first = i

@@ -18,9 +18,8 @@ import (
 func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 	t.Helper()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}})
-	attachClient(m, 80, 24)
+	start := attachClient(m, 80, 24)[0]
 	p := m.Grid()[0]
-	start := p.start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.Screen().Close() }) // also once the pane was removed
 	return m, start
 }
@@ -29,26 +28,22 @@ func startingModel(t *testing.T, b *fakeBackend) (*Model, tea.Cmd) {
 // pane once the start returned; Update itself calls nothing that blocks.
 func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
 	b := newFakeBackend()
-	b.startGate["apane"] = make(chan struct{}) // never opens: a host that never answers
+	b.StartGate["apane"] = make(chan struct{}) // never opens: a host that never answers
 	m, start := startingModel(t, b)
-	before := b.total()
+	before := b.Total()
 	press(m, "ctrl+b")
 	pressX(m)
-	if b.total() != before {
-		t.Fatalf("x made blocking calls in Update: %v", b.calls)
+	if b.Total() != before {
+		t.Fatalf("x made blocking calls in Update: %v", b.Calls)
 	}
 	if m.lv().modalKind() != modalClosing || !strings.Contains(m.lv().teardownText(), "cancelling the start") {
 		t.Fatalf("after x on a starting pane: modal %v, text %q; want the closing modal saying the start is being cancelled", m.lv().modalKind(), m.lv().teardownText())
 	}
-	msg := start() // returns because the start was cancelled
-	if sm, ok := msg.(startedMsg); !ok || !errors.Is(sm.err, errStartCancelled) {
-		t.Fatalf("start returned %#v, want errStartCancelled", msg)
-	}
-	m.Update(msg)
+	m.Update(start()) // returns because the start was cancelled
 	if len(m.Grid()) != 0 || m.lv().modalKind() != modalNone {
 		t.Fatalf("after the cancelled start: %d panes, modal %v; want the pane removed", len(m.Grid()), m.lv().modalKind())
 	}
-	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" {
+	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" || !errors.Is(r[0].Err, mux.ErrStartCancelled) {
 		t.Errorf("results = %v, want one pane whose start was cancelled", r)
 	}
 }
@@ -57,7 +52,7 @@ func TestContract_S4_CloseStartingPaneCancelsStart(t *testing.T) {
 // start cancelled, and can be restarted.
 func TestContract_S4_KillStartingPaneCancelsStart(t *testing.T) {
 	b := newFakeBackend()
-	b.startGate["apane"] = make(chan struct{})
+	b.StartGate["apane"] = make(chan struct{})
 	m, start := startingModel(t, b)
 	press(m, "ctrl+b")
 	press(m, "k")
@@ -86,8 +81,8 @@ func TestContract_S4_CancelledStartThatWonIsTornDown(t *testing.T) {
 			}
 			m.Update(cmd())
 			want := map[string]string{"x": "Close", "k": "Kill"}[key]
-			if b.calls[want] != 1 {
-				t.Errorf("calls = %v, want one %s", b.calls, want)
+			if b.Calls[want] != 1 {
+				t.Errorf("calls = %v, want one %s", b.Calls, want)
 			}
 			switch {
 			case key == "x" && len(m.Grid()) != 0:
@@ -115,9 +110,8 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	h := hangingProvider{entered: make(chan struct{})}
 	mgr := session.NewManager(providers.Table{"hang": h})
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, FromManager(mgr), []mux.PaneSpec{{Name: "apane", Provider: "hang"}})
-	attachClient(m, 80, 24)
+	start := attachClient(m, 80, 24)[0]
 	p := m.Grid()[0]
-	start := p.start(t.Context(), m.Backend(), m.lv().bodySize(0), 0, m.wake)
 	t.Cleanup(func() { p.Screen().Close() })
 	msgs := make(chan tea.Msg, 1)
 	go func() { msgs <- start() }()
@@ -128,7 +122,7 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 	if len(m.Grid()) != 0 {
 		t.Fatalf("pane still there, status %q", p.Status())
 	}
-	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" || !errors.Is(r[0].Err, errStartCancelled) {
+	if r := m.Results(); len(r) != 1 || r[0].Status != "start cancelled" || !errors.Is(r[0].Err, mux.ErrStartCancelled) {
 		t.Errorf("results = %v, want the start cancelled", r)
 	}
 	if err := mgr.Shutdown(context.Background()); err != nil {
@@ -141,7 +135,7 @@ func TestContract_S4_CloseStartingPaneCancelsManagerStart(t *testing.T) {
 // the program ends only once the start returned.
 func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 	b := newFakeBackend()
-	b.startGate["apane"] = make(chan struct{})
+	b.StartGate["apane"] = make(chan struct{})
 	m, start := startingModel(t, b)
 	quit := m.StartQuit(false)
 	m.Update(quit()) // the Manager's Shutdown returned
@@ -162,15 +156,14 @@ func TestContract_S4_QuitWaitsForPendingStart(t *testing.T) {
 func TestInputWhileStartingIsKept(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}})
-	attachClient(m, 80, 24)
-	start := m.Grid()[0].start(t.Context(), b, m.lv().bodySize(0), 0, m.wake)
+	start := attachClient(m, 80, 24)[0]
 	t.Cleanup(func() { m.Grid()[0].Screen().Close() })
 	for _, k := range []string{"h", "i", "enter"} {
 		press(m, k)
 	}
 	m.Update(start())
 	press(m, "!")
-	if got := b.sessions[0].typed(); got != "hi\r!" {
+	if got := b.Sessions[0].Typed(); got != "hi\r!" {
 		t.Errorf("session got %q, want %q", got, "hi\r!")
 	}
 }

@@ -37,8 +37,8 @@ func TestContract_A20_ThemeFollowsTheClientThatTyped(t *testing.T) {
 	b := newFakeBackend()
 	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "a", Provider: "local"}})
 	m.SetClock(fixedNow)
-	m.Update(StartMsg{Width: 80, Height: 24})
-	for _, c := range drain(t, m) {
+	_, starts := m.Update(StartMsg{Width: 80, Height: 24})
+	for _, c := range drain(t, m, starts) {
 		m.Update(c)
 	}
 	t.Cleanup(func() { m.Grid()[0].Screen().Close() })

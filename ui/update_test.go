@@ -29,15 +29,14 @@ func TestUpdateNeverBlocks(t *testing.T) {
 		tea.MouseReleaseMsg{X: 2, Y: 3, Button: tea.MouseLeft},
 		tea.FocusMsg{}, tea.BlurMsg{},
 		wakeMsg{kind: wakeDirty}, frameMsg{}, wakeMsg{kind: wakeChanged}, frameMsg{},
-		infosMsg{infos: b.List()},
-		resizePTYMsg{gen: m.resizeGen},
-		stateMsg{},
+		m.ListInfos()(), // the sessions' infos, as a change the Backend signalled lists them
+		DoMsg{Fn: func(*Model) tea.Cmd { return nil }},
 	}
-	before := b.total()
+	before := b.Total()
 	for _, msg := range msgs {
 		m.Update(msg)
-		if got := b.total(); got != before {
-			t.Fatalf("Update(%T) made %d blocking call(s): %v", msg, got-before, b.calls)
+		if got := b.Total(); got != before {
+			t.Fatalf("Update(%T) made %d blocking call(s): %v", msg, got-before, b.Calls)
 		}
 	}
 	// Every prefix command, then the modal keys.
@@ -47,16 +46,16 @@ func TestUpdateNeverBlocks(t *testing.T) {
 			send(m, keyMsg(key))
 			send(m, keyMsg("esc")) // close whatever opened
 			m.lv().modal, m.lv().scrollMode = nil, false
-			if got := b.total(); got != before {
-				t.Fatalf("prefix %q made %d blocking call(s): %v", key, got-before, b.calls)
+			if got := b.Total(); got != before {
+				t.Fatalf("prefix %q made %d blocking call(s): %v", key, got-before, b.Calls)
 			}
 		}
 	}
 	m.Update(QuitMsg{})
 	m.Update(QuitMsg{})
 	send(m, keyMsg("q"))
-	if got := b.total(); got != before {
-		t.Fatalf("quit requests made %d blocking call(s) in Update: %v", got-before, b.calls)
+	if got := b.Total(); got != before {
+		t.Fatalf("quit requests made %d blocking call(s) in Update: %v", got-before, b.Calls)
 	}
 }
 
@@ -108,18 +107,18 @@ func TestTypedTextReachesFocusedPaneOnly(t *testing.T) {
 	for _, k := range []string{"h", "i", "enter"} {
 		press(m, k)
 	}
-	if got := b.sessions[0].typed(); got != "hi\r" {
+	if got := b.Sessions[0].Typed(); got != "hi\r" {
 		t.Errorf("focused pane got %q, want %q", got, "hi\r")
 	}
-	for _, s := range b.sessions[1:] {
-		if got := s.typed(); got != "" {
-			t.Errorf("unfocused pane %d got %q", s.id, got)
+	for _, s := range b.Sessions[1:] {
+		if got := s.Typed(); got != "" {
+			t.Errorf("unfocused pane %d got %q", s.ID(), got)
 		}
 	}
 	// Prefix twice sends the prefix itself.
 	press(m, "ctrl+b")
 	press(m, "ctrl+b")
-	if got := b.sessions[0].typed(); !strings.HasSuffix(got, "\x02") {
+	if got := b.Sessions[0].Typed(); !strings.HasSuffix(got, "\x02") {
 		t.Errorf("prefix twice sent %q, want a trailing ctrl+b", got)
 	}
 }
@@ -139,7 +138,7 @@ func TestFocusMovesAndZoom(t *testing.T) {
 		}
 	}
 	press(m, "a")
-	if got := b.sessions[1].typed(); got != "a" {
+	if got := b.Sessions[1].Typed(); got != "a" {
 		t.Errorf("after moving focus the input went elsewhere: pane 1 got %q", got)
 	}
 	press(m, "ctrl+b")
@@ -167,8 +166,8 @@ func TestBroadcastReachesPickedPanes(t *testing.T) {
 	press(m, "b") // broadcast off
 	press(m, "y")
 	want := []string{"x", "", "", "xy"}
-	for i, s := range b.sessions {
-		if got := s.typed(); got != want[i] {
+	for i, s := range b.Sessions {
+		if got := s.Typed(); got != want[i] {
 			t.Errorf("pane %d got %q, want %q", i, got, want[i])
 		}
 	}
@@ -183,15 +182,15 @@ func TestClosePaneRunsInCommand(t *testing.T) {
 		t.Fatal("no closing modal")
 	}
 	press(m, "a") // input is blocked while closing
-	if got := b.sessions[0].typed(); got != "" {
+	if got := b.Sessions[0].Typed(); got != "" {
 		t.Errorf("input reached a closing pane: %q", got)
 	}
 	for _, msg := range runCmd(cmd) {
 		_, after := m.Update(msg)
 		runCmd(after) // closes the removed pane's screen
 	}
-	if b.calls["Close"] != 1 || len(m.Grid()) != 1 || m.lv().modalKind() != modalNone {
-		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.calls["Close"], len(m.Grid()), m.lv().modalKind())
+	if b.Calls["Close"] != 1 || len(m.Grid()) != 1 || m.lv().modalKind() != modalNone {
+		t.Errorf("after close: %d Close calls, %d panes, modal %v", b.Calls["Close"], len(m.Grid()), m.lv().modalKind())
 	}
 }
 
@@ -217,8 +216,8 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 		t.Fatalf("shutdown command returned %v", msgs)
 	}
 	_, quit := m.Update(msgs[0])
-	if b.calls["Shutdown"] != 1 || b.calls["KillAll"] != 1 || quit == nil {
-		t.Errorf("calls %v, quit cmd %v", b.calls, quit != nil)
+	if b.Calls["Shutdown"] != 1 || b.Calls["KillAll"] != 1 || quit == nil {
+		t.Errorf("calls %v, quit cmd %v", b.Calls, quit != nil)
 	}
 	if r := m.Results(); len(r) != 2 || r[0].Name != "apane" || !strings.Contains(r[0].String(), "killed by") {
 		t.Errorf("results = %v", r)
@@ -230,7 +229,7 @@ func TestQuitAsksThenShutsDown(t *testing.T) {
 // survived, and names them.
 func TestSummaryNamesSurvivors(t *testing.T) {
 	b := newFakeBackend()
-	b.survivors = []providers.Process{{PID: 4242, Command: "sleep 1000"}}
+	b.Survivors = []providers.Process{{PID: 4242, Command: "sleep 1000"}}
 	m := newTestModel(t, b, 1, 120, 40)
 	press(m, "ctrl+b")
 	press(m, "q")
@@ -248,21 +247,20 @@ func TestSummaryNamesSurvivors(t *testing.T) {
 
 func TestFailedPaneShowsReasonAndRestarts(t *testing.T) {
 	b := newFakeBackend()
-	b.startErr["apane"] = errFailedStart
+	b.StartErr["apane"] = errFailedStart
 	m := newTestModel(t, b, 2, 120, 40)
 	if p := m.Grid()[0]; p.Phase() != mux.PhaseFailed || !strings.Contains(p.Status(), "connection refused") {
 		t.Fatalf("pane 0: phase %v status %q", p.Phase(), p.Status())
 	}
-	delete(b.startErr, "apane")
+	delete(b.StartErr, "apane")
+	failed := m.Grid()[0].Screen()
 	press(m, "ctrl+b")
 	cmd := press(m, "r")
 	for _, msg := range runCmd(cmd) {
-		if _, ok := msg.(startedMsg); ok {
-			m.Update(msg)
-		}
+		m.Update(msg)
 	}
-	if p := m.Grid()[0]; p.Phase() != mux.PhaseRunning || p.gen != 2 {
-		t.Errorf("after restart: phase %v gen %d", p.Phase(), p.gen)
+	if p := m.Grid()[0]; p.Phase() != mux.PhaseRunning || p.Screen() == failed || b.Calls["Start"] != 3 {
+		t.Errorf("after restart: phase %v, a new screen %v, %d starts; want it running on a second start of its own", p.Phase(), p.Screen() != failed, b.Calls["Start"])
 	}
 }
 
@@ -274,10 +272,10 @@ func TestKillKeepsPaneForRestart(t *testing.T) {
 	for _, msg := range runCmd(cmd) {
 		m.Update(msg)
 	}
-	if b.calls["Kill"] != 1 || m.Grid()[0].Phase() != mux.PhaseKilled {
-		t.Errorf("kill: calls %v, phase %v", b.calls, m.Grid()[0].Phase())
+	if b.Calls["Kill"] != 1 || m.Grid()[0].Phase() != mux.PhaseKilled {
+		t.Errorf("kill: calls %v, phase %v", b.Calls, m.Grid()[0].Phase())
 	}
-	m.Update(infosMsg{infos: []session.Info{{ID: b.sessions[0].id, State: session.Closed}}})
+	setSession(m, 0, func(info *session.Info) { info.State = session.Closed })
 	if m.Grid()[0].Status() != "killed" {
 		t.Errorf("status after kill = %q", m.Grid()[0].Status())
 	}
@@ -292,13 +290,13 @@ func TestAttentionMarker(t *testing.T) {
 	now := fixedNow()
 	m.SetClock(func() time.Time { return now })
 	m.Grid()[1].Screen().Write("done\a")
-	b.sessions[1].outputAt(now)
+	b.Sessions[1].OutputAt(now)
 	m.Update(frameMsg{})
 	if m.lv().pv(m.Grid()[1]).attention {
 		t.Fatalf("marked before the debounce passed: %+v", m.Grid()[1].State())
 	}
 	now = now.Add(status.DefaultDebounce)
-	m.Update(stateMsg{})
+	turn(m)
 	if !m.lv().pv(m.Grid()[1]).attention || m.lv().pv(m.Grid()[0]).attention {
 		t.Fatalf("attention: %v %v, want only pane 1 marked", m.lv().pv(m.Grid()[0]).attention, m.lv().pv(m.Grid()[1]).attention)
 	}
@@ -312,17 +310,17 @@ func TestAttentionMarker(t *testing.T) {
 	}
 
 	m.Grid()[0].Screen().Write("working…")
-	b.sessions[0].outputAt(now)
+	b.Sessions[0].OutputAt(now)
 	m.Update(frameMsg{})
 	now = now.Add(status.DefaultDebounce)
-	m.Update(stateMsg{})
+	turn(m)
 	if st := m.Grid()[0].State(); st.State != status.Working {
 		t.Fatalf("state after output = %v, want working", st)
 	}
 	now = now.Add(status.DefaultIdleAfter)
-	m.Update(stateMsg{})
+	turn(m)
 	now = now.Add(status.DefaultDebounce)
-	m.Update(stateMsg{})
+	turn(m)
 	if st := m.Grid()[0].State(); st.State != status.Idle || m.lv().pv(m.Grid()[0]).attention {
 		t.Errorf("quiet pane: %v, attention %v; want idle, unmarked", st, m.lv().pv(m.Grid()[0]).attention)
 	}

@@ -159,7 +159,7 @@ func (m *Model) detach(id int) tea.Cmd {
 }
 
 // pv is the view's state of pane p, made on first use.
-func (v *view) pv(p *pane) *paneView {
+func (v *view) pv(p *mux.Pane) *paneView {
 	s := v.panes[p.Key()]
 	if s == nil {
 		s = &paneView{}
@@ -207,7 +207,7 @@ func (v *view) show() {
 	v.term.Show(lines, cursor, v.width)
 }
 
-func (v *view) focused() *pane {
+func (v *view) focused() *mux.Pane {
 	if i := v.focusIndex(); i >= 0 {
 		return v.m.Grid()[i]
 	}
@@ -297,7 +297,7 @@ func (v *view) relayout() tea.Cmd {
 
 // screenChanged makes every view take a new frame of p: now if p is on
 // its page, else when it is shown.
-func (m *Model) screenChanged(p *pane) {
+func (m *Model) screenChanged(p *mux.Pane) {
 	for _, v := range m.views {
 		if v.visible(m.IndexOf(p.Key())) {
 			v.takeFrame(p)

@@ -46,8 +46,8 @@ func (m *Model) startViewRecording(id int, path string, done func(string, error)
 	m.viewRecs[id] = nil // opening: taken, so a second start is refused
 	dir, now, stop := m.opts.Record.Dir, m.Now(), m.Stop()
 	return func() tea.Msg {
-		f, path, err := term.CreateCast(dir, path, fmt.Sprintf("view-%d", id), now)
-		if dropIfDone(stop, f, path) {
+		f, path, err := mux.CreateCast(dir, path, fmt.Sprintf("view-%d", id), now)
+		if mux.DropIfDone(stop, f, path) {
 			return nil
 		}
 		return viewOpenedMsg{id: id, term: v.term, f: f, path: path, done: done, tell: tell, err: err}
@@ -128,7 +128,7 @@ func (v *view) viewRecMark() string {
 	if r == nil {
 		return ""
 	}
-	return "REC VIEW " + clock(v.m.Now().Sub(r.started))
+	return "REC VIEW " + mux.Clock(v.m.Now().Sub(r.started))
 }
 
 // viewClient is the client a view recording names: client, or with 0

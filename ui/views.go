@@ -7,13 +7,13 @@ import (
 	"github.com/sandmux/sandmux/providers"
 )
 
-// The Model is the shared side's paneViews: what the shared panes tell the
+// The Model is the shared side's mux.Views: what the shared panes tell the
 // clients' views reaches each view here, and nowhere else.
 
-var _ paneViews = (*Model)(nil)
+var _ mux.Views = (*Model)(nil)
 
 // PaneAdded lays every view out again around the new pane.
-func (m *Model) PaneAdded(*pane) tea.Cmd {
+func (m *Model) PaneAdded(*mux.Pane) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(m.views))
 	for _, v := range m.views {
 		cmds = append(cmds, v.relayout())
@@ -33,7 +33,7 @@ func (m *Model) PaneRemoved(key, i int) tea.Cmd {
 // PaneChanged: a new screen gets each view's state of the pane afresh
 // (its scroll, search and attention mark go) with a first frame; an
 // ended close takes down the closing modals that showed it.
-func (m *Model) PaneChanged(p *pane, c mux.Change) {
+func (m *Model) PaneChanged(p *mux.Pane, c mux.Change) {
 	for _, v := range m.views {
 		switch c {
 		case mux.ChangeStarted:
@@ -53,7 +53,7 @@ func (m *Model) PaneChanged(p *pane, c mux.Change) {
 
 // NeedsAttention marks p in every view that does not focus it and tells
 // that view's terminal.
-func (m *Model) NeedsAttention(p *pane, info *PaneInfo) bool {
+func (m *Model) NeedsAttention(p *mux.Pane, info *PaneInfo) bool {
 	away := len(m.views) == 0
 	for _, v := range m.views {
 		if v.focused() == p {

@@ -16,8 +16,8 @@ func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
 	m.SetClock(fixedNow)
 	screenSize := func() (int, int) { return m.Grid()[0].Screen().Size() }
 
-	m.Update(StartMsg{Width: 80, Height: 24})
-	for _, c := range drain(t, m) {
+	_, starts := m.Update(StartMsg{Width: 80, Height: 24})
+	for _, c := range drain(t, m, starts) {
 		m.Update(c)
 	}
 	t.Cleanup(func() { m.Grid()[0].Screen().Close() })
@@ -38,17 +38,12 @@ func TestContract_A2_ReadOnlyViewNeverSizes(t *testing.T) {
 	}
 }
 
-// drain runs the model's start commands the way the fake tests do: one
-// message per start, delivered in order.
-func drain(t *testing.T, m *Model) []tea.Msg {
-	t.Helper()
-	var msgs []tea.Msg
-	for i, p := range m.Grid() {
-		if p.sess == nil && p.Phase() == mux.PhaseStarting {
-			msgs = append(msgs, p.start(t.Context(), m.Backend(), m.sizer().bodySize(i), 0, m.wake)())
-		}
-	}
-	return msgs
+// drain runs the start commands a StartMsg returned the way the fake
+// tests do, one after another, and returns their messages, in order; the
+// watch among them returns at the test's end.
+func drain(t *testing.T, m *Model, starts tea.Cmd) []tea.Msg {
+	t.Cleanup(m.StopWatching)
+	return runCmd(starts)
 }
 
 // Each view's focus is a pane, not a place: removing another pane leaves

@@ -28,7 +28,7 @@ type snapshotBackend struct {
 }
 
 func (b *snapshotBackend) Close(ctx context.Context, id session.ID) error {
-	b.count("Close")
+	b.Count("Close")
 	src := snapshot.TarSource(func(ctx context.Context, w io.Writer) error {
 		tw := tar.NewWriter(w)
 		payload := make([]byte, 8<<20)
@@ -49,7 +49,7 @@ func (b *snapshotBackend) Close(ctx context.Context, id session.ID) error {
 	})
 	_, err := snapshot.Save(ctx, src, b.archive, snapshot.SaveOptions{Sandbox: "apane"})
 	b.saveDone <- err
-	b.end(id, session.Info{}.Exit, true)
+	b.End(id, session.Info{}.Exit, true)
 	return err
 }
 
@@ -64,11 +64,16 @@ func TestContract_W1_UILiveDuringSnapshot(t *testing.T) {
 		archive:     filepath.Join(t.TempDir(), "snap.tar.zst"),
 		midway:      make(chan struct{}), release: make(chan struct{}), saveDone: make(chan error, 1),
 	}
-	m := New(t.Context(), Config{Prefix: "ctrl+b"}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}, {Name: "bpane", Provider: "fake"}})
 	seen := make(chan tea.Msg, 256)
+	// The panes' starts and the close, as the model reports them.
+	events := func(e Event) {
+		if e.Kind == EventStarted || e.Kind == EventClosed {
+			seen <- e
+		}
+	}
+	m := New(t.Context(), Config{Prefix: "ctrl+b", Events: events}, b, []mux.PaneSpec{{Name: "apane", Provider: "fake"}, {Name: "bpane", Provider: "fake"}})
 	filter := func(_ tea.Model, msg tea.Msg) tea.Msg {
-		switch msg.(type) {
-		case pingMsg, startedMsg, closedMsg:
+		if _, ok := msg.(pingMsg); ok {
 			seen <- msg
 		}
 		return msg
@@ -93,7 +98,7 @@ func TestContract_W1_UILiveDuringSnapshot(t *testing.T) {
 			}
 		}
 	}
-	waitMsgs("started panes", 2, func(msg tea.Msg) bool { _, ok := msg.(startedMsg); return ok })
+	waitMsgs("started panes", 2, func(msg tea.Msg) bool { e, ok := msg.(Event); return ok && e.Kind == EventStarted })
 
 	for _, k := range []string{"ctrl+b", "x", "y"} { // x asks first on a pane that runs
 		p.Send(ClientMsg{ID: 0, Msg: keyMsg(k)})
@@ -113,7 +118,7 @@ func TestContract_W1_UILiveDuringSnapshot(t *testing.T) {
 	if err := <-b.saveDone; err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
-	waitMsgs("the close", 1, func(msg tea.Msg) bool { _, ok := msg.(closedMsg); return ok })
+	waitMsgs("the close", 1, func(msg tea.Msg) bool { e, ok := msg.(Event); return ok && e.Kind == EventClosed })
 	if _, err := snapshot.Verify(t.Context(), b.archive, snapshot.VerifyOptions{}); err != nil {
 		t.Errorf("the archive written during the test does not verify: %v", err)
 	}

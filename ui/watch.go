@@ -4,6 +4,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/mux"
 )
 
 // The redraw loop. One command (watch) waits on one channel that every
@@ -127,7 +129,7 @@ func (m *Model) handleFrame() tea.Cmd {
 }
 
 // paneFrame takes pane i's new frame for every client that shows it.
-func (m *Model) paneFrame(i int, p *pane, now time.Time) {
+func (m *Model) paneFrame(i int, p *mux.Pane, now time.Time) {
 	// The state follows output and marks, not redraws (a resize
 	// redraws too).
 	m.FeedSignals(p, now)
@@ -184,7 +186,7 @@ func (m *Model) drawEchoes(now time.Time) bool {
 }
 
 // echoExpired ends p's wait for an echo that did not come in time.
-func (m *Model) echoExpired(p *pane, now time.Time) bool {
+func (m *Model) echoExpired(p *mux.Pane, now time.Time) bool {
 	if p.Echoing() && now.Sub(p.EchoAt()) >= echoWait {
 		p.EchoDrawn()
 		return true

@@ -2,7 +2,7 @@
 // puts a terminal in the modes sandmux needs, draws each frame a view
 // composed (only the lines that changed, inside a synchronized update)
 // from a goroutine of its own, passes sequences through, and records
-// what it draws as a cast (record.go, cast.go).
+// what it draws as a cast (record.go; mux.CreateCast makes the file).
 //
 // It owns the bytes written to a client's terminal. It knows no pane and
 // no view: package ui composes the lines it shows.

@@ -1,9 +1,7 @@
-package ui
+package mux
 
 import (
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/sandmux/sandmux/mux"
 )
 
 // The quit, shared by every client: a confirmed quit shuts every session
@@ -14,7 +12,7 @@ type shutdownMsg struct{ err error }
 
 // StartQuit begins the quit: first request shuts everything down, a second
 // one (or kill) escalates to killing every session now.
-func (s *shared) StartQuit(kill bool) tea.Cmd {
+func (s *Shared) StartQuit(kill bool) tea.Cmd {
 	if s.quitting || kill {
 		var cmd tea.Cmd
 		if !s.quitting {
@@ -30,7 +28,7 @@ func (s *shared) StartQuit(kill bool) tea.Cmd {
 	return s.beginShutdown()
 }
 
-func (s *shared) beginShutdown() tea.Cmd {
+func (s *Shared) beginShutdown() tea.Cmd {
 	s.quitting = true
 	for _, p := range s.panes {
 		p.cancel() // a start still preparing is not the Manager's yet
@@ -39,7 +37,7 @@ func (s *shared) beginShutdown() tea.Cmd {
 	return func() tea.Msg { return shutdownMsg{err: b.Shutdown(s.teardownCtx())} }
 }
 
-func (s *shared) handleShutdown(msg shutdownMsg) tea.Cmd {
+func (s *Shared) handleShutdown(msg shutdownMsg) tea.Cmd {
 	s.shutdownErr, s.shutDown = msg.err, true
 	if s.startsPending() {
 		// A start still preparing (a restore) was cancelled by the quit
@@ -50,9 +48,9 @@ func (s *shared) handleShutdown(msg shutdownMsg) tea.Cmd {
 }
 
 // startsPending reports whether some pane's start has not reported back.
-func (s *shared) startsPending() bool {
+func (s *Shared) startsPending() bool {
 	for _, p := range s.panes {
-		if p.phase == mux.PhaseStarting {
+		if p.phase == PhaseStarting {
 			return true
 		}
 	}
@@ -60,7 +58,7 @@ func (s *shared) startsPending() bool {
 }
 
 // finishQuit records every pane's outcome and ends the program.
-func (s *shared) finishQuit() tea.Cmd {
+func (s *Shared) finishQuit() tea.Cmd {
 	for _, p := range s.panes {
 		if p.sess != nil {
 			p.info = p.sess.Info()
@@ -75,7 +73,7 @@ func (s *shared) finishQuit() tea.Cmd {
 	// recordings stopped, before done: the events still go out.
 	stopRecordings := s.stopAllRecordings(s.clients.Settled())
 	s.done = true
-	s.stopWatching() // the waiting watch returns, and is not re-armed
+	s.StopWatching() // the waiting watch returns, and is not re-armed
 	s.cancel()       // nothing the model started is waited for any more
 	var screens []interface{ Close() }
 	for _, p := range s.panes {
@@ -93,10 +91,11 @@ func (s *shared) finishQuit() tea.Cmd {
 }
 
 // ShutdownErr is the error of the final shutdown, if any.
-func (s *shared) ShutdownErr() error { return s.shutdownErr }
+func (s *Shared) ShutdownErr() error { return s.shutdownErr }
 
-// stopWatching makes a waiting watch return for good.
-func (s *shared) stopWatching() {
+// StopWatching makes a waiting watch return for good: the quit does,
+// and so does whoever drops a model that did not quit (a test).
+func (s *Shared) StopWatching() {
 	select {
 	case <-s.stop:
 	default:

@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
@@ -44,7 +43,7 @@ type paneState struct {
 
 // lifeKey is what a pane's life (and its words) depends on.
 type lifeKey struct {
-	phase        mux.Phase
+	phase        Phase
 	cancelling   bool
 	alert        *alert
 	err          error
@@ -56,14 +55,14 @@ type lifeKey struct {
 	disconnected bool
 }
 
-func (p *pane) lifeKey() lifeKey {
+func (p *Pane) lifeKey() lifeKey {
 	i := &p.info
 	return lifeKey{p.phase, p.cancelling, p.alert, p.err, i.State, i.Stage, i.Exit, i.ExitKnown, i.Killed, i.Disconnected}
 }
 
 // newTracker gives pane p a fresh tracker for its next start, with the
 // rules that watch its sandbox and command.
-func (s *shared) newTracker(p *pane) {
+func (s *Shared) newTracker(p *Pane) {
 	t := status.NewTracker(s.cfg.Status, s.now())
 	var rules []*status.Rule
 	for _, r := range s.cfg.Rules {
@@ -76,7 +75,7 @@ func (s *shared) newTracker(p *pane) {
 }
 
 // state is the pane's state as shown now.
-func (p *pane) state() status.Status {
+func (p *Pane) state() status.Status {
 	if p.st.track == nil {
 		return status.Status{State: status.Starting, Source: status.Life}
 	}
@@ -84,21 +83,21 @@ func (p *pane) state() status.Status {
 }
 
 // life is the state the pane's phase gives, or "" while it runs.
-func (p *pane) life() (status.State, string) {
+func (p *Pane) life() (status.State, string) {
 	switch {
 	case p.alert != nil:
 		return status.Failed, p.alert.what + " failed: " + p.alert.err.Error()
-	case p.phase == mux.PhaseStarting:
+	case p.phase == PhaseStarting:
 		return status.Starting, p.status()
-	case p.phase == mux.PhaseRunning:
+	case p.phase == PhaseRunning:
 		return "", ""
-	case p.phase == mux.PhaseClosing:
+	case p.phase == PhaseClosing:
 		return status.Closing, p.status()
-	case p.phase == mux.PhaseExited && p.info.Disconnected:
+	case p.phase == PhaseExited && p.info.Disconnected:
 		return status.Disconnected, "the connection to the sandbox dropped"
-	case p.phase == mux.PhaseExited && p.info.ExitKnown && p.info.Exit.ShellCode() == 0:
+	case p.phase == PhaseExited && p.info.ExitKnown && p.info.Exit.ShellCode() == 0:
 		return status.Done, p.info.Exit.String()
-	case p.phase == mux.PhaseClosed:
+	case p.phase == PhaseClosed:
 		return status.Done, "closed"
 	}
 	return status.Failed, p.status()
@@ -107,7 +106,7 @@ func (p *pane) life() (status.State, string) {
 // FeedSignals gives pane p's tracker what its screen and session say,
 // After its screen changed: output, the marks, and (at most every
 // ruleEvery) the screen's last rows for the rules.
-func (s *shared) FeedSignals(p *pane, now time.Time) {
+func (s *Shared) FeedSignals(p *Pane, now time.Time) {
 	t := p.st.track
 	if t == nil {
 		return
@@ -148,7 +147,7 @@ func applyMark(t *status.Tracker, mk vt.Mark) {
 
 // readRules gives the rules the screen's last rows, unless they read it
 // less than ruleEvery ago (the state timer comes back for it then).
-func (s *shared) readRules(p *pane, now time.Time) {
+func (s *Shared) readRules(p *Pane, now time.Time) {
 	if !p.st.ruleDue || p.screen == nil || now.Sub(p.st.ruleAt) < ruleEvery {
 		return
 	}
@@ -160,7 +159,7 @@ func (s *shared) readRules(p *pane, now time.Time) {
 
 // SyncStates brings every pane's state up to date, after an Update, and
 // arms the state timer for the earliest moment one must be looked at.
-func (s *shared) SyncStates() tea.Cmd {
+func (s *Shared) SyncStates() tea.Cmd {
 	if s.done {
 		return nil
 	}
@@ -196,7 +195,7 @@ func (s *shared) SyncStates() tea.Cmd {
 }
 
 // syncPane brings pane i's state up to date at now.
-func (s *shared) syncPane(i int, p *pane, now time.Time) {
+func (s *Shared) syncPane(i int, p *Pane, now time.Time) {
 	t := p.st.track
 	s.readRules(p, now)
 	if k := p.lifeKey(); k != p.st.lifeKey || p.st.lifeKey == (lifeKey{}) {
@@ -211,7 +210,7 @@ func (s *shared) syncPane(i int, p *pane, now time.Time) {
 
 // stateChanged reports a pane's new state: its title shows it in every
 // client; entering waiting, done or failed asks for the user.
-func (s *shared) stateChanged(i int, p *pane, was, st status.Status) {
+func (s *Shared) stateChanged(i int, p *Pane, was, st status.Status) {
 	s.redraw = true
 	if st.State == was.State {
 		return // a new reason (a progress report's percentage)
@@ -225,14 +224,14 @@ func (s *shared) stateChanged(i int, p *pane, was, st status.Status) {
 
 // userEnded reports whether the pane ended because the user (or a
 // script) asked: a quit, a close, a kill. Telling them of it is noise.
-func (s *shared) userEnded(p *pane) bool {
-	return s.quitting || p.closing || p.phase == mux.PhaseKilled || p.phase == mux.PhaseCancelled
+func (s *Shared) userEnded(p *Pane) bool {
+	return s.quitting || p.closing || p.phase == PhaseKilled || p.phase == PhaseCancelled
 }
 
 // markAttention has pane p marked in every client that does not focus
 // it, and notifies the notify command as the config says; focusing the
 // pane clears the mark.
-func (s *shared) markAttention(p *pane, info *PaneInfo) {
+func (s *Shared) markAttention(p *Pane, info *PaneInfo) {
 	if !s.clients.NeedsAttention(p, info) {
 		return // every client looks at it
 	}
@@ -247,7 +246,7 @@ func (s *shared) markAttention(p *pane, info *PaneInfo) {
 // exited, what to do next), or else the reason, unless the state comes
 // from activity alone (its reason, "output", says nothing the state
 // does not).
-func (p *pane) titleState() string {
+func (p *Pane) titleState() string {
 	st := p.state()
 	word := string(st.State)
 	switch {
@@ -264,7 +263,7 @@ func (p *pane) titleState() string {
 
 // answered: the user (or a script, through ctl input) typed into the
 // pane, so whatever said it waits has its answer.
-func (p *pane) answered() {
+func (p *Pane) answered() {
 	if p.st.track != nil {
 		p.st.track.Input()
 	}
@@ -273,12 +272,12 @@ func (p *pane) answered() {
 // Report sets a report's claim on the pane's state (ctl status): what an
 // agent's hooks say it does; st "" drops the last report. Call it from
 // DoMsg.
-func (s *shared) Report(id string, st status.State, reason string, ttl time.Duration) (PaneInfo, error) {
+func (s *Shared) Report(id string, st status.State, reason string, ttl time.Duration) (PaneInfo, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return PaneInfo{}, err
 	}
-	if p.st.track == nil || p.phase != mux.PhaseRunning {
+	if p.st.track == nil || p.phase != PhaseRunning {
 		return PaneInfo{}, fmt.Errorf("pane %d is %s: only a running pane's state can be reported", i+1, p.status())
 	}
 	now := s.now()
@@ -293,10 +292,10 @@ func (s *shared) Report(id string, st status.State, reason string, ttl time.Dura
 
 // After returns a command that delivers msg after d, or nothing once the
 // model is done: not tea.Tick, whose timer would outlive the program.
-func (s *shared) After(d time.Duration, msg tea.Msg) tea.Cmd { return s.afterUnless(d, msg, nil) }
+func (s *Shared) After(d time.Duration, msg tea.Msg) tea.Cmd { return s.afterUnless(d, msg, nil) }
 
 // afterUnless is after, ended early (with nothing) once cancel closes.
-func (s *shared) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{}) tea.Cmd {
+func (s *Shared) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{}) tea.Cmd {
 	stop := s.stop
 	return func() tea.Msg {
 		t := time.NewTimer(d)

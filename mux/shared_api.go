@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/session/vt"
 )
@@ -15,7 +14,7 @@ import (
 // sessions' infos, resizes, the state and usage timers, the shutdown,
 // recordings), which the views' model hands it; it reports whether msg
 // was one of them.
-func (s *shared) Update(msg tea.Msg) (tea.Cmd, bool) {
+func (s *Shared) Update(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case infosMsg:
 		return s.handleInfos(msg), true
@@ -48,10 +47,10 @@ func (s *shared) Update(msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// quietShared reports whether msg is one of the shared side's messages that
+// Quiet reports whether msg is one of the shared side's messages that
 // change nothing anyone sees unless its handler says so (Redrawn): the
 // timers' and the sessions' reports, many a second for a busy pane.
-func quietShared(msg tea.Msg) bool {
+func Quiet(msg tea.Msg) bool {
 	switch msg.(type) {
 	case infosMsg, resizedMsg, resizePTYMsg, stateMsg, usageTickMsg, usageMsg:
 		return true
@@ -59,47 +58,47 @@ func quietShared(msg tea.Msg) bool {
 	return false
 }
 
-// isUsage reports whether msg is a round of usage samples, which the
+// IsUsage reports whether msg is a round of usage samples, which the
 // views redraw for only while one lists every pane's CPU and memory.
-func isUsage(msg tea.Msg) bool {
+func IsUsage(msg tea.Msg) bool {
 	_, ok := msg.(usageMsg)
 	return ok
 }
 
 // Grid is the panes in grid order. It is the shared side's own slice:
 // read it, never change it.
-func (s *shared) Grid() []*pane { return s.panes }
+func (s *Shared) Grid() []*Pane { return s.panes }
 
 // Now is the shared side's clock.
-func (s *shared) Now() time.Time { return s.now() }
+func (s *Shared) Now() time.Time { return s.now() }
 
 // Ctx is the parent of what the model starts; it ends at the quit.
-func (s *shared) Ctx() context.Context { return s.ctx }
+func (s *Shared) Ctx() context.Context { return s.ctx }
 
 // Backend is what sessions are started, closed and killed through.
-func (s *shared) Backend() Backend { return s.backend }
+func (s *Shared) Backend() Backend { return s.backend }
 
 // Wake is poked by every screen that parsed output (vt.WithWake).
-func (s *shared) Wake() <-chan struct{} { return s.wake }
+func (s *Shared) Wake() <-chan struct{} { return s.wake }
 
 // Stop is closed once the quit is done: the redraw loop returns.
-func (s *shared) Stop() <-chan struct{} { return s.stop }
+func (s *Shared) Stop() <-chan struct{} { return s.stop }
 
 // Started reports whether the panes were started.
-func (s *shared) Started() bool { return s.started }
+func (s *Shared) Started() bool { return s.started }
 
 // Quitting reports whether a quit is under way; KillRequested whether it
 // escalated to killing everything.
-func (s *shared) Quitting() bool      { return s.quitting }
-func (s *shared) KillRequested() bool { return s.killRequested }
+func (s *Shared) Quitting() bool      { return s.quitting }
+func (s *Shared) KillRequested() bool { return s.killRequested }
 
 // Done reports whether the quit settled and the program ends.
-func (s *shared) Done() bool { return s.done }
+func (s *Shared) Done() bool { return s.done }
 
 // Redraw notes that something some client sees changed in this Update;
 // Redrawn takes that note.
-func (s *shared) Redraw() { s.redraw = true }
-func (s *shared) Redrawn() bool {
+func (s *Shared) Redraw() { s.redraw = true }
+func (s *Shared) Redrawn() bool {
 	r := s.redraw
 	s.redraw = false
 	return r
@@ -107,22 +106,33 @@ func (s *shared) Redrawn() bool {
 
 // WatchNow takes the note that a key was typed into a pane or a pane has
 // a new screen in this Update: the redraw loop must be watching.
-func (s *shared) WatchNow() bool {
+func (s *Shared) WatchNow() bool {
 	w := s.watchNow
 	s.watchNow = false
 	return w
 }
 
+// AfterUpdate is what the shared side does once any message was
+// handled, whoever handled it: the states synced, the usage timer armed,
+// the recordings of ended panes stopped. viewsRecorded says whether some
+// client's view is recorded, which keeps the recordings' title tick going.
+func (s *Shared) AfterUpdate(viewsRecorded bool) tea.Cmd {
+	st := s.SyncStates()
+	arm := s.ArmUsage()
+	s.ViewsRecorded(viewsRecorded)
+	return tea.Batch(st, arm, s.SyncRecordings())
+}
+
 // Wrote notes that some pane wrote, for the usage sampling's idle rounds.
-func (s *shared) Wrote() { s.usageOutput = true }
+func (s *Shared) Wrote() { s.usageOutput = true }
 
 // ViewsRecorded says whether some client's view is recorded, which keeps
 // the recordings' title tick going.
-func (s *shared) ViewsRecorded(on bool) { s.rec.viewsRecorded = on }
+func (s *Shared) ViewsRecorded(on bool) { s.rec.viewsRecorded = on }
 
 // SetTheme gives every screen theme t, the colours the screens answer
 // with, when it changed.
-func (s *shared) SetTheme(t vt.Theme) {
+func (s *Shared) SetTheme(t vt.Theme) {
 	if t == s.theme {
 		return
 	}
@@ -134,12 +144,12 @@ func (s *shared) SetTheme(t vt.Theme) {
 	}
 }
 
-// newShared returns the shared side for specs' panes, not started,
+// NewShared returns the shared side for specs' panes, not started,
 // telling views of their changes. ctx is the parent of everything it
 // starts; it cancels its own once the quit settled.
-func newShared(ctx context.Context, cfg mux.Config, b Backend, views paneViews, specs []PaneSpec) *shared {
+func NewShared(ctx context.Context, cfg Config, b Backend, views Views, specs []PaneSpec) *Shared {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, backend: b, gate: parsegate.New(cfg.Parsers),
+	s := &Shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, backend: b, gate: parsegate.New(cfg.Parsers),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), now: time.Now, clients: views}
 	for _, spec := range specs {
 		s.addPane(spec)
@@ -149,4 +159,4 @@ func newShared(ctx context.Context, cfg mux.Config, b Backend, views paneViews, 
 
 // SetClock replaces the shared side's clock, for a model that runs on
 // a clock of its own (a test's fixed time).
-func (s *shared) SetClock(now func() time.Time) { s.now = now }
+func (s *Shared) SetClock(now func() time.Time) { s.now = now }

@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
@@ -16,61 +15,61 @@ import (
 // get no field: a view cannot change where a pane is in its life.
 
 // Key is the pane's stable identity; never reused.
-func (p *pane) Key() int { return p.key }
+func (p *Pane) Key() int { return p.key }
 
 // Spec is what the pane was opened with, under its current name.
-func (p *pane) Spec() PaneSpec { return p.spec }
+func (p *Pane) Spec() PaneSpec { return p.spec }
 
 // Screen is the pane's emulator, nil until its first start.
-func (p *pane) Screen() *vt.Screen { return p.screen }
+func (p *Pane) Screen() *vt.Screen { return p.screen }
 
 // Phase is where the pane is in its life.
-func (p *pane) Phase() mux.Phase { return p.phase }
+func (p *Pane) Phase() Phase { return p.phase }
 
 // Err is why the pane failed, or how its teardown failed.
-func (p *pane) Err() error { return p.err }
+func (p *Pane) Err() error { return p.err }
 
 // Notice is what its start said, e.g. a refused restore.
-func (p *pane) Notice() string { return p.notice }
+func (p *Pane) Notice() string { return p.notice }
 
 // LastOutput is when the pane last wrote.
-func (p *pane) LastOutput() time.Time { return p.lastOutput }
+func (p *Pane) LastOutput() time.Time { return p.lastOutput }
 
 // HasSession reports whether the pane has a session to write to.
-func (p *pane) HasSession() bool { return p.sess != nil }
+func (p *Pane) HasSession() bool { return p.sess != nil }
 
 // Write sends b to the pane's session as it is (a mouse report);
 // best effort: a full or closed queue is the pane's state, in its title.
-func (p *pane) Write(b []byte) {
+func (p *Pane) Write(b []byte) {
 	if p.sess != nil {
 		_ = p.sess.Write(b)
 	}
 }
 
 // Status is the pane's phase as its title words it.
-func (p *pane) Status() string { return p.status() }
+func (p *Pane) Status() string { return p.status() }
 
 // TitleState is the pane's state as its title words it.
-func (p *pane) TitleState() string { return p.titleState() }
+func (p *Pane) TitleState() string { return p.titleState() }
 
 // State is the pane's state as the user reads it.
-func (p *pane) State() status.Status { return p.state() }
+func (p *Pane) State() status.Status { return p.state() }
 
 // Answered tells the pane's state that the user typed into it.
-func (p *pane) Answered() { p.answered() }
+func (p *Pane) Answered() { p.answered() }
 
 // Restartable reports whether r restarts the pane.
-func (p *pane) Restartable() bool { return p.restartable() }
+func (p *Pane) Restartable() bool { return p.restartable() }
 
 // ScreenCols is how wide the pane's screen is, 0 without one.
-func (p *pane) ScreenCols() int { return p.screenCols() }
+func (p *Pane) ScreenCols() int { return p.screenCols() }
 
 // Killing reports whether the pane's close escalated to a kill.
-func (p *pane) Killing() bool { return p.closeKill }
+func (p *Pane) Killing() bool { return p.closeKill }
 
 // Alert is the pane's failed close or kill ("close" or "kill", and why),
 // ok false when none waits to be dismissed.
-func (p *pane) Alert() (what string, err error, ok bool) {
+func (p *Pane) Alert() (what string, err error, ok bool) {
 	if p.alert == nil {
 		return "", nil, false
 	}
@@ -78,15 +77,15 @@ func (p *pane) Alert() (what string, err error, ok bool) {
 }
 
 // Recording reports whether the pane's screen is recorded.
-func (p *pane) Recording() bool { return p.recs.rec != nil }
+func (p *Pane) Recording() bool { return p.recs.rec != nil }
 
 // ResizeEmulator sizes the pane's screen for a view's layout; it reports
 // whether the size changed.
-func (p *pane) ResizeEmulator(size providers.Size) bool { return p.resizeEmulator(size) }
+func (p *Pane) ResizeEmulator(size providers.Size) bool { return p.resizeEmulator(size) }
 
 // SetShown says whether the pane is on some client's screen, for its
 // turns at parsing output; the model sets it after every update.
-func (p *pane) SetShown(on bool) {
+func (p *Pane) SetShown(on bool) {
 	if p.shown.Load() != on {
 		p.shown.Store(on)
 	}
@@ -94,13 +93,13 @@ func (p *pane) SetShown(on bool) {
 
 // Echoing reports whether a key was typed into the pane and what it
 // caused is not drawn yet; EchoAt is when it was typed.
-func (p *pane) Echoing() bool     { return p.echo.Load() }
-func (p *pane) EchoAt() time.Time { return p.echoAt }
-func (p *pane) EchoDrawn()        { p.echo.Store(false) }
+func (p *Pane) Echoing() bool     { return p.echo.Load() }
+func (p *Pane) EchoAt() time.Time { return p.echoAt }
+func (p *Pane) EchoDrawn()        { p.echo.Store(false) }
 
 // Mark adds a marker to the pane's recording (prefix M); ok false when
 // it is not recorded.
-func (p *pane) Mark() (label string, ok bool) {
+func (p *Pane) Mark() (label string, ok bool) {
 	if p.recs.rec == nil {
 		return "", false
 	}
@@ -112,13 +111,13 @@ func (p *pane) Mark() (label string, ok bool) {
 
 // Dismiss takes pane i's alert away (x on a failed close or kill); a
 // pane that was being closed goes, as the close asked.
-func (s *shared) Dismiss(i int) tea.Cmd {
+func (s *Shared) Dismiss(i int) tea.Cmd {
 	if i < 0 || i >= len(s.panes) || s.panes[i].alert == nil {
 		return nil
 	}
 	p := s.panes[i]
 	p.alert = nil
-	if p.phase == mux.PhaseClosed {
+	if p.phase == PhaseClosed {
 		return s.RemoveAt(i, nil)
 	}
 	return nil
@@ -126,10 +125,14 @@ func (s *shared) Dismiss(i int) tea.Cmd {
 
 // ListInfos is a command that reads every session's info, for a change
 // the Backend signalled.
-func (s *shared) ListInfos() tea.Cmd {
+func (s *Shared) ListInfos() tea.Cmd {
 	b := s.backend
 	return func() tea.Msg { return infosMsg{infos: b.List()} }
 }
 
 // HasAlert reports whether a failed close or kill waits to be dismissed.
-func (p *pane) HasAlert() bool { return p.alert != nil }
+func (p *Pane) HasAlert() bool { return p.alert != nil }
+
+// Shown reports whether the pane is on some client's screen, as the
+// views last said (SetShown).
+func (p *Pane) Shown() bool { return p.shown.Load() }

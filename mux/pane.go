@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"context"
@@ -10,35 +10,35 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-// errStartCancelled is why a start the user closed or killed ended.
-var errStartCancelled = errors.New("start cancelled")
+// ErrStartCancelled is why a start the user closed or killed ended, as
+// the pane's Result says.
+var ErrStartCancelled = errors.New("start cancelled")
 
-// pane is one sandbox's place in the grid, shared by every client: its
+// Pane is one sandbox's place in the grid, shared by every client: its
 // session, its screen and where it is in its life.
-type pane struct {
+type Pane struct {
 	key  int // stable identity for messages; never reused
-	spec mux.PaneSpec
+	spec PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
 	gate *parsegate.Gate
 	// shown says whether the pane is on some client's screen, for its
 	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
 	// echo says a key was typed into the pane at echoAt and what it
-	// caused is not drawn yet (watch.go): its output parses first and is
+	// caused is not drawn yet (ui's watch.go): its output parses first and is
 	// drawn at once.
 	echo   atomic.Bool
 	echoAt time.Time
 
 	sess   Session
 	screen *vt.Screen
-	phase  mux.Phase
+	phase  Phase
 	info   session.Info
 	err    error  // why it failed, or how teardown failed
 	notice string // from Prepare, e.g. a refused restore
@@ -90,14 +90,14 @@ type (
 )
 
 // ID is the pane's stable id, as SANDMUX_PANE and ctl name it.
-func (p *pane) ID() string { return fmt.Sprintf("p%d", p.key) }
+func (p *Pane) ID() string { return fmt.Sprintf("p%d", p.key) }
 
 // start makes a fresh screen for the pane's next generation and returns
 // the command that prepares and starts its session. The screen answers
 // the child (cursor reports, device attributes) through the session.
-func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}) tea.Cmd {
+func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}) tea.Cmd {
 	p.gen++
-	p.phase, p.err, p.sess, p.info, p.notice, p.early = mux.PhaseStarting, nil, nil, session.Info{}, "", nil
+	p.phase, p.err, p.sess, p.info, p.notice, p.early = PhaseStarting, nil, nil, session.Info{}, "", nil
 	old := p.screen
 	// The screen exists while the pane starts; the session feeds it and
 	// takes its replies once it runs.
@@ -135,15 +135,15 @@ func (p *pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 
 // cancel asks the start under way to stop; the pane shows it until the
 // start returns. It never blocks.
-func (p *pane) cancel() {
-	if p.phase == mux.PhaseStarting && p.cancelStart != nil {
-		p.cancelStart(errStartCancelled)
+func (p *Pane) cancel() {
+	if p.phase == PhaseStarting && p.cancelStart != nil {
+		p.cancelStart(ErrStartCancelled)
 		p.cancelling = true
 	}
 }
 
 // startEnded releases the start's context once its result is in.
-func (p *pane) startEnded() (cancelled bool) {
+func (p *Pane) startEnded() (cancelled bool) {
 	if p.cancelStart != nil {
 		p.cancelStart(nil)
 	}
@@ -155,7 +155,7 @@ func (p *pane) startEnded() (cancelled bool) {
 // resizeEmulator resizes the screen now, so the next frame has the new
 // size; the PTY follows later (resizePTY), debounced, as TERMINAL.md
 // orders: emulator first, then the PTY. It reports whether it changed.
-func (p *pane) resizeEmulator(size providers.Size) bool {
+func (p *Pane) resizeEmulator(size providers.Size) bool {
 	if p.screen == nil || size.Cols == 0 || size.Rows == 0 {
 		return false
 	}
@@ -169,7 +169,7 @@ func (p *pane) resizeEmulator(size providers.Size) bool {
 // resizePTY returns the command that gives the PTY the screen's size, if
 // it has another. The program's redraw that follows is no activity
 // (status.Tracker.Resized), unless now is zero.
-func (p *pane) resizePTY(now time.Time) tea.Cmd {
+func (p *Pane) resizePTY(now time.Time) tea.Cmd {
 	if p.sess == nil || p.screen == nil {
 		return nil
 	}
@@ -187,7 +187,7 @@ func (p *pane) resizePTY(now time.Time) tea.Cmd {
 }
 
 // setInfo takes the session's state as the Manager reports it.
-func (p *pane) setInfo(info session.Info) {
+func (p *Pane) setInfo(info session.Info) {
 	if info.ID == p.info.ID && info.State < p.info.State {
 		// A list taken before the info already set (lists are taken in
 		// commands, which end in any order): a session's state only moves
@@ -197,20 +197,20 @@ func (p *pane) setInfo(info session.Info) {
 	}
 	p.info = info
 	switch {
-	case p.phase == mux.PhaseKilled || p.phase == mux.PhaseFailed || p.phase == mux.PhaseCancelled:
+	case p.phase == PhaseKilled || p.phase == PhaseFailed || p.phase == PhaseCancelled:
 	case info.State == session.Running:
-		p.phase = mux.PhaseRunning
+		p.phase = PhaseRunning
 	case info.State == session.Exited:
-		p.phase = mux.PhaseExited
+		p.phase = PhaseExited
 	case info.State == session.Closing:
-		p.phase = mux.PhaseClosing
+		p.phase = PhaseClosing
 	case info.State == session.Closed:
-		p.phase = mux.PhaseClosed
+		p.phase = PhaseClosed
 	}
 }
 
 // status is the state word of the title line.
-func (p *pane) status() string { return p.describe(false) }
+func (p *Pane) status() string { return p.describe(false) }
 
 // describe says where the pane is, in one place for every state: while
 // it lives (final false) as its title shows it, with what to do next;
@@ -218,18 +218,18 @@ func (p *pane) status() string { return p.describe(false) }
 // outcome the session reported.
 // closedByHangup reports whether the pane's command ended of the hang-up
 // a close or quit sent it: a shell closing as asked, no death to report.
-func (p *pane) closedByHangup() bool {
+func (p *Pane) closedByHangup() bool {
 	r := p.info.Reason
 	return p.info.Exit.Signal == syscall.SIGHUP && (r == session.ReasonClose || r == session.ReasonShutdown)
 }
 
-func (p *pane) describe(final bool) string {
+func (p *Pane) describe(final bool) string {
 	switch {
-	case p.phase == mux.PhaseFailed && final:
+	case p.phase == PhaseFailed && final:
 		return "failed to start"
-	case p.phase == mux.PhaseFailed:
+	case p.phase == PhaseFailed:
 		return fmt.Sprintf("failed: %v", p.err)
-	case p.phase == mux.PhaseCancelled:
+	case p.phase == PhaseCancelled:
 		return "start cancelled"
 	case final && p.sess == nil:
 		return "not started"
@@ -245,42 +245,42 @@ func (p *pane) describe(final bool) string {
 		return p.info.State.String()
 	}
 	switch p.phase {
-	case mux.PhaseStarting:
+	case PhaseStarting:
 		if p.cancelling {
 			return "cancelling the start"
 		}
 		return "starting"
-	case mux.PhaseRunning:
+	case PhaseRunning:
 		return "running"
-	case mux.PhaseExited:
+	case PhaseExited:
 		if p.info.Disconnected {
 			return "disconnected — prefix r reconnects"
 		}
 		return p.info.Exit.String()
-	case mux.PhaseClosing:
+	case PhaseClosing:
 		if p.info.Stage != "" {
 			return "closing: " + p.info.Stage
 		}
 		return "closing"
-	case mux.PhaseKilled:
+	case PhaseKilled:
 		return "killed"
-	case mux.PhaseClosed:
+	case PhaseClosed:
 		return "closed"
 	}
 	return ""
 }
 
 // restartable reports whether r may start the pane again.
-func (p *pane) restartable() bool {
+func (p *Pane) restartable() bool {
 	switch p.phase {
-	case mux.PhaseExited, mux.PhaseKilled, mux.PhaseFailed, mux.PhaseClosed, mux.PhaseCancelled:
+	case PhaseExited, PhaseKilled, PhaseFailed, PhaseClosed, PhaseCancelled:
 		return true
 	}
 	return false
 }
 
 // screenCols is the width of the pane's screen, or 0 with none.
-func (p *pane) screenCols() int {
+func (p *Pane) screenCols() int {
 	if p.screen == nil {
 		return 0
 	}

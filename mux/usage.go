@@ -1,11 +1,10 @@
-package ui
+package mux
 
 import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 )
 
@@ -57,7 +56,7 @@ type paneUsage struct {
 // ArmUsage sets the sampling timer, unless one is set or no pane runs.
 // It runs after every Update: a loop over the panes, and no more, until
 // one runs.
-func (s *shared) ArmUsage() tea.Cmd {
+func (s *Shared) ArmUsage() tea.Cmd {
 	if s.usageArmed || s.done || !s.anyRunning() {
 		return nil
 	}
@@ -68,7 +67,7 @@ func (s *shared) ArmUsage() tea.Cmd {
 
 // usageInterval is the wait before the next round: usageEvery, doubled
 // for each idle round in a row, at most usageIdleMax.
-func (s *shared) usageInterval() time.Duration {
+func (s *Shared) usageInterval() time.Duration {
 	d := usageEvery
 	for range s.usageIdle {
 		if d *= 2; d >= usageIdleMax {
@@ -79,7 +78,7 @@ func (s *shared) usageInterval() time.Duration {
 }
 
 // usageTick samples when its timer is still the current one.
-func (s *shared) usageTick(msg usageTickMsg) tea.Cmd {
+func (s *Shared) usageTick(msg usageTickMsg) tea.Cmd {
 	if msg.gen != s.usageGen {
 		return nil // a sample on demand took its place
 	}
@@ -89,7 +88,7 @@ func (s *shared) usageTick(msg usageTickMsg) tea.Cmd {
 // SampleUsageNow samples at once, for a reader of the figures (the
 // session list), and starts the intervals again from usageEvery; the
 // timer waiting is dropped.
-func (s *shared) SampleUsageNow() tea.Cmd {
+func (s *Shared) SampleUsageNow() tea.Cmd {
 	s.usageIdle = 0
 	s.usageGen++
 	cmd := s.sampleUsage()
@@ -97,9 +96,9 @@ func (s *shared) SampleUsageNow() tea.Cmd {
 	return cmd
 }
 
-func (s *shared) anyRunning() bool {
+func (s *Shared) anyRunning() bool {
 	for _, p := range s.panes {
-		if p.phase == mux.PhaseRunning && p.sess != nil {
+		if p.phase == PhaseRunning && p.sess != nil {
 			return true
 		}
 	}
@@ -107,14 +106,14 @@ func (s *shared) anyRunning() bool {
 }
 
 // sampleUsage returns the command that reads every running pane's usage.
-func (s *shared) sampleUsage() tea.Cmd {
+func (s *Shared) sampleUsage() tea.Cmd {
 	type target struct {
 		key, gen int
 		sess     Session
 	}
 	var targets []target
 	for _, p := range s.panes {
-		if p.phase == mux.PhaseRunning && p.sess != nil {
+		if p.phase == PhaseRunning && p.sess != nil {
 			targets = append(targets, target{p.key, p.gen, p.sess})
 		}
 	}
@@ -134,10 +133,10 @@ func (s *shared) sampleUsage() tea.Cmd {
 
 // handleUsage takes a round of samples and sets the next timer. Nothing
 // is redrawn for it unless some client shows the session list.
-func (s *shared) handleUsage(msg usageMsg) tea.Cmd {
+func (s *Shared) handleUsage(msg usageMsg) tea.Cmd {
 	s.usageArmed = false
 	for _, p := range s.panes {
-		if p.phase != mux.PhaseRunning {
+		if p.phase != PhaseRunning {
 			p.cpuBusy = false // its last sample says nothing of it now
 		}
 	}
@@ -186,8 +185,8 @@ func (u *paneUsage) take(s usageSample, started time.Time) {
 
 // usageNow is the pane's usage as PaneInfo carries it: only while it runs
 // and only from a sample of its current generation.
-func (p *pane) usageNow() (percent float64, rss int64, ok bool) {
-	if p.phase != mux.PhaseRunning || !p.usage.ok || p.usage.gen != p.gen {
+func (p *Pane) usageNow() (percent float64, rss int64, ok bool) {
+	if p.phase != PhaseRunning || !p.usage.ok || p.usage.gen != p.gen {
 		return 0, 0, false
 	}
 	return p.usage.percent, p.usage.rss, true

@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session"
 )
 
@@ -16,7 +15,9 @@ import (
 // and the quit. Each step that blocks runs in a command and reports back
 // as a message carrying the pane's key and generation.
 
-func (s *shared) StartAll() tea.Cmd {
+// StartAll starts every pane, each at the size the views lay it out at
+// (Views.BodySize); a pane's start is one command of the batch.
+func (s *Shared) StartAll() tea.Cmd {
 	s.started = true
 	cmds := make([]tea.Cmd, 0, len(s.panes))
 	for i := range s.panes {
@@ -25,19 +26,19 @@ func (s *shared) StartAll() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (s *shared) startPane(i int) tea.Cmd {
+func (s *Shared) startPane(i int) tea.Cmd {
 	p := s.panes[i]
 	s.newTracker(p)
 	ended := s.endScreen(p, "the pane restarted") // the old screen's ring and recording go with it
 	cmd := p.start(s.ctx, s.backend, s.clients.BodySize(i), s.cfg.Scrollback, s.wake)
 	p.screen.SetTheme(s.theme)
 	s.attachRing(p)
-	s.clients.PaneChanged(p, mux.ChangeStarted)
+	s.clients.PaneChanged(p, ChangeStarted)
 	s.watchNow = true // the new screen's wake is seen
 	return tea.Batch(ended, cmd)
 }
 
-func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
+func (s *Shared) handleStarted(msg startedMsg) tea.Cmd {
 	i, p := s.paneByKey(msg.key, msg.gen)
 	if p == nil {
 		if msg.sess != nil {
@@ -56,9 +57,9 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 		defer done(msg.err)
 	}
 	if msg.err != nil {
-		p.phase, p.err, p.early = mux.PhaseFailed, msg.err, nil
+		p.phase, p.err, p.early = PhaseFailed, msg.err, nil
 		if cancelled {
-			p.phase = mux.PhaseCancelled
+			p.phase = PhaseCancelled
 		}
 		if p.closing {
 			p.closing = false
@@ -73,7 +74,7 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 		// the session down as x or k asked.
 		p.early = nil
 		p.setInfo(msg.sess.Info())
-		p.phase = mux.PhaseClosing
+		p.phase = PhaseClosing
 		return s.closeSession(p, !p.closing || p.closeKill)
 	}
 	if len(p.early) > 0 {
@@ -92,7 +93,7 @@ func (s *shared) handleStarted(msg startedMsg) tea.Cmd {
 // said something changed.
 type infosMsg struct{ infos []session.Info }
 
-func (s *shared) handleInfos(msg infosMsg) tea.Cmd {
+func (s *Shared) handleInfos(msg infosMsg) tea.Cmd {
 	byID := map[session.ID]session.Info{}
 	for _, info := range msg.infos {
 		byID[info.ID] = info
@@ -114,7 +115,7 @@ func (s *shared) handleInfos(msg infosMsg) tea.Cmd {
 // emitChanges reports what an update of the session's info changed: its
 // state, a snapshot's progress (a teardown stage the workspace hook
 // reports) and its result.
-func (s *shared) emitChanges(i int, p *pane, was mux.Phase, wasStage, wasSaved string) {
+func (s *Shared) emitChanges(i int, p *Pane, was Phase, wasStage, wasSaved string) {
 	if p.phase != was {
 		s.emitState(i, p)
 	}
@@ -126,13 +127,13 @@ func (s *shared) emitChanges(i int, p *pane, was mux.Phase, wasStage, wasSaved s
 	}
 }
 
-func (s *shared) emitState(i int, p *pane) {
+func (s *Shared) emitState(i int, p *Pane) {
 	if p.st.track != nil {
 		s.syncPane(i, p, s.now()) // the event shows the state the phase gives
 	}
 	info := s.InfoAt(i)
 	s.Emit(Event{Kind: EventPhase, Pane: info, Detail: info.Phase})
-	if p.phase == mux.PhaseExited {
+	if p.phase == PhaseExited {
 		s.Emit(Event{Kind: EventExited, Pane: info})
 	}
 }
@@ -140,7 +141,7 @@ func (s *shared) emitState(i int, p *pane) {
 // handleClosed: a close (x) removes the pane; a kill (k) leaves it, showing
 // that it was killed, to be restarted. A close that failed (its snapshot)
 // leaves the pane too, showing why, until the user dismisses it (W6).
-func (s *shared) handleClosed(msg closedMsg) tea.Cmd {
+func (s *Shared) handleClosed(msg closedMsg) tea.Cmd {
 	i, p := s.paneByKey(msg.key, msg.gen)
 	if p == nil {
 		s.failTeardown(nil, "close", msg.err)
@@ -158,23 +159,23 @@ func (s *shared) handleClosed(msg closedMsg) tea.Cmd {
 	}()
 	if p.closing {
 		p.closing, p.closeKill = false, false
-		s.clients.PaneChanged(p, mux.ChangeClosed)
+		s.clients.PaneChanged(p, ChangeClosed)
 		if msg.err == nil {
 			return s.RemoveAt(i, nil)
 		}
-		p.phase = mux.PhaseClosed
+		p.phase = PhaseClosed
 		s.failTeardown(p, "close", msg.err)
 		s.emitState(i, p)
 		return nil
 	}
-	p.phase = mux.PhaseKilled
+	p.phase = PhaseKilled
 	s.failTeardown(p, "kill", msg.err)
 	s.emitState(i, p)
 	return nil
 }
 
-func resultOf(p *pane) mux.Result {
-	r := mux.Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved, Status: p.describe(true)}
+func resultOf(p *Pane) Result {
+	r := Result{Name: p.spec.Name, Err: p.err, Saved: p.info.Saved, Status: p.describe(true)}
 	if n := len(p.info.Survivors); n > 0 {
 		// The status above is the command's; its processes did not all go.
 		r.Status += fmt.Sprintf(", but %d of its processes survived", n)
@@ -187,10 +188,10 @@ func resultOf(p *pane) mux.Result {
 
 // CloseAt tears pane i down: a close removes it once done, a kill
 // leaves it killed. done, if set, is told how it ended.
-func (s *shared) CloseAt(i int, kill bool, done func(error)) tea.Cmd {
+func (s *Shared) CloseAt(i int, kill bool, done func(error)) tea.Cmd {
 	p := s.panes[i]
 	switch p.phase {
-	case mux.PhaseStarting:
+	case PhaseStarting:
 		// Cancel the start; the pane goes (or shows the start cancelled)
 		// once the start returns.
 		if kill && p.closing {
@@ -202,7 +203,7 @@ func (s *shared) CloseAt(i int, kill bool, done func(error)) tea.Cmd {
 			done(nil)
 		}
 		return nil
-	case mux.PhaseFailed, mux.PhaseKilled, mux.PhaseClosed, mux.PhaseCancelled:
+	case PhaseFailed, PhaseKilled, PhaseClosed, PhaseCancelled:
 		if kill {
 			if done != nil {
 				done(nil)
@@ -214,7 +215,7 @@ func (s *shared) CloseAt(i int, kill bool, done func(error)) tea.Cmd {
 	if done != nil {
 		p.onClosed = append(p.onClosed, done)
 	}
-	if p.phase == mux.PhaseClosing {
+	if p.phase == PhaseClosing {
 		// A teardown runs already: a kill escalates it, a close waits.
 		if kill && !p.closeKill {
 			p.closeKill = true
@@ -224,13 +225,13 @@ func (s *shared) CloseAt(i int, kill bool, done func(error)) tea.Cmd {
 		return nil
 	}
 	p.closing = !kill
-	p.phase = mux.PhaseClosing
+	p.phase = PhaseClosing
 	return s.closeSession(p, kill)
 }
 
 // closeSession tears a pane's session down in a command and reports back.
 // Teardowns are never cancelled: they run to the end, quit or not.
-func (s *shared) closeSession(p *pane, kill bool) tea.Cmd {
+func (s *Shared) closeSession(p *Pane, kill bool) tea.Cmd {
 	b, id, key, gen := s.backend, p.sess.ID(), p.key, p.gen
 	return func() tea.Msg {
 		var err error
@@ -245,7 +246,7 @@ func (s *shared) closeSession(p *pane, kill bool) tea.Cmd {
 
 // RemoveAt takes pane i off the grid, keeping its outcome for the exit
 // summary, and closes its screen in a command.
-func (s *shared) RemoveAt(i int, done func(error)) tea.Cmd {
+func (s *Shared) RemoveAt(i int, done func(error)) tea.Cmd {
 	p := s.panes[i]
 	if p.sess != nil {
 		p.info = p.sess.Info()
@@ -269,12 +270,12 @@ func (s *shared) RemoveAt(i int, done func(error)) tea.Cmd {
 }
 
 // RestartAt starts pane i again; an exited session is closed first.
-func (s *shared) RestartAt(i int) tea.Cmd {
+func (s *Shared) RestartAt(i int) tea.Cmd {
 	p := s.panes[i]
 	old, oldPhase := p.sess, p.phase
 	p.alert = nil // restarting answers it, as dismissing does
 	start := s.startPane(i)
-	if old == nil || oldPhase != mux.PhaseExited {
+	if old == nil || oldPhase != PhaseExited {
 		return start
 	}
 	// An exited session still holds its PTY, and its teardown may snapshot
@@ -286,7 +287,7 @@ func (s *shared) RestartAt(i int) tea.Cmd {
 
 type resizePTYMsg struct{ gen int }
 
-func (s *shared) handleResize(msg tea.Msg) tea.Cmd {
+func (s *Shared) handleResize(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case resizePTYMsg:
 		if msg.gen != s.resizeGen {
@@ -306,7 +307,7 @@ func (s *shared) handleResize(msg tea.Msg) tea.Cmd {
 
 // ResizePTYs debounces the PTY resizes: a terminal being dragged sends
 // many sizes.
-func (s *shared) ResizePTYs() tea.Cmd {
+func (s *Shared) ResizePTYs() tea.Cmd {
 	s.resizeGen++
 	gen := s.resizeGen
 	return tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return resizePTYMsg{gen: gen} })
@@ -315,4 +316,4 @@ func (s *shared) ResizePTYs() tea.Cmd {
 // teardownCtx is the context of a teardown: the model's values, never its
 // cancellation, since a teardown runs to its end, quit or not (its
 // stages are bounded by the session's graces).
-func (s *shared) teardownCtx() context.Context { return context.WithoutCancel(s.ctx) }
+func (s *Shared) teardownCtx() context.Context { return context.WithoutCancel(s.ctx) }

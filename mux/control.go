@@ -1,11 +1,10 @@
-package ui
+package mux
 
 import (
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
@@ -20,7 +19,7 @@ func (e ErrNoPane) Error() string {
 	return fmt.Sprintf("no pane %q: sandmux ctl ls lists them", e.ID)
 }
 
-func (s *shared) find(id string) (int, *pane, error) {
+func (s *Shared) find(id string) (int, *Pane, error) {
 	for i, p := range s.panes {
 		if p.ID() == id {
 			return i, p, nil
@@ -30,7 +29,7 @@ func (s *shared) find(id string) (int, *pane, error) {
 }
 
 // Open adds a pane at the end of the grid and starts it.
-func (s *shared) Open(spec mux.PaneSpec) (PaneInfo, tea.Cmd) {
+func (s *Shared) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
 	s.addPane(spec)
 	i := len(s.panes) - 1
 	var cmds []tea.Cmd
@@ -43,7 +42,7 @@ func (s *shared) Open(spec mux.PaneSpec) (PaneInfo, tea.Cmd) {
 
 // ClosePane closes (kill: kills) the pane; done is told once the
 // teardown ended.
-func (s *shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, error) {
+func (s *Shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
@@ -51,7 +50,7 @@ func (s *shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, err
 	if s.quitting {
 		return nil, fmt.Errorf("the server is quitting: pane %d goes with it", i+1)
 	}
-	if kill && p.sess == nil && p.phase != mux.PhaseStarting {
+	if kill && p.sess == nil && p.phase != PhaseStarting {
 		return nil, fmt.Errorf("pane %d has no session to kill: it is %s", i+1, p.status())
 	}
 	was := p.phase
@@ -66,7 +65,7 @@ func (s *shared) ClosePane(id string, kill bool, done func(error)) (tea.Cmd, err
 }
 
 // RestartPane starts an exited, killed or failed pane again.
-func (s *shared) RestartPane(id string) (tea.Cmd, error) {
+func (s *Shared) RestartPane(id string) (tea.Cmd, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
@@ -78,7 +77,7 @@ func (s *shared) RestartPane(id string) (tea.Cmd, error) {
 }
 
 // Input types encode's bytes, for the pane's modes now, into its session.
-func (s *shared) Input(id string, encode func(vt.Modes) []byte) error {
+func (s *Shared) Input(id string, encode func(vt.Modes) []byte) error {
 	i, p, err := s.find(id)
 	if err != nil {
 		return err
@@ -91,7 +90,7 @@ func (s *shared) Input(id string, encode func(vt.Modes) []byte) error {
 }
 
 // Screen is the pane's screen as `sandmux screen` prints it.
-func (s *shared) Screen(id string, ansi, scrollback bool) (string, error) {
+func (s *Shared) Screen(id string, ansi, scrollback bool) (string, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return "", err

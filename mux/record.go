@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"errors"
@@ -11,9 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/asciicast"
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/record"
-	"github.com/sandmux/sandmux/ui/term"
 )
 
 // Recording from the live UI (package record does the casts). Every
@@ -65,7 +63,7 @@ type (
 		path     string
 		idle     time.Duration
 		done     func(string, error)
-		tell     int // the view to tell, or mux.NoView
+		tell     int // the view to tell, or NoView
 		err      error
 	}
 	recNoticeMsg struct {
@@ -83,13 +81,13 @@ func (recNoticeMsg) recMsg() {}
 
 // RecordErr joins the errors of the recordings that failed or dropped
 // output; sandmux prints them with the exit summary.
-func (s *shared) RecordErr() error {
+func (s *Shared) RecordErr() error {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
 	return errors.Join(s.rec.errs...)
 }
 
-func (s *shared) recordFailed(err error) {
+func (s *Shared) recordFailed(err error) {
 	if err == nil {
 		return
 	}
@@ -99,7 +97,7 @@ func (s *shared) recordFailed(err error) {
 }
 
 // attachRing gives pane p's new screen a ring, when rings are on.
-func (s *shared) attachRing(p *pane) {
+func (s *Shared) attachRing(p *Pane) {
 	c := s.cfg.Record
 	if c.Retain <= 0 || p.screen == nil {
 		return
@@ -114,8 +112,8 @@ func (s *shared) attachRing(p *pane) {
 // endScreen ends what recorded pane p's screen, before the screen goes
 // (a restart, the pane removed): the recording stops, the ring frees its
 // memory, both in a command.
-func (s *shared) endScreen(p *pane, why string) tea.Cmd {
-	stop := s.StopRecordingOf(p, why, nil, mux.NoView)
+func (s *Shared) endScreen(p *Pane, why string) tea.Cmd {
+	stop := s.StopRecordingOf(p, why, nil, NoView)
 	ring := p.recs.ring
 	p.recs = paneRec{}
 	if ring == nil {
@@ -126,7 +124,7 @@ func (s *shared) endScreen(p *pane, why string) tea.Cmd {
 
 // StartRecordingOf opens a cast file for pane p in a command; the recording
 // starts once it is open (handleRecord). path "" is a name in the dir.
-func (s *shared) StartRecordingOf(p *pane, path string, idle time.Duration, done func(string, error), tell int) (tea.Cmd, error) {
+func (s *Shared) StartRecordingOf(p *Pane, path string, idle time.Duration, done func(string, error), tell int) (tea.Cmd, error) {
 	switch {
 	case s.quitting:
 		return nil, errors.New("the server is quitting: nothing new is recorded")
@@ -134,7 +132,7 @@ func (s *shared) StartRecordingOf(p *pane, path string, idle time.Duration, done
 		return nil, fmt.Errorf("it is recorded already, to %s: stop that first", p.recs.path)
 	case p.recs.opening:
 		return nil, errors.New("its recording is starting already")
-	case p.phase != mux.PhaseRunning || p.screen == nil:
+	case p.phase != PhaseRunning || p.screen == nil:
 		return nil, fmt.Errorf("it is %s: only a running pane is recorded", p.status())
 	}
 	if idle <= 0 {
@@ -144,8 +142,8 @@ func (s *shared) StartRecordingOf(p *pane, path string, idle time.Duration, done
 	key, gen, dir, name, now := p.key, p.gen, s.cfg.Record.Dir, p.spec.Name, s.now()
 	stop := s.stop
 	return func() tea.Msg {
-		f, path, err := term.CreateCast(dir, path, name, now)
-		if dropIfDone(stop, f, path) {
+		f, path, err := CreateCast(dir, path, name, now)
+		if DropIfDone(stop, f, path) {
 			return nil
 		}
 		return recOpenedMsg{key: key, gen: gen, f: f, path: path, idle: idle, done: done, tell: tell, err: err}
@@ -154,7 +152,7 @@ func (s *shared) StartRecordingOf(p *pane, path string, idle time.Duration, done
 
 // opened starts the recording whose file is open, unless its pane went
 // or changed meanwhile.
-func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
+func (s *Shared) opened(msg recOpenedMsg) tea.Cmd {
 	i, p := s.paneByKey(msg.key, msg.gen)
 	fail := func(err error) tea.Cmd {
 		if msg.done != nil {
@@ -175,7 +173,7 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 		return fail(msg.err)
 	case p == nil:
 		return fail(errors.New("the pane went away (or restarted) before its recording started"))
-	case s.quitting || p.phase != mux.PhaseRunning || p.recs.rec != nil:
+	case s.quitting || p.phase != PhaseRunning || p.recs.rec != nil:
 		return fail(fmt.Errorf("pane %d is %s: only a running pane is recorded", i+1, p.status()))
 	}
 	h := asciicast.Header{Title: p.spec.Name, Env: map[string]string{"TERM": "xterm-256color"}}
@@ -191,15 +189,15 @@ func (s *shared) opened(msg recOpenedMsg) tea.Cmd {
 }
 
 // Tell shows text in view id's status line until its next key.
-func (s *shared) Tell(id int, text string) {
-	if id != mux.NoView {
+func (s *Shared) Tell(id int, text string) {
+	if id != NoView {
 		s.clients.Notice(id, text)
 	}
 }
 
 // StopRecordingOf stops pane p's recording in a command, which tells done
 // (if set) the file and how writing it ended.
-func (s *shared) StopRecordingOf(p *pane, why string, done func(string, error), tell int) tea.Cmd {
+func (s *Shared) StopRecordingOf(p *Pane, why string, done func(string, error), tell int) tea.Cmd {
 	r, path := p.recs.rec, p.recs.path
 	if r == nil {
 		return nil
@@ -217,7 +215,7 @@ func (s *shared) StopRecordingOf(p *pane, why string, done func(string, error), 
 }
 
 // Stopping runs stop in a command, counted for the quit to wait for.
-func (s *shared) Stopping(path string, stop func() error, done func(string, error), tell int) tea.Cmd {
+func (s *Shared) Stopping(path string, stop func() error, done func(string, error), tell int) tea.Cmd {
 	s.rec.stops.Add(1)
 	return func() tea.Msg {
 		defer s.rec.stops.Done()
@@ -229,7 +227,7 @@ func (s *shared) Stopping(path string, stop func() error, done func(string, erro
 		if done != nil {
 			done(path, err)
 		}
-		if tell == mux.NoView {
+		if tell == NoView {
 			return nil
 		}
 		if err != nil {
@@ -242,15 +240,15 @@ func (s *shared) Stopping(path string, stop func() error, done func(string, erro
 // SyncRecordings, after every Update, stops the recordings of panes
 // whose session ended, and keeps the titles' elapsed time ticking while
 // anything records.
-func (s *shared) SyncRecordings() tea.Cmd {
+func (s *Shared) SyncRecordings() tea.Cmd {
 	var cmds []tea.Cmd
 	ticking := s.rec.viewsRecorded
 	for _, p := range s.panes {
 		if p.recs.rec == nil {
 			continue
 		}
-		if p.phase != mux.PhaseRunning {
-			cmds = append(cmds, s.StopRecordingOf(p, "the session "+p.phase.Name(), nil, mux.NoView))
+		if p.phase != PhaseRunning {
+			cmds = append(cmds, s.StopRecordingOf(p, "the session "+p.phase.Name(), nil, NoView))
 			continue
 		}
 		ticking = true
@@ -263,7 +261,7 @@ func (s *shared) SyncRecordings() tea.Cmd {
 }
 
 // handleRecord takes the recording commands' messages.
-func (s *shared) handleRecord(msg recMsg) tea.Cmd {
+func (s *Shared) handleRecord(msg recMsg) tea.Cmd {
 	switch msg := msg.(type) {
 	case recTickMsg:
 		s.rec.tickArmed = false
@@ -280,10 +278,10 @@ func (s *shared) handleRecord(msg recMsg) tea.Cmd {
 // the views' (views: the commands that stop them); the function
 // it returns waits until each is flushed and closed, and every stop
 // started before.
-func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
+func (s *Shared) stopAllRecordings(views []tea.Cmd) func() {
 	var cmds []tea.Cmd
 	for _, p := range s.panes {
-		cmds = append(cmds, s.StopRecordingOf(p, "the server quit", nil, mux.NoView))
+		cmds = append(cmds, s.StopRecordingOf(p, "the server quit", nil, NoView))
 	}
 	cmds = append(cmds, views...)
 	return func() {
@@ -308,9 +306,9 @@ func (s *shared) stopAllRecordings(views []tea.Cmd) func() {
 // Recorder holds at most a few MiB for its writer.
 const quitFlushBound = 30 * time.Second
 
-// dropIfDone closes and removes a cast file opened after the model was
+// DropIfDone closes and removes a cast file opened after the model was
 // done: no one is left to take its message.
-func dropIfDone(stop <-chan struct{}, f io.Closer, path string) bool {
+func DropIfDone(stop <-chan struct{}, f io.Closer, path string) bool {
 	select {
 	case <-stop:
 		if f != nil {

@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"context"
@@ -6,33 +6,32 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/parsegate"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-// shared is the side every client shares: the panes, their lives
+// Shared is the side every client shares: the panes, their lives
 // (lifecycle.go), states (state.go), usage (usage.go), recordings
 // (record.go, record_ctl.go), the quit (quit.go) and what control
 // requests do (control.go). It never edits a view: it tells the views
-// what changed through paneViews, and the Model reads it.
-type shared struct {
-	cfg mux.Config
+// what changed through Views, and they read it through its methods.
+type Shared struct {
+	cfg Config
 	now func() time.Time
 	// ctx is the parent of the starts' contexts; cancel ends it at quit.
 	ctx    context.Context
 	cancel context.CancelFunc
 	// clients are the views, as the shared side reaches them.
-	clients paneViews
+	clients Views
 
 	backend   Backend
 	gate      *parsegate.Gate // the panes' turns at parsing output
-	panes     []*pane
+	panes     []*Pane
 	nextKey   int
 	started   bool
 	resizeGen int      // the debounced PTY resize that is current
-	theme     vt.Theme // the colours the screens answer with: the active client's (theme.go)
+	theme     vt.Theme // the colours the screens answer with: the active client's, as the views set them (SetTheme)
 	// redraw: a quiet message changed what some client sees.
 	redraw bool
 	// watchNow: a key was typed into a pane, or a pane has a new screen,
@@ -55,27 +54,26 @@ type shared struct {
 	killRequested bool // the quit escalated to killing everything
 	shutDown      bool // the Manager's Shutdown returned; done once no start is pending
 	done          bool
-	quitResults   []mux.Result
+	quitResults   []Result
 	teardownErrs  []error // failed closes and kills, for the exit code
 	shutdownErr   error
 }
 
-// paneViews is what the shared side tells the clients' views, the one
-// way it reaches them (the Model implements it over its views,
-// views.go): a pane added, removed or changed, a pane that needs
+// Views is what the shared side tells the clients' views, the one
+// way it reaches them (ui's Model implements it over its views): a pane added, removed or changed, a pane that needs
 // attention, and the quit settled; and the two things it asks of them.
-type paneViews interface {
+type Views interface {
 	// PaneAdded: pane p joined the grid (ctl run, prefix c); each view
 	// lays itself out again.
-	PaneAdded(p *pane) tea.Cmd
+	PaneAdded(p *Pane) tea.Cmd
 	// PaneRemoved: pane key, which stood at index i, left the grid.
 	PaneRemoved(key, i int) tea.Cmd
 	// PaneChanged: what c says changed of pane p.
-	PaneChanged(p *pane, c mux.Change)
+	PaneChanged(p *Pane, c Change)
 	// NeedsAttention: pane p entered waiting, done or failed; each view
 	// that does not focus it marks and tells it. It reports whether some
 	// view did (or none is attached: nobody saw it).
-	NeedsAttention(p *pane, info *PaneInfo) (away bool)
+	NeedsAttention(p *Pane, info *PaneInfo) (away bool)
 	// Settled: the quit settled; each view stops what it records, in the
 	// commands returned, before the program ends.
 	Settled() []tea.Cmd
@@ -84,13 +82,13 @@ type paneViews interface {
 	// layout of it.
 	BodySize(i int) providers.Size
 	// Notice shows text in client id's status line until its next key
-	// (mux.NoView: nobody's).
+	// (NoView: nobody's).
 	Notice(id int, text string)
 }
 
 // addPane puts a pane for spec at the end of the grid, not started.
-func (s *shared) addPane(spec mux.PaneSpec) *pane {
-	p := &pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
+func (s *Shared) addPane(spec PaneSpec) *Pane {
+	p := &Pane{key: s.nextKey, gate: s.gate, sandbox: spec.Name}
 	spec.Name = s.uniqueName(spec.Name, nil)
 	p.spec = spec
 	s.newTracker(p)
@@ -100,10 +98,10 @@ func (s *shared) addPane(spec mux.PaneSpec) *pane {
 }
 
 // Results returns one line of outcome per session, once the program ended.
-func (s *shared) Results() []mux.Result { return s.quitResults }
+func (s *Shared) Results() []Result { return s.quitResults }
 
 // InfoAt is pane i as PaneInfo.
-func (s *shared) InfoAt(i int) *PaneInfo {
+func (s *Shared) InfoAt(i int) *PaneInfo {
 	p := s.panes[i]
 	info := &PaneInfo{Number: i + 1, ID: p.ID(), Name: p.spec.Name, Provider: p.spec.Provider, Phase: p.phase.Name(),
 		Started: p.info.Started, LastOutput: p.info.LastOutput}
@@ -112,10 +110,10 @@ func (s *shared) InfoAt(i int) *PaneInfo {
 		live := p.sess.Info()
 		info.LastOutput, info.BytesOut, info.PID = live.LastOutput, live.BytesOut, live.PID
 	}
-	if p.phase == mux.PhaseExited && p.info.Disconnected {
+	if p.phase == PhaseExited && p.info.Disconnected {
 		info.Phase = "disconnected"
 	}
-	if p.info.ExitKnown && p.phase != mux.PhaseFailed && p.phase != mux.PhaseCancelled {
+	if p.info.ExitKnown && p.phase != PhaseFailed && p.phase != PhaseCancelled {
 		code := p.info.Exit.ShellCode()
 		info.ExitCode = &code
 	}
@@ -129,7 +127,7 @@ func (s *shared) InfoAt(i int) *PaneInfo {
 }
 
 // Panes lists every pane, in grid order. Call it from DoMsg.
-func (s *shared) Panes() []PaneInfo {
+func (s *Shared) Panes() []PaneInfo {
 	out := make([]PaneInfo, 0, len(s.panes))
 	for i, p := range s.panes {
 		info := s.InfoAt(i)
@@ -146,8 +144,8 @@ func (s *shared) Panes() []PaneInfo {
 
 // Send writes encode's bytes, for the pane's current modes, to its
 // session; it reports whether anything was sent or kept for later.
-func (s *shared) Send(p *pane, encode func(vt.Modes) []byte) bool {
-	if p.screen == nil || (p.sess == nil && p.phase != mux.PhaseStarting) {
+func (s *Shared) Send(p *Pane, encode func(vt.Modes) []byte) bool {
+	if p.screen == nil || (p.sess == nil && p.phase != PhaseStarting) {
 		return false
 	}
 	b := encode(p.screen.Modes())
@@ -168,14 +166,14 @@ func (s *shared) Send(p *pane, encode func(vt.Modes) []byte) bool {
 }
 
 // awaitEcho notes that a key was typed into p: the redraw loop draws its
-// echo first (watch.go).
-func (s *shared) awaitEcho(p *pane) {
+// echo first (ui's watch.go).
+func (s *Shared) awaitEcho(p *Pane) {
 	p.echoAt = s.now()
 	p.echo.Store(true)
 	s.watchNow = true
 }
 
-func (s *shared) paneByKey(key, gen int) (int, *pane) {
+func (s *Shared) paneByKey(key, gen int) (int, *Pane) {
 	for i, p := range s.panes {
 		if p.key == key && p.gen == gen {
 			return i, p
@@ -184,7 +182,7 @@ func (s *shared) paneByKey(key, gen int) (int, *pane) {
 	return -1, nil
 }
 
-func (s *shared) IndexOf(key int) int {
+func (s *Shared) IndexOf(key int) int {
 	for i, p := range s.panes {
 		if p.key == key {
 			return i
@@ -194,7 +192,7 @@ func (s *shared) IndexOf(key int) int {
 }
 
 // Emit tells the Events hook, if any, what happened.
-func (s *shared) Emit(e Event) {
+func (s *Shared) Emit(e Event) {
 	if s.cfg.Events != nil {
 		e.Time = s.now()
 		s.cfg.Events(e)

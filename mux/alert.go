@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ type teardownMsg struct {
 
 // failTeardown keeps a failed close or kill for the exit code and shows
 // it on its pane, if the pane is still there.
-func (s *shared) failTeardown(p *pane, what string, err error) {
+func (s *Shared) failTeardown(p *Pane, what string, err error) {
 	if err == nil {
 		return
 	}
@@ -37,8 +37,8 @@ func (s *shared) failTeardown(p *pane, what string, err error) {
 	}
 }
 
-func (s *shared) handleTeardown(msg teardownMsg) tea.Cmd {
-	var p *pane
+func (s *Shared) handleTeardown(msg teardownMsg) tea.Cmd {
+	var p *Pane
 	for _, q := range s.panes {
 		if q.key == msg.key {
 			p = q
@@ -51,4 +51,4 @@ func (s *shared) handleTeardown(msg teardownMsg) tea.Cmd {
 // TeardownErr joins the errors of the closes and kills that failed before
 // the quit (the quit's own are ShutdownErr's); sandmux exits non-zero when
 // either is set.
-func (s *shared) TeardownErr() error { return errors.Join(s.teardownErrs...) }
+func (s *Shared) TeardownErr() error { return errors.Join(s.teardownErrs...) }

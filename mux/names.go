@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // the panes in each state (state.go decides them).
 
 // Rename gives pane i a new name; a blank one keeps the old.
-func (s *shared) Rename(i int, name string) {
+func (s *Shared) Rename(i int, name string) {
 	if name = strings.TrimSpace(name); name == "" {
 		return
 	}
@@ -23,9 +23,9 @@ func (s *shared) Rename(i int, name string) {
 // uniqueName is name, or name-2, name-3… when a pane other than self
 // has it: ctl and the session list find a pane by its name, and two
 // panes of one name are neither's.
-func (s *shared) uniqueName(name string, self *pane) string {
+func (s *Shared) uniqueName(name string, self *Pane) string {
 	taken := func(n string) bool {
-		return slices.ContainsFunc(s.panes, func(p *pane) bool { return p != self && p.spec.Name == n })
+		return slices.ContainsFunc(s.panes, func(p *Pane) bool { return p != self && p.spec.Name == n })
 	}
 	if !taken(name) {
 		return name

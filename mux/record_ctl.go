@@ -1,4 +1,4 @@
-package ui
+package mux
 
 import (
 	"errors"
@@ -9,9 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/human"
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/record"
-	"github.com/sandmux/sandmux/ui/term"
 )
 
 // The recording commands: the prefix keys R, M, S and V, and what a
@@ -21,7 +19,7 @@ import (
 
 // SaveLastOf writes the last d (0: all the ring keeps) of pane p's ring
 // to path (or a name in the dir) in a command.
-func (s *shared) SaveLastOf(p *pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
+func (s *Shared) SaveLastOf(p *Pane, d time.Duration, path string, done func(string, error), tell int) (tea.Cmd, error) {
 	if s.quitting {
 		return nil, errors.New("the server is quitting: nothing new is saved")
 	}
@@ -43,7 +41,7 @@ func (s *shared) SaveLastOf(p *pane, d time.Duration, path string, done func(str
 		if done != nil {
 			done(path, err)
 		}
-		if tell == mux.NoView {
+		if tell == NoView {
 			return nil
 		}
 		if err != nil {
@@ -56,7 +54,7 @@ func (s *shared) SaveLastOf(p *pane, d time.Duration, path string, done func(str
 // writeLast creates the file and writes the ring's window to it; a file
 // it could not write is removed. *path becomes the file's name.
 func writeLast(ring *record.Ring, d time.Duration, dir string, path *string, name string, now time.Time) error {
-	f, p, err := term.CreateCast(dir, *path, name, now)
+	f, p, err := CreateCast(dir, *path, name, now)
 	*path = p
 	if err != nil {
 		return err
@@ -78,12 +76,18 @@ func writeLast(ring *record.Ring, d time.Duration, dir string, path *string, nam
 
 // RecordStart starts recording pane id to path ("" for a name in the
 // recordings directory); idle 0 is the config's idle limit.
-func (s *shared) RecordStart(id, path string, idle time.Duration, done func(string, error)) (tea.Cmd, error) {
+func (s *Shared) RecordStart(id, path string, idle time.Duration, done func(string, error)) (tea.Cmd, error) {
+	return s.onPane(id, func(p *Pane) (tea.Cmd, error) { return s.StartRecordingOf(p, path, idle, done, NoView) })
+}
+
+// onPane runs do on pane id; its error names the pane by number, as ctl
+// shows it.
+func (s *Shared) onPane(id string, do func(*Pane) (tea.Cmd, error)) (tea.Cmd, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := s.StartRecordingOf(p, path, idle, done, mux.NoView)
+	cmd, err := do(p)
 	if err != nil {
 		return nil, fmt.Errorf("pane %d: %w", i+1, err)
 	}
@@ -91,7 +95,7 @@ func (s *shared) RecordStart(id, path string, idle time.Duration, done func(stri
 }
 
 // RecordStop stops pane id's recording; done is told once it is flushed.
-func (s *shared) RecordStop(id string, done func(string, error)) (tea.Cmd, error) {
+func (s *Shared) RecordStop(id string, done func(string, error)) (tea.Cmd, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return nil, err
@@ -99,11 +103,11 @@ func (s *shared) RecordStop(id string, done func(string, error)) (tea.Cmd, error
 	if p.recs.rec == nil {
 		return nil, fmt.Errorf("pane %d is not recorded: sandmux ctl record start records it", i+1)
 	}
-	return s.StopRecordingOf(p, "", done, mux.NoView), nil
+	return s.StopRecordingOf(p, "", done, NoView), nil
 }
 
 // RecordPause pauses (or resumes) pane id's recording and returns its file.
-func (s *shared) RecordPause(id string, pause bool) (string, error) {
+func (s *Shared) RecordPause(id string, pause bool) (string, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return "", err
@@ -127,7 +131,7 @@ func (s *shared) RecordPause(id string, pause bool) (string, error) {
 }
 
 // RecordMarker adds a marker labelled label to pane id's recording.
-func (s *shared) RecordMarker(id, label string) (string, error) {
+func (s *Shared) RecordMarker(id, label string) (string, error) {
 	i, p, err := s.find(id)
 	if err != nil {
 		return "", err
@@ -145,14 +149,6 @@ func (s *shared) RecordMarker(id, label string) (string, error) {
 
 // SaveLast writes the last d of pane id's output to path ("" for a name
 // in the recordings directory).
-func (s *shared) SaveLast(id string, d time.Duration, path string, done func(string, error)) (tea.Cmd, error) {
-	i, p, err := s.find(id)
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := s.SaveLastOf(p, d, path, done, mux.NoView)
-	if err != nil {
-		return nil, fmt.Errorf("pane %d: %w", i+1, err)
-	}
-	return cmd, nil
+func (s *Shared) SaveLast(id string, d time.Duration, path string, done func(string, error)) (tea.Cmd, error) {
+	return s.onPane(id, func(p *Pane) (tea.Cmd, error) { return s.SaveLastOf(p, d, path, done, NoView) })
 }

@@ -1,0 +1,117 @@
+package mux
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandmux/sandmux/mux/muxtest"
+	"github.com/sandmux/sandmux/status"
+)
+
+// The bytes a program writes drive its pane's state through the screen's
+// marks, each shown once the debounce has passed, and the title says it.
+func TestEscapesDriveTheState(t *testing.T) {
+	for _, c := range []struct {
+		name, bytes string
+		want        status.State
+		reason      string
+	}{
+		{"bell", "done\a", status.Waiting, "rang the bell"},
+		{"OSC 9", "\x1b]9;Claude needs your permission\x07", status.Waiting, "Claude needs your permission"},
+		{"OSC 777", "\x1b]777;notify;build;finished\x1b\\", status.Waiting, "build: finished"},
+		{"progress", "\x1b]9;4;1;45\x07", status.Working, "45%"},
+		{"prompt", "\x1b]133;A\x07$ \x1b]133;B\x07", status.Idle, "at the prompt"},
+		{"command", "\x1b]133;C\x07", status.Working, "running a command"},
+		{"command failed", "\x1b]133;C\x07oops\x1b]133;D;2\x07\x1b]133;A\x07$ ", status.Failed, "the command exited 2"},
+		{"command done", "\x1b]133;C\x07\x1b]133;D;0\x07", status.Done, "the command exited 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newFakeBackend()
+			s, v := newTestShared(t, b, 2, Config{})
+			v.looking = s.Grid()[0]
+			now := muxtest.FixedNow()
+			s.SetClock(func() time.Time { return now })
+			update(s, nil)
+			s.Grid()[1].Screen().Write(c.bytes)
+			frame(s)
+			now = now.Add(status.DefaultDebounce)
+			update(s, nil)
+			st := s.Grid()[1].State()
+			if st.State != c.want || st.Reason != c.reason {
+				t.Fatalf("state %s (%q), want %s (%q)", st.State, st.Reason, c.want, c.reason)
+			}
+			if title := s.Grid()[1].TitleState(); !strings.Contains(title, string(c.want)+": "+c.reason) {
+				t.Errorf("title's state %q", title)
+			}
+			attention := c.want.Attention()
+			if got := v.marked[s.Grid()[1]]; got != attention {
+				t.Errorf("attention %v, want %v", got, attention)
+			}
+		})
+	}
+}
+
+// A pane the user killed, or that the quit ended, failed at their word:
+// no mark, no notification.
+func TestUserEndedPanesAskNothing(t *testing.T) {
+	var told []Notification
+	b := newFakeBackend()
+	s, v := newTestShared(t, b, 3, Config{OnNotify: func(n Notification) { told = append(told, n) }})
+	v.looking = s.Grid()[0]
+	s.Grid()[1].phase = PhaseKilled // as the kill's end sets it (prefix k)
+	update(s, nil)
+	if st := s.Grid()[1].State(); st.State != status.Failed {
+		t.Fatalf("the killed pane is %v", st)
+	}
+	if v.marked[s.Grid()[1]] || len(told) != 0 {
+		t.Errorf("a pane the user killed asked for them: mark %v, told %+v", v.marked[s.Grid()[1]], told)
+	}
+}
+
+// The same pane dying of a signal nobody in sandmux sent asks for the user.
+func TestPaneFailingOnItsOwnAsks(t *testing.T) {
+	var told []Notification
+	b := newFakeBackend()
+	s, v := newTestShared(t, b, 3, Config{OnNotify: func(n Notification) { told = append(told, n) }})
+	v.looking = s.Grid()[0]
+	s.Grid()[1].phase, s.Grid()[1].info.ExitKnown = PhaseExited, true // exit status 0: done
+	update(s, nil)
+	if st := s.Grid()[1].State(); st.State != status.Done || !v.marked[s.Grid()[1]] || len(told) != 1 {
+		t.Errorf("a pane done on its own: %v, mark %v, told %d", st, v.marked[s.Grid()[1]], len(told))
+	}
+}
+
+// One state timer at a time: a timer for a later deadline gives way to
+// one for an earlier, and ends at once, so none pile up.
+func TestStateTimerGivesWay(t *testing.T) {
+	b := newFakeBackend()
+	s, _ := newTestShared(t, b, 2, Config{})
+	now := muxtest.FixedNow()
+	s.SetClock(func() time.Time { return now })
+	for range 3 { // the start's output goes quiet: nothing is due
+		now = now.Add(time.Minute)
+		update(s, stateMsg{at: s.stateArmed})
+	}
+	if !s.stateArmed.IsZero() {
+		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed)
+	}
+	s.Grid()[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
+	s.syncPane(0, s.Grid()[0], now)
+	late := s.SyncStates()
+	if late == nil || !s.stateArmed.Equal(now.Add(10*time.Minute)) {
+		t.Fatalf("no timer for the report's ttl (armed %v)", s.stateArmed)
+	}
+	s.Grid()[1].st.track.Notify("soon") // a debounce: an earlier deadline
+	early := s.SyncStates()
+	if early == nil || !s.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
+		t.Fatalf("the debounce's deadline did not replace the ttl's (armed %v)", s.stateArmed)
+	}
+	if msg := late(); msg != nil { // returns at once, not in ten minutes
+		t.Errorf("the timer that gave way delivered %v", msg)
+	}
+	update(s, stateMsg{at: now.Add(10 * time.Minute)}) // a stale tick clears nothing
+	if !s.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
+		t.Errorf("a stale tick disarmed the timer (armed %v)", s.stateArmed)
+	}
+}
