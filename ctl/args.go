@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/control"
-	"github.com/sandmux/sandmux/server"
 	"github.com/sandmux/sandmux/status"
 )
 
@@ -130,8 +129,8 @@ func parseScreen(fs *flag.FlagSet, args []string) (control.Request, error) {
 // waitStates and waitPhases are what ctl wait can wait for: the server's
 // own lists, so that a state it reports is never refused here.
 var (
-	waitStates = strings.Join(server.WaitStates, ", ")
-	waitPhases = strings.Join(server.WaitPhases, ", ")
+	waitStates = strings.Join(control.WaitStates, ", ")
+	waitPhases = strings.Join(control.WaitPhases, ", ")
 )
 
 func parseWait(fs *flag.FlagSet, args []string) (control.Request, error) {
@@ -145,9 +144,9 @@ func parseWait(fs *flag.FlagSet, args []string) (control.Request, error) {
 	switch {
 	case (*state == "") == (*phase == ""):
 		return control.Request{}, errors.New("give --state or --phase (one of them)")
-	case *state != "" && !slices.Contains(server.WaitStates, *state):
+	case *state != "" && !slices.Contains(control.WaitStates, *state):
 		return control.Request{}, errors.New("--state is one of " + waitStates)
-	case *phase != "" && !slices.Contains(server.WaitPhases, *phase):
+	case *phase != "" && !slices.Contains(control.WaitPhases, *phase):
 		return control.Request{}, errors.New("--phase is one of " + waitPhases)
 	case *timeout < 0:
 		return control.Request{}, errors.New("--timeout cannot be negative")

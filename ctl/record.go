@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/control"
-	"github.com/sandmux/sandmux/server"
 )
 
 // parseRecord reads `record ACTION [S] [flags]`: start, stop, pause,
@@ -25,8 +24,8 @@ func parseRecord(fs *flag.FlagSet, args []string) (control.Request, error) {
 	if err != nil {
 		return control.Request{}, err
 	}
-	if len(pos) == 0 || !slices.Contains(server.RecordActions, pos[0]) {
-		return control.Request{}, errors.New("give an action: " + strings.Join(server.RecordActions, ", "))
+	if len(pos) == 0 || !slices.Contains(control.RecordActions, pos[0]) {
+		return control.Request{}, errors.New("give an action: " + strings.Join(control.RecordActions, ", "))
 	}
 	req := control.Request{Op: control.OpRecord, Action: pos[0], View: *view, Client: *client}
 	pos = pos[1:]
@@ -81,8 +80,8 @@ func parseProfile(fs *flag.FlagSet, args []string) (control.Request, error) {
 		return control.Request{}, err
 	}
 	switch {
-	case len(pos) > 1 || len(pos) == 1 && !slices.Contains(server.Profiles, pos[0]):
-		return control.Request{}, errors.New("give at most one profile: " + strings.Join(server.Profiles, ", "))
+	case len(pos) > 1 || len(pos) == 1 && !slices.Contains(control.Profiles, pos[0]):
+		return control.Request{}, errors.New("give at most one profile: " + strings.Join(control.Profiles, ", "))
 	case *secs < 1 || *secs > 300:
 		return control.Request{}, errors.New("--seconds must be from 1 to 300")
 	case *out == "":

@@ -30,9 +30,6 @@ type RecordRequest struct {
 	Label     string
 }
 
-// RecordActions are the actions ctl record takes.
-var RecordActions = []string{"start", "stop", "pause", "resume", "marker"}
-
 // maxLabel bounds a marker's label.
 const maxLabel = 200
 
@@ -60,7 +57,7 @@ func (h *ctlHandler) record(ctx context.Context, req control.Request) (control.R
 // checkRecord refuses what no action takes, before anything is done.
 func checkRecord(req control.Request) error {
 	switch {
-	case !slices.Contains(RecordActions, req.Action):
+	case !slices.Contains(control.RecordActions, req.Action):
 		return fmt.Errorf("record takes an action: start, stop, pause, resume or marker, not %s", quote(req.Action))
 	case req.View && req.Session != "":
 		return errors.New("record --view records a client's view, not a session: give one or the other")

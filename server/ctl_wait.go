@@ -10,28 +10,7 @@ import (
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/status"
-	"github.com/sandmux/sandmux/ui"
 )
-
-// WaitStates are the names `ctl wait --state` takes: every state
-// (working, waiting, ...), matched against the state, and the names that
-// are only phases (running, exited, killed, closed), matched against the
-// phase. WaitPhases are those `--phase` takes, matched against the phase
-// alone: a shell whose command failed is in state failed but phase
-// running; a pane whose start failed is both.
-var WaitStates, WaitPhases = waitNames()
-
-func waitNames() (states, phases []string) {
-	for _, s := range status.States {
-		states = append(states, string(s))
-	}
-	for _, p := range ui.Phases {
-		if !slices.Contains(states, p) {
-			states = append(states, p)
-		}
-	}
-	return states, slices.Clone(ui.Phases) // closed among them
-}
 
 // waitTarget is what a wait waits for: a name, and whether it is a phase.
 func waitTarget(req control.Request) (name string, phase bool, err error) {
@@ -39,18 +18,18 @@ func waitTarget(req control.Request) (name string, phase bool, err error) {
 	case req.State != "" && req.Phase != "":
 		return "", false, errors.New("wait for a state or a phase, not both")
 	case req.Phase != "":
-		if !slices.Contains(WaitPhases, req.Phase) {
-			return "", false, fmt.Errorf("cannot wait for phase %s: use one of %s", quote(req.Phase), strings.Join(WaitPhases, ", "))
+		if !slices.Contains(control.WaitPhases, req.Phase) {
+			return "", false, fmt.Errorf("cannot wait for phase %s: use one of %s", quote(req.Phase), strings.Join(control.WaitPhases, ", "))
 		}
 		return req.Phase, true, nil
 	case slices.Contains(status.States, status.State(req.State)):
 		return req.State, false, nil
-	case slices.Contains(WaitStates, req.State):
+	case slices.Contains(control.WaitStates, req.State):
 		return req.State, true, nil
 	case req.State == "":
 		return "", false, errors.New("wait needs a state (waiting, done, ...) or a phase (running, exited, ...)")
 	}
-	return "", false, fmt.Errorf("cannot wait for state %s: use one of %s", quote(req.State), strings.Join(WaitStates, ", "))
+	return "", false, fmt.Errorf("cannot wait for state %s: use one of %s", quote(req.State), strings.Join(control.WaitStates, ", "))
 }
 
 // stateClosed is the state of a session that is gone from the list: a

@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sandmux/sandmux/control"
+	"github.com/sandmux/sandmux/ui"
 )
 
 // waitResult is one wait's answer, from the goroutine that asked.
@@ -189,5 +191,13 @@ func TestCtlWaitForTheUnreachableEndsAtOnce(t *testing.T) {
 	h.core.setState("a1", "exited")
 	if r := <-out; r.err == nil || !strings.Contains(r.err.Error(), "nothing running that could become waiting") {
 		t.Fatalf("wait for waiting on a pane that exited meanwhile: %+v, %v", r.rep.Session, r.err)
+	}
+}
+
+// The phases ctl checks before asking are the ones a pane really passes
+// through: control's list, which the client reads, is the UI's.
+func TestWaitPhasesAreThePanes(t *testing.T) {
+	if !slices.Equal(control.WaitPhases, ui.Phases) {
+		t.Errorf("control.WaitPhases = %q, but a pane's phases are %q: change control's list", control.WaitPhases, ui.Phases)
 	}
 }

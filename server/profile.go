@@ -14,12 +14,6 @@ import (
 	"github.com/sandmux/sandmux/control"
 )
 
-// Profiles are the profiles `ctl profile` takes of a running server,
-// without rebuilding it: a CPU profile over a window, and the runtime's
-// snapshots (the live heap after a collection, every allocation since the
-// start, the goroutines' stacks). The first is the default.
-var Profiles = []string{"cpu", "heap", "allocs", "goroutine"}
-
 // The CPU profile's window: 10 s unless asked, at most 5 minutes, so a
 // request never holds the profiler (one at a time) without bound.
 const (
@@ -33,12 +27,12 @@ const (
 func (h *ctlHandler) profile(ctx context.Context, req control.Request) (control.Reply, error) {
 	kind := req.Profile
 	if kind == "" {
-		kind = Profiles[0]
+		kind = control.Profiles[0]
 	}
 	window := time.Duration(req.Duration)
 	switch {
-	case !slices.Contains(Profiles, kind):
-		return control.Reply{}, fmt.Errorf("no profile %s: take one of %v", quote(kind), Profiles)
+	case !slices.Contains(control.Profiles, kind):
+		return control.Reply{}, fmt.Errorf("no profile %s: take one of %v", quote(kind), control.Profiles)
 	case !filepath.IsAbs(req.File):
 		return control.Reply{}, fmt.Errorf("the file %s is not absolute: the server's working directory is not the client's (sandmux ctl makes it absolute)", quote(req.File))
 	case window < 0 || window > maxProfileWindow:
