@@ -170,6 +170,47 @@ func (c *Collector) Collect(ctx context.Context, maxWait time.Duration) (text st
 	}
 }
 
+// Take is a window for a reader that settles its own read: it queues p
+// behind whatever is queued and returns the settled text of all of it at
+// once, without waiting, "" when all it holds is a carry (O1–O3 as
+// Collect keeps them). It never waits for room: the queue it empties held
+// at most capacity bytes. Calls to Take and Collect must not overlap (the
+// session's deliverMu orders them), and Take must not follow Close.
+func (c *Collector) Take(p []byte) string {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		panic("session: Collector.Take after Close")
+	}
+	c.queue = append(c.queue, p...)
+	c.takeLocked()
+	c.mu.Unlock()
+	return c.decode(false)
+}
+
+// Pending reports whether bytes are queued or output is closed: whether
+// a Collect would return without waiting for the producer.
+func (c *Collector) Pending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue) > 0 || c.closed
+}
+
+// Await blocks until bytes were queued or output closed since it was last
+// told (a Take may have taken them since: check Pending), or ctx is done.
+func (c *Collector) Await(ctx context.Context) error {
+	for {
+		if c.Pending() {
+			return nil
+		}
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
 // awaitFirst blocks until it has taken at least one byte or seen output
 // closed, and reports closed.
 func (c *Collector) awaitFirst(ctx context.Context) (closed bool, err error) {

@@ -247,3 +247,51 @@ func FuzzCollector(f *testing.F) {
 		})
 	})
 }
+
+// FuzzCollectorTake: a reader that settles some reads itself (Take) and
+// hands the others to the consumer (Push), as a session's does, gets the
+// whole stream's text however the stream is split into reads and between
+// the two (O1), valid UTF-8 and a carry of at most 3 bytes from every Take
+// (O3), and the carry flushed once by the window that sees output closed
+// (O4).
+func FuzzCollectorTake(f *testing.F) {
+	f.Add([]byte("héllo wörld € 𝄞"), []byte{1, 2, 3})
+	f.Add([]byte("a\xe2\x82b\xe0\x80c\xed\xa0\x80d"), []byte{2, 0x81, 1, 1})
+	f.Add([]byte("abc\xc3"), []byte{4})
+	f.Add([]byte("\xf0\x9f\x98\x80\xf0\x9f\x98"), []byte{1, 0x81, 1, 0x81, 1})
+	f.Fuzz(func(t *testing.T, data, cuts []byte) {
+		data = data[:min(len(data), 1024)]
+		want := refFinal(data)
+		c := NewCollector(1 << 20)
+		var got strings.Builder
+		for rest, i := data, 0; len(rest) > 0; i++ {
+			n, push := len(rest), false
+			if i < len(cuts) {
+				n, push = min(n, 1+int(cuts[i]&0x7f)%16), cuts[i]&0x80 != 0
+			}
+			if push {
+				if err := c.Push(context.Background(), rest[:n]); err != nil {
+					t.Fatalf("Push: %v", err)
+				}
+			} else {
+				text := c.Take(rest[:n])
+				if !utf8.ValidString(text) || len(c.win) > 3 {
+					t.Fatalf("Take = %q, carry % x; want valid text, a carry of 3 bytes at most", text, c.win)
+				}
+				got.WriteString(text)
+			}
+			rest = rest[n:]
+		}
+		c.Close()
+		text, closed, err := c.Collect(context.Background(), 0)
+		if err != nil || !closed {
+			t.Fatalf("the window after the close: closed %v, %v; want closed", closed, err)
+		}
+		if got.WriteString(text); got.String() != want {
+			t.Fatalf("O1: delivered %q, whole-stream decoding %q", got.String(), want)
+		}
+		if text, closed, _ := c.Collect(context.Background(), 0); text != "" || !closed {
+			t.Fatalf("O4: a window after the last = %q, %v; want nothing, closed", text, closed)
+		}
+	})
+}

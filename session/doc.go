@@ -5,7 +5,9 @@
 // It owns the lifecycle of a session (starting → running → exited | closing
 // → closed), the output pump (one reader goroutine pushing raw bytes into a
 // bounded Collector, one consumer goroutine collecting settled UTF-8 text
-// and handing it to the session's sinks), input admission, and teardown:
+// and handing it to the session's sinks; a short read, while no window
+// runs, the reader settles and hands over itself), input admission, and
+// teardown:
 // signal escalation, verification that the process group is empty, closing
 // the PTY, joining the goroutines, and the after-teardown hook (snapshots).
 //

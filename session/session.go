@@ -39,8 +39,9 @@ func (s State) String() string {
 }
 
 // Sink receives a session's settled output text, in order, from the
-// session's consumer goroutine. It must not block for long: while it runs,
-// output backs up into the bounded queue and then the child.
+// session's reader or consumer goroutine, never both at once. It must not
+// block for long: while it runs, output backs up into the bounded queue
+// and then the child.
 type Sink interface {
 	Output(text string)
 }
@@ -61,10 +62,11 @@ type Options struct {
 	Bound time.Duration
 	// QueueBytes bounds the output queue between reader and consumer.
 	QueueBytes int
-	// Window is the collector's window: how long output is gathered after
-	// its first byte before it is handed to the sinks. It adds to the
-	// latency of every echo, so it is short; a full queue ends a window
-	// early, so throughput does not depend on it. Negative means none.
+	// Window is the collector's window: how long output handed to the
+	// consumer is gathered after its first byte before it goes to the
+	// sinks. It adds to the latency of an echo the reader did not settle
+	// itself, so it is short; a full queue ends a window early, so
+	// throughput does not depend on it. Negative means none.
 	Window time.Duration
 	// Sinks receive the settled output.
 	Sinks []Sink
@@ -193,6 +195,11 @@ type Session struct {
 	// so that no pump starts once teardown may be joining them.
 	writerMu sync.Mutex
 	writerOn atomic.Bool
+	// deliverMu is held by whoever settles and delivers output, the
+	// consumer for a window or the reader for a read, so that output
+	// reaches the sinks in order and the collector's consumer side has
+	// one user at a time.
+	deliverMu sync.Mutex
 
 	runCtx    context.Context // cancelled only after teardown, to free a stuck pump
 	cancelRun context.CancelFunc
@@ -373,9 +380,22 @@ func (s *Session) writeLoop() {
 	}
 }
 
-// readLoop moves raw bytes from the PTY into the collector. When the queue
-// is full it blocks in Push, so the kernel's PTY buffer holds the child
-// (contract O8).
+// handOff is the read size from which the reader hands output to the
+// consumer instead of settling it itself. A flood's reads are large
+// (cat of 20 MB through a local PTY: 94% of them 1 KiB or more, most near
+// the line discipline's 4 KiB) and parse fastest in the consumer's
+// windows while the reader reads on; a key's echo, a prompt or a program
+// redrawing a few lines at a time reads less.
+const handOff = 1 << 10
+
+// readLoop moves raw bytes from the PTY to the sinks and the screen. A
+// read smaller than handOff, while no window is in progress (deliverMu
+// is free), it settles and delivers itself: no hand-off, whose two
+// goroutine wake-ups per read were a third of the CPU of 48 panes each
+// replaying a program at 20 KB/s. Anything else goes into the collector
+// for the consumer; when its queue is full the reader blocks in Push, so
+// the kernel's PTY buffer holds the child (contract O8), as it does while
+// the reader delivers.
 func (s *Session) readLoop() {
 	defer s.out.Close() // after the last Push: output closed
 	// A local PTY gives at most 4 KiB a read (the line discipline's
@@ -386,7 +406,12 @@ func (s *Session) readLoop() {
 		n, err := s.pty.Read(buf)
 		if n > 0 {
 			s.bytesOut.Add(int64(n))
-			if perr := s.out.Push(s.runCtx, buf[:n]); perr != nil {
+			if n < handOff && s.deliverMu.TryLock() {
+				// Take settles what the consumer left queued first,
+				// so the order holds.
+				s.deliver(s.out.Take(buf[:n]))
+				s.deliverMu.Unlock()
+			} else if perr := s.out.Push(s.runCtx, buf[:n]); perr != nil {
 				return
 			}
 		}
@@ -396,21 +421,39 @@ func (s *Session) readLoop() {
 	}
 }
 
+// consumeLoop delivers what the reader handed off, in windows.
 func (s *Session) consumeLoop() {
 	defer close(s.outputClosed)
 	for {
-		text, closed, err := s.out.Collect(s.runCtx, s.opts.Window)
-		if text != "" {
-			s.lastOutput.Store(time.Now().UnixNano())
-			for _, sink := range s.opts.Sinks {
-				sink.Output(text)
-			}
-			s.parse(text)
+		if err := s.out.Await(s.runCtx); err != nil {
+			return
 		}
+		s.deliverMu.Lock()
+		var text string
+		var closed bool
+		var err error
+		// The reader may have settled the queue itself since.
+		if s.out.Pending() {
+			text, closed, err = s.out.Collect(s.runCtx, s.opts.Window)
+		}
+		s.deliver(text)
+		s.deliverMu.Unlock()
 		if closed || err != nil {
 			return
 		}
 	}
+}
+
+// deliver gives settled text to the sinks and the screen.
+func (s *Session) deliver(text string) {
+	if text == "" {
+		return
+	}
+	s.lastOutput.Store(time.Now().UnixNano())
+	for _, sink := range s.opts.Sinks {
+		sink.Output(text)
+	}
+	s.parse(text)
 }
 
 // waitLoop reaps the command, lets output drain for a bounded grace, and
