@@ -9,7 +9,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
@@ -187,67 +186,6 @@ func (s *paneView) appendBodyRow(dst []byte, y, w int) []byte {
 		w -= s.frame.Cols
 	}
 	return append(dst, strings.Repeat(" ", w)...)
-}
-
-// title is pane i's title line: name, provider, state, last output, and
-// markers for attention, broadcast and scrollback, exactly w cells wide.
-func (v *view) title(i int, p *mux.Pane, w int) string {
-	var b strings.Builder
-	// The number comes first so that truncation keeps it: prefix 1…9
-	// jumps to it, and ctl names a pane by it.
-	fmt.Fprintf(&b, "%d ", i+1)
-	s := v.pv(p)
-	if s.attention {
-		b.WriteString("● ")
-	}
-	if s.picked {
-		b.WriteString("⇶ ") // picked shows before broadcast starts, so picks can be checked
-	}
-	if mark := p.RecMark(v.m.Now()); mark != "" {
-		b.WriteString(mark + " · ") // ticks once a second while it records
-	}
-	fmt.Fprintf(&b, "%s · %s · %s", p.Spec().Name, p.Spec().Provider, p.TitleState())
-	if !p.LastOutput().IsZero() {
-		b.WriteString(" · out " + p.LastOutput().Format("15:04:05"))
-	}
-	if s.scroll > 0 {
-		fmt.Fprintf(&b, " · scrolled %d/%d", s.scroll, s.frame.Scrollback)
-	}
-	if p.Screen() != nil && (s.frame.Cols != w || s.frame.Rows != v.bodyRows(i)) {
-		fmt.Fprintf(&b, " · sized %dx%d for another client", s.frame.Cols, s.frame.Rows)
-	}
-	if p.Notice() != "" {
-		b.WriteString(" · " + p.Notice())
-	}
-	if what, _, ok := p.Alert(); ok {
-		b.WriteString(" · " + what + " failed")
-	}
-	style, styleID := titleStyle, 't'
-	switch {
-	case i == v.focusIndex():
-		style, styleID = titleFocused, 'f'
-	case v.broadcast && s.picked:
-		style, styleID = titlePicked, 'p'
-	case v.pv(p).picked:
-		style, styleID = titlePickedIdle, 'q' // picked, broadcast not on yet
-	default:
-		state := p.State().State
-		if st, ok := stateStyles[state]; ok {
-			style, styleID = st, rune('a'+slices.Index(status.States, state))
-		}
-	}
-	// A title changes at most once a second while its pane is busy: it
-	// is styled again only then (lipgloss costs more than the pane's row).
-	text := b.String()
-	if key := fmt.Sprintf("%s\x00%c%d", text, styleID, w); key != s.titleKey {
-		// Name, state, error and notice may all come from outside (a
-		// config, a provider, a remote host): the whole line is escaped
-		// before styling.
-		text = ansi.Truncate(" "+termsafe.String(text), w, "…")
-		text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
-		s.titleKey, s.title = key, style.Render(text)
-	}
-	return s.title
 }
 
 // statusLine shows pages, modes and the help hint.

@@ -48,6 +48,7 @@ type view struct {
 	statusKey, status string
 
 	out         []byte         // a line being composed, reused
+	pvScratch   []*paneView    // composeLines' panes of the page, reused
 	term        *term.Terminal // draws this client's frames; nil: nothing does
 	cursorColor string         // the cursor colour last set on the terminal ("": its own)
 	colors      clientTheme    // what the terminal told of its colours (theme.go)
@@ -65,8 +66,9 @@ type paneView struct {
 	rows    [][]byte
 	rowGens []uint64
 	gen     uint64
-	// title is the title line styled, for the unstyled text in titleKey.
-	titleKey, title string
+	// title is the title line styled, from titleParts (title.go).
+	titleParts *titleParts
+	title      string
 
 	scroll       int // lines scrolled back; 0 is live
 	search       *searchState
