@@ -25,8 +25,9 @@ func (v *view) composeLines() []string {
 	}
 	titles := make([]string, len(rects))
 	pvs := v.pageViews(idx) // looked up once: lineChanged reads them for every line
+	focus := v.focusIndex()
 	for k, r := range rects {
-		titles[k] = v.titleIn(idx[k], v.m.Grid()[idx[k]], r.w, r.h-1)
+		titles[k] = v.titleIn(idx[k], v.m.Grid()[idx[k]], r.w, r.h-1, focus)
 	}
 	// A line is composed again only when a part of it changed: a title,
 	// or a pane row rendered since. An alert, or no panes, redoes all.

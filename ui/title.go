@@ -40,11 +40,12 @@ type titleParts struct {
 // title is pane i's title line: name, provider, state, last output, and
 // markers for attention, broadcast and scrollback, exactly w cells wide.
 func (v *view) title(i int, p *mux.Pane, w int) string {
-	return v.titleIn(i, p, w, v.bodyRows(i))
+	return v.titleIn(i, p, w, v.bodyRows(i), v.focusIndex())
 }
 
-// titleIn is title for a pane whose body has rows rows where it is shown.
-func (v *view) titleIn(i int, p *mux.Pane, w, rows int) string {
+// titleIn is title for a pane whose body has rows rows where it is
+// shown, in a view that focuses the pane at index focus.
+func (v *view) titleIn(i int, p *mux.Pane, w, rows, focus int) string {
 	s := v.pv(p)
 	parts := titleParts{num: i + 1, attention: s.attention, picked: s.picked, rec: p.RecMark(v.m.Now()),
 		name: p.Spec().Name, provider: p.Spec().Provider, state: p.TitleState(),
@@ -62,21 +63,21 @@ func (v *view) titleIn(i int, p *mux.Pane, w, rows int) string {
 		parts.alert, parts.hasAlert = what, true
 	}
 	var style lipgloss.Style
-	style, parts.styleID = v.titleStyleOf(i, p, s)
-	if s.titleParts != nil && *s.titleParts == parts {
+	style, parts.styleID = v.titleStyleOf(i == focus, p, s)
+	if s.titled && s.titleParts == parts {
 		return s.title
 	}
 	parts.outAt = p.LastOutput()
 	s.title = style.Render(parts.text())
 	parts.outAt = time.Time{}
-	s.titleParts = &parts
+	s.titleParts, s.titled = parts, true
 	return s.title
 }
 
-// titleStyleOf is the style of pane i's title, and a rune that names it.
-func (v *view) titleStyleOf(i int, p *mux.Pane, s *paneView) (lipgloss.Style, rune) {
+// titleStyleOf is the style of a pane's title, and a rune that names it.
+func (v *view) titleStyleOf(focused bool, p *mux.Pane, s *paneView) (lipgloss.Style, rune) {
 	switch {
-	case i == v.focusIndex():
+	case focused:
 		return titleFocused, 'f'
 	case v.broadcast && s.picked:
 		return titlePicked, 'p'

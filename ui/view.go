@@ -66,8 +66,10 @@ type paneView struct {
 	rows    [][]byte
 	rowGens []uint64
 	gen     uint64
-	// title is the title line styled, from titleParts (title.go).
-	titleParts *titleParts
+	// title is the title line styled, from titleParts (title.go), once
+	// titled.
+	titleParts titleParts
+	titled     bool
 	title      string
 
 	scroll       int // lines scrolled back; 0 is live
