@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,8 +9,6 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
-	"github.com/sandmux/sandmux/status"
-	"github.com/sandmux/sandmux/termsafe"
 )
 
 // Chrome styles. Pane bodies are rendered by vt's run renderer; lipgloss
@@ -188,61 +184,6 @@ func (s *paneView) appendBodyRow(dst []byte, y, w int) []byte {
 	return append(dst, strings.Repeat(" ", w)...)
 }
 
-// statusLine shows pages, modes and the help hint.
-func (v *view) statusLine() string {
-	var left strings.Builder
-	if n := v.pageSize(); len(v.m.Grid()) > n && !v.zoom {
-		pages := (len(v.m.Grid()) + n - 1) / n
-		for i := range pages {
-			if i == v.page {
-				fmt.Fprintf(&left, "[%d]", i+1)
-			} else {
-				fmt.Fprintf(&left, " %d ", i+1)
-			}
-		}
-		left.WriteString(" ")
-	}
-	if len(v.m.Grid()) > 0 { // one pane too: the line says how it is
-		left.WriteString(v.stateCounts() + " ")
-	}
-	var flags []string
-	if v.zoom {
-		flags = append(flags, "ZOOM")
-	}
-	if v.broadcast {
-		flags = append(flags, "BROADCAST")
-	}
-	if v.scrollMode {
-		flags = append(flags, v.scrollStatus())
-	}
-	if v.prefixPending {
-		flags = append(flags, "PREFIX")
-	}
-	if v.readOnly {
-		flags = append(flags, "READ-ONLY")
-	}
-	if mark := v.viewRecMark(); mark != "" {
-		flags = append(flags, mark)
-	}
-	if v.notice != "" {
-		flags = append(flags, termsafe.String(v.notice))
-	}
-	hint := fmt.Sprintf("%s ? help ", v.m.opts.Prefix)
-	l := " sandmux " + left.String()
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", l, strings.Join(flags, " "), hint, v.width)
-	if key == v.statusKey {
-		return v.status
-	}
-	flagText := ""
-	if len(flags) > 0 {
-		flagText = statusAccent.Render(" " + strings.Join(flags, " ") + " ")
-	}
-	pad := max(0, v.width-ansi.StringWidth(l)-ansi.StringWidth(flagText)-ansi.StringWidth(hint))
-	v.statusKey = key
-	v.status = ansi.Truncate(statusStyle.Render(l)+flagText+statusStyle.Render(strings.Repeat(" ", pad)+hint), v.width, "")
-	return v.status
-}
-
 // cursor is the focused pane's cursor as the real terminal cursor.
 func (v *view) cursor() *tea.Cursor {
 	p := v.focused()
@@ -317,22 +258,4 @@ func (v *view) bodyRows(i int) int {
 		}
 	}
 	return 0
-}
-
-// stateCounts is the status line's "3 working · 1 waiting · 1 failed", in
-// status.States' order: what needs the user first.
-func (v *view) stateCounts() string {
-	var n [16]int
-	for _, p := range v.m.Grid() {
-		if i := slices.Index(status.States, p.State().State); i >= 0 {
-			n[i]++
-		}
-	}
-	var parts []string
-	for i, s := range status.States {
-		if n[i] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[i], s))
-		}
-	}
-	return strings.Join(parts, " · ")
 }

@@ -43,3 +43,24 @@ func TestTitleFollowsItsParts(t *testing.T) {
 		t.Errorf("title %d wide %q is not shorter than %d wide %q", w/2, narrow, w, second)
 	}
 }
+
+// The status line follows its parts as the titles do: panes that went
+// from idle to working are counted again, the page and width the same.
+func TestStatusLineFollowsItsParts(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 2, 120, 40)
+	now := fixedNow()
+	m.SetClock(func() time.Time { return now })
+	before := m.lv().statusLine()
+	if !strings.Contains(before, "2 idle") {
+		t.Fatalf("status line %q, want both panes idle", before)
+	}
+	b.Sessions[1].OutputAt(now)
+	m.Grid()[1].Screen().Write("x")
+	m.Update(frameMsg{})
+	now = now.Add(status.DefaultDebounce)
+	turn(m)
+	if after := m.lv().statusLine(); !strings.Contains(after, " working") || strings.Contains(after, "2 idle") {
+		t.Errorf("status line after output = %q, want panes working", after)
+	}
+}

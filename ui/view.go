@@ -44,8 +44,11 @@ type view struct {
 	// the renders of its panes' bodies.
 	lines     composedLines
 	renderGen uint64
-	// status is the status line styled, for what statusKey says.
-	statusKey, status string
+	// status is the status line styled, from statusParts (status.go),
+	// once statusMade.
+	statusParts statusParts
+	statusMade  bool
+	status      string
 
 	out         []byte         // a line being composed, reused
 	pvScratch   []*paneView    // composeLines' panes of the page, reused
