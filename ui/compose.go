@@ -24,8 +24,10 @@ func (v *view) composeLines() []string {
 		}
 	}
 	titles := make([]string, len(rects))
+	pvs := v.pageViews(idx) // looked up once: lineChanged reads them for every line
+	focus := v.focusIndex()
 	for k, r := range rects {
-		titles[k] = v.title(idx[k], v.m.Grid()[idx[k]], r.w)
+		titles[k] = v.titleIn(idx[k], v.m.Grid()[idx[k]], r.w, r.h-1, focus)
 	}
 	// A line is composed again only when a part of it changed: a title,
 	// or a pane row rendered since. An alert, or no panes, redoes all.
@@ -36,13 +38,13 @@ func (v *view) composeLines() []string {
 		c.keys = make([]int, len(idx))
 	}
 	for y := range h {
-		if !whole && !c.lineChanged(v, y, idx, rects, titles) {
+		if !whole && !c.lineChanged(y, pvs, rects, titles) {
 			continue
 		}
 		c.text[y] = v.composeLine(y, w, idx, rects, titles, alerts)
 	}
 	for k, i := range idx {
-		c.titles[k], c.gens[k], c.keys[k] = titles[k], v.pv(v.m.Grid()[i]).gen, v.m.Grid()[i].Key()
+		c.titles[k], c.gens[k], c.keys[k] = titles[k], pvs[k].gen, v.m.Grid()[i].Key()
 	}
 	c.alerts = alerts != nil
 	lines := make([]string, 0, h+1)
@@ -80,7 +82,7 @@ func (c *composedLines) sameKeys(v *view, idx []int) bool {
 
 // lineChanged reports whether line y shows a part that changed since it
 // was composed.
-func (c *composedLines) lineChanged(v *view, y int, idx []int, rects []rect, titles []string) bool {
+func (c *composedLines) lineChanged(y int, pvs []*paneView, rects []rect, titles []string) bool {
 	for k, r := range rects {
 		switch {
 		case y < r.y || y >= r.y+r.h:
@@ -89,12 +91,22 @@ func (c *composedLines) lineChanged(v *view, y int, idx []int, rects []rect, tit
 				return true
 			}
 		default:
-			if s := v.pv(v.m.Grid()[idx[k]]); s.rowRendered(y-r.y-1) > c.gens[k] {
+			if pvs[k].rowRendered(y-r.y-1) > c.gens[k] {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// pageViews are the view's states of the panes at idx, in their places,
+// in a slice the view keeps for the next compose.
+func (v *view) pageViews(idx []int) []*paneView {
+	v.pvScratch = v.pvScratch[:0]
+	for _, i := range idx {
+		v.pvScratch = append(v.pvScratch, v.pv(v.m.Grid()[i]))
+	}
+	return v.pvScratch
 }
 
 // composeLine is line y: each pane's title or body row in its place.

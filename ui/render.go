@@ -1,19 +1,14 @@
 package ui
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/sandmux/sandmux/mux"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
-	"github.com/sandmux/sandmux/status"
-	"github.com/sandmux/sandmux/termsafe"
 )
 
 // Chrome styles. Pane bodies are rendered by vt's run renderer; lipgloss
@@ -189,122 +184,6 @@ func (s *paneView) appendBodyRow(dst []byte, y, w int) []byte {
 	return append(dst, strings.Repeat(" ", w)...)
 }
 
-// title is pane i's title line: name, provider, state, last output, and
-// markers for attention, broadcast and scrollback, exactly w cells wide.
-func (v *view) title(i int, p *mux.Pane, w int) string {
-	var b strings.Builder
-	// The number comes first so that truncation keeps it: prefix 1…9
-	// jumps to it, and ctl names a pane by it.
-	fmt.Fprintf(&b, "%d ", i+1)
-	s := v.pv(p)
-	if s.attention {
-		b.WriteString("● ")
-	}
-	if s.picked {
-		b.WriteString("⇶ ") // picked shows before broadcast starts, so picks can be checked
-	}
-	if mark := p.RecMark(v.m.Now()); mark != "" {
-		b.WriteString(mark + " · ") // ticks once a second while it records
-	}
-	fmt.Fprintf(&b, "%s · %s · %s", p.Spec().Name, p.Spec().Provider, p.TitleState())
-	if !p.LastOutput().IsZero() {
-		b.WriteString(" · out " + p.LastOutput().Format("15:04:05"))
-	}
-	if s.scroll > 0 {
-		fmt.Fprintf(&b, " · scrolled %d/%d", s.scroll, s.frame.Scrollback)
-	}
-	if p.Screen() != nil && (s.frame.Cols != w || s.frame.Rows != v.bodyRows(i)) {
-		fmt.Fprintf(&b, " · sized %dx%d for another client", s.frame.Cols, s.frame.Rows)
-	}
-	if p.Notice() != "" {
-		b.WriteString(" · " + p.Notice())
-	}
-	if what, _, ok := p.Alert(); ok {
-		b.WriteString(" · " + what + " failed")
-	}
-	style, styleID := titleStyle, 't'
-	switch {
-	case i == v.focusIndex():
-		style, styleID = titleFocused, 'f'
-	case v.broadcast && s.picked:
-		style, styleID = titlePicked, 'p'
-	case v.pv(p).picked:
-		style, styleID = titlePickedIdle, 'q' // picked, broadcast not on yet
-	default:
-		state := p.State().State
-		if st, ok := stateStyles[state]; ok {
-			style, styleID = st, rune('a'+slices.Index(status.States, state))
-		}
-	}
-	// A title changes at most once a second while its pane is busy: it
-	// is styled again only then (lipgloss costs more than the pane's row).
-	text := b.String()
-	if key := fmt.Sprintf("%s\x00%c%d", text, styleID, w); key != s.titleKey {
-		// Name, state, error and notice may all come from outside (a
-		// config, a provider, a remote host): the whole line is escaped
-		// before styling.
-		text = ansi.Truncate(" "+termsafe.String(text), w, "…")
-		text += strings.Repeat(" ", max(0, w-ansi.StringWidth(text)))
-		s.titleKey, s.title = key, style.Render(text)
-	}
-	return s.title
-}
-
-// statusLine shows pages, modes and the help hint.
-func (v *view) statusLine() string {
-	var left strings.Builder
-	if n := v.pageSize(); len(v.m.Grid()) > n && !v.zoom {
-		pages := (len(v.m.Grid()) + n - 1) / n
-		for i := range pages {
-			if i == v.page {
-				fmt.Fprintf(&left, "[%d]", i+1)
-			} else {
-				fmt.Fprintf(&left, " %d ", i+1)
-			}
-		}
-		left.WriteString(" ")
-	}
-	if len(v.m.Grid()) > 0 { // one pane too: the line says how it is
-		left.WriteString(v.stateCounts() + " ")
-	}
-	var flags []string
-	if v.zoom {
-		flags = append(flags, "ZOOM")
-	}
-	if v.broadcast {
-		flags = append(flags, "BROADCAST")
-	}
-	if v.scrollMode {
-		flags = append(flags, v.scrollStatus())
-	}
-	if v.prefixPending {
-		flags = append(flags, "PREFIX")
-	}
-	if v.readOnly {
-		flags = append(flags, "READ-ONLY")
-	}
-	if mark := v.viewRecMark(); mark != "" {
-		flags = append(flags, mark)
-	}
-	if v.notice != "" {
-		flags = append(flags, termsafe.String(v.notice))
-	}
-	hint := fmt.Sprintf("%s ? help ", v.m.opts.Prefix)
-	l := " sandmux " + left.String()
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", l, strings.Join(flags, " "), hint, v.width)
-	if key == v.statusKey {
-		return v.status
-	}
-	flagText := ""
-	if len(flags) > 0 {
-		flagText = statusAccent.Render(" " + strings.Join(flags, " ") + " ")
-	}
-	pad := max(0, v.width-ansi.StringWidth(l)-ansi.StringWidth(flagText)-ansi.StringWidth(hint))
-	v.statusKey = key
-	v.status = ansi.Truncate(statusStyle.Render(l)+flagText+statusStyle.Render(strings.Repeat(" ", pad)+hint), v.width, "")
-	return v.status
-}
-
 // cursor is the focused pane's cursor as the real terminal cursor.
 func (v *view) cursor() *tea.Cursor {
 	p := v.focused()
@@ -379,22 +258,4 @@ func (v *view) bodyRows(i int) int {
 		}
 	}
 	return 0
-}
-
-// stateCounts is the status line's "3 working · 1 waiting · 1 failed", in
-// status.States' order: what needs the user first.
-func (v *view) stateCounts() string {
-	var n [16]int
-	for _, p := range v.m.Grid() {
-		if i := slices.Index(status.States, p.State().State); i >= 0 {
-			n[i]++
-		}
-	}
-	var parts []string
-	for i, s := range status.States {
-		if n[i] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[i], s))
-		}
-	}
-	return strings.Join(parts, " · ")
 }

@@ -44,10 +44,14 @@ type view struct {
 	// the renders of its panes' bodies.
 	lines     composedLines
 	renderGen uint64
-	// status is the status line styled, for what statusKey says.
-	statusKey, status string
+	// status is the status line styled, from statusParts (status.go),
+	// once statusMade.
+	statusParts statusParts
+	statusMade  bool
+	status      string
 
 	out         []byte         // a line being composed, reused
+	pvScratch   []*paneView    // composeLines' panes of the page, reused
 	term        *term.Terminal // draws this client's frames; nil: nothing does
 	cursorColor string         // the cursor colour last set on the terminal ("": its own)
 	colors      clientTheme    // what the terminal told of its colours (theme.go)
@@ -65,8 +69,11 @@ type paneView struct {
 	rows    [][]byte
 	rowGens []uint64
 	gen     uint64
-	// title is the title line styled, for the unstyled text in titleKey.
-	titleKey, title string
+	// title is the title line styled, from titleParts (title.go), once
+	// titled.
+	titleParts titleParts
+	titled     bool
+	title      string
 
 	scroll       int // lines scrolled back; 0 is live
 	search       *searchState

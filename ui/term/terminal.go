@@ -35,6 +35,7 @@ type Terminal struct {
 
 	mu      sync.Mutex
 	pending *drawing      // the newest frame not yet drawn
+	handed  *drawing      // the newest frame Show was given
 	through []byte        // sequences to pass on before the next frame
 	wake    chan struct{} // one slot: a frame is pending
 	rec     *Recording    // records what is drawn (record.go)
@@ -56,6 +57,23 @@ type drawing struct {
 	cursor *tea.Cursor // nil hides it
 	width  int
 	last   bool // the last frame of a view recording that is stopping
+}
+
+// same reports whether d shows what o shows. Lines a view did not
+// compose again are the same strings, which compare by pointer first.
+func (d *drawing) same(o *drawing) bool {
+	if d == nil || o == nil || d.width != o.width || len(d.lines) != len(o.lines) || d.last || o.last {
+		return false
+	}
+	if (d.cursor == nil) != (o.cursor == nil) || d.cursor != nil && *d.cursor != *o.cursor {
+		return false
+	}
+	for i := range d.lines {
+		if d.lines[i] != o.lines[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Modes sandmux sets on the outer terminal, and the sequences that undo
@@ -102,8 +120,18 @@ func Open(in *os.File, out io.Writer) (*Terminal, error) {
 // Show hands a frame to the drawing goroutine without waiting: a frame not
 // yet drawn is replaced by the newer one.
 func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
+	d := &drawing{lines: lines, cursor: cursor, width: width}
 	t.mu.Lock()
-	t.pending = &drawing{lines: lines, cursor: cursor, width: width, last: t.rec != nil && t.rec.isEnding()}
+	d.last = t.rec != nil && t.rec.isEnding()
+	if !d.last && t.handed.same(d) {
+		// The frame handed last (drawn or pending) is this one: drawing
+		// it again writes nothing, and waking the drawing goroutine for
+		// it would cost every Update that changed nothing on screen a
+		// goroutine hand-off, a key's among them.
+		t.mu.Unlock()
+		return
+	}
+	t.pending, t.handed = d, d
 	t.mu.Unlock()
 	select {
 	case t.wake <- struct{}{}:

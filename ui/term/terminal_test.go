@@ -88,3 +88,53 @@ func TestTerminalHidesCursor(t *testing.T) {
 		t.Errorf("frame without a cursor wrote %q, want the cursor hidden", got)
 	}
 }
+
+// gatedWriter lets its first write through; each later one says it
+// started (when the last saying was heard), then waits for release.
+type gatedWriter struct {
+	n       int
+	started chan struct{}
+	release chan struct{}
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	if g.n++; g.n > 1 {
+		select {
+		case g.started <- struct{}{}:
+		default:
+		}
+		<-g.release
+	}
+	return len(p), nil
+}
+
+// A frame the same as the one handed last wakes nothing: the drawing
+// goroutine would write nothing for it. One that differs is pending.
+func TestTerminalSameFrameIsNotHandedAgain(t *testing.T) {
+	g := &gatedWriter{started: make(chan struct{}, 1), release: make(chan struct{})}
+	tm, err := Open(nil, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := tea.NewCursor(1, 0)
+	tm.Show([]string{"ab", "cd"}, cur, 2)
+	<-g.started // drawing it, the frame no longer pending
+	tm.Show([]string{"ab", "cd"}, tea.NewCursor(1, 0), 2)
+	tm.mu.Lock()
+	same := tm.pending
+	tm.mu.Unlock()
+	tm.Show([]string{"ab", "cD"}, tea.NewCursor(1, 0), 2)
+	tm.mu.Lock()
+	changed := tm.pending
+	tm.mu.Unlock()
+	close(g.release)
+	if err := tm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if same != nil {
+		t.Errorf("the frame drawn, handed again, is pending: %+v", same)
+	}
+	if changed == nil || changed.lines[1] != "cD" {
+		t.Errorf("a changed frame is not pending: %+v", changed)
+	}
+}
