@@ -34,7 +34,6 @@ type titleParts struct {
 	hasAlert           bool
 	styleID            rune
 	width              int
-	outAt              time.Time // for the text only: not compared
 }
 
 // title is pane i's title line: name, provider, state, last output, and
@@ -67,9 +66,7 @@ func (v *view) titleIn(i int, p *mux.Pane, w, rows, focus int) string {
 	if s.titled && s.titleParts == parts {
 		return s.title
 	}
-	parts.outAt = p.LastOutput()
 	s.title = style.Render(parts.text())
-	parts.outAt = time.Time{}
 	s.titleParts, s.titled = parts, true
 	return s.title
 }
@@ -108,7 +105,7 @@ func (t *titleParts) text() string {
 	}
 	fmt.Fprintf(&b, "%s · %s · %s", t.name, t.provider, t.state)
 	if t.hasOut {
-		b.WriteString(" · out " + t.outAt.Format("15:04:05"))
+		b.WriteString(" · out " + time.Unix(t.out, 0).Format("15:04:05"))
 	}
 	if t.scroll > 0 {
 		fmt.Fprintf(&b, " · scrolled %d/%d", t.scroll, t.scrollback)
