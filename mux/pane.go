@@ -27,6 +27,9 @@ type Pane struct {
 	spec PaneSpec
 	gen  int // bumped on every (re)start; stale messages carry an old one
 	gate *parsegate.Gate
+	// turns are the pane's current session's at the gate: its parsing
+	// turns and its paced reads.
+	turns *parsegate.Turns
 	// shown says whether the pane is on some client's screen, for its
 	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
@@ -112,7 +115,8 @@ func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	if spec.Env != nil {
 		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
 	}
-	opts.Screen, opts.Turns = p.screen, p.gate.Turns(&p.echo, &p.shown)
+	p.turns = p.gate.Turns(&p.echo, &p.shown)
+	opts.Screen, opts.Turns, opts.Pacer = p.screen, p.turns, p.turns
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -88,6 +88,9 @@ func (p *Pane) ResizeEmulator(size providers.Size) bool { return p.resizeEmulato
 func (p *Pane) SetShown(on bool) {
 	if p.shown.Load() != on {
 		p.shown.Store(on)
+		if on && p.turns != nil {
+			p.turns.Hurry() // on screen now: read what it wrote at once
+		}
 	}
 }
 

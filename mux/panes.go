@@ -170,6 +170,9 @@ func (s *Shared) Send(p *Pane, encode func(vt.Modes) []byte) bool {
 func (s *Shared) awaitEcho(p *Pane) {
 	p.echoAt = s.now()
 	p.echo.Store(true)
+	if p.turns != nil {
+		p.turns.Hurry() // its reader may be waiting out a pace
+	}
 	s.watchNow = true
 }
 

@@ -1,10 +1,12 @@
 // Package parsegate orders the panes' parsing of their output: at most
 // so many screens parse at once, the pane whose echo a client awaits
 // first, then the panes on some client's screen, with a share of turns
-// for those off screen.
+// for those off screen; and it paces the reads of panes that write a
+// little at a time, so that they wake together, about once a frame.
 //
 // It owns that scheduling and nothing else: it knows no pane, screen or
-// session; package session takes its turns through session.Turns.
+// session; package session takes its turns through session.Turns and
+// its waits through session.Pacer.
 package parsegate
 
 import (
@@ -36,6 +38,7 @@ type Gate struct {
 	front []chan struct{} // waiting panes on screen, in order
 	back  []chan struct{} // waiting panes off screen, in order
 	turns int
+	pace  pacing // the ticks paced reads wait for (pace.go)
 }
 
 // backTurn: one turn in this many goes to a pane off screen while both
@@ -98,12 +101,13 @@ type Turns struct {
 	echo  *atomic.Bool // a key was typed into the pane and is not yet drawn
 	shown *atomic.Bool // the pane is on screen now
 	wake  chan struct{}
+	hurry chan struct{} // one slot: a key typed or the pane shown ends a paced wait
 }
 
 // Turns returns the turns of a pane whose owner sets echo (a key was
 // typed into it and is not yet drawn) and shown (it is on screen).
 func (g *Gate) Turns(echo, shown *atomic.Bool) *Turns {
-	return &Turns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1)}
+	return &Turns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1)}
 }
 
 // Take waits for a turn.

@@ -12,6 +12,13 @@ type Turns interface {
 	Give()
 }
 
+// Pacer spaces a session's reads. Pace returns when the reader should
+// read again, or when done is closed; it is called after a read too small
+// to be a flood's.
+type Pacer interface {
+	Pace(done <-chan struct{})
+}
+
 // parse feeds text to the session's screen, one turn per slice: a turn
 // is one hold of the screen's lock, so a flood never holds it long. It
 // parses even once teardown began: consumed unparsed, a flood would no

@@ -77,6 +77,10 @@ type Options struct {
 	// Turns, when set, orders the parsing of many sessions' output: a
 	// turn is taken before each slice and given back after it.
 	Turns Turns
+	// Pacer, when set, spaces the reads of a child that writes a little
+	// at a time: after a read smaller than handOff the reader waits in
+	// Pace before it reads again.
+	Pacer Pacer
 	// AfterTeardown runs once the session's processes are verified gone and
 	// its goroutines joined (contract C11): the place for a workspace
 	// snapshot. info.Reason says why the session was torn down; stage
@@ -395,7 +399,9 @@ const handOff = 1 << 10
 // replaying a program at 20 KB/s. Anything else goes into the collector
 // for the consumer; when its queue is full the reader blocks in Push, so
 // the kernel's PTY buffer holds the child (contract O8), as it does while
-// the reader delivers.
+// the reader delivers. After a small read the reader waits in its Pacer,
+// if it has one, so that what the child writes meanwhile comes in one
+// read (contract O9).
 func (s *Session) readLoop() {
 	defer s.out.Close() // after the last Push: output closed
 	// A local PTY gives at most 4 KiB a read (the line discipline's
@@ -417,6 +423,9 @@ func (s *Session) readLoop() {
 		}
 		if err != nil {
 			return
+		}
+		if n < handOff && s.opts.Pacer != nil {
+			s.opts.Pacer.Pace(s.runCtx.Done())
 		}
 	}
 }

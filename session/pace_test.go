@@ -1,0 +1,77 @@
+package session
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// heldPacer holds the reader in Pace until the test lets it go, and
+// counts the waits.
+type heldPacer struct {
+	waits chan struct{} // one element per Pace begun
+	go_   chan struct{} // one element lets one Pace return
+}
+
+func (p *heldPacer) Pace(done <-chan struct{}) {
+	p.waits <- struct{}{}
+	select {
+	case <-p.go_:
+	case <-done:
+	}
+}
+
+// TestContract_O9_SmallReadsArePaced: after a small read the reader waits
+// in its Pacer and reads nothing meanwhile; what the child wrote in that
+// time comes whole, in order, after the wait; a flood's read is followed
+// by no wait.
+func TestContract_O9_SmallReadsArePaced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakePTY()
+		m := managerWith(f)
+		sink := &textSink{}
+		pacer := &heldPacer{waits: make(chan struct{}, 100), go_: make(chan struct{}, 100)}
+		opts := testOpts
+		opts.Sinks, opts.Pacer = []Sink{sink}, pacer
+		start(t, m, opts)
+
+		f.output <- []byte("ab")
+		synctest.Wait()
+		if n := len(pacer.waits); n != 1 {
+			t.Fatalf("%d waits after one small read, want 1", n)
+		}
+		if got := sink.String(); got != "ab" {
+			t.Fatalf("delivered %q before the wait, want %q", got, "ab")
+		}
+		// The child writes on while the reader waits: nothing is read.
+		sent := make(chan struct{})
+		go func() { f.output <- []byte("cd"); close(sent) }()
+		synctest.Wait()
+		if isClosed(sent) {
+			t.Fatal("the reader read while it was paced")
+		}
+		pacer.go_ <- struct{}{}
+		synctest.Wait()
+		if got := sink.String(); got != "abcd" {
+			t.Fatalf("delivered %q after the wait, want %q", got, "abcd")
+		}
+		if n := len(pacer.waits); n != 2 {
+			t.Fatalf("%d waits after two small reads, want 2", n)
+		}
+		// A flood's read (handOff or more) goes on at once.
+		pacer.go_ <- struct{}{}
+		synctest.Wait()
+		f.output <- []byte(strings.Repeat("x", handOff))
+		f.output <- []byte(strings.Repeat("y", handOff))
+		passWindow()
+		if n := len(pacer.waits); n != 2 {
+			t.Errorf("%d waits after two large reads, want still 2", n)
+		}
+		if got := sink.String(); got != "abcd"+strings.Repeat("x", handOff)+strings.Repeat("y", handOff) {
+			t.Errorf("delivered %d bytes, want %d", len(got), 4+2*handOff)
+		}
+		shutdownAll(t, m)
+		time.Sleep(time.Second)
+	})
+}
