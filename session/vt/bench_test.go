@@ -11,7 +11,7 @@ import (
 
 // Inputs for the Write benchmarks, each about 64 KiB.
 func benchInputs() map[string]string {
-	var plain, colour, frames, wide strings.Builder
+	var plain, colour, frames, wide, mixed strings.Builder
 	for i := 0; plain.Len() < 64<<10; i++ {
 		fmt.Fprintf(&plain, "line %d: the quick brown fox jumps over the lazy dog\r\n", i)
 	}
@@ -30,12 +30,22 @@ func benchInputs() map[string]string {
 	for i := 0; wide.Len() < 64<<10; i++ {
 		wide.WriteString("日本語のテキストと絵文字😀、中文字符。\r\n")
 	}
-	return map[string]string{"plain": plain.String(), "colour": colour.String(), "frames": frames.String(), "wide": wide.String()}
+	// A build or agent log: a coloured counter, then words, some past
+	// ASCII (as throughput.sh's mixed file).
+	words := strings.Fields("sandbox agent pty settle collector cancel snapshot workspace teardown provider émoji ✓ λ → build ok")
+	for i := 0; mixed.Len() < 64<<10; i++ {
+		fmt.Fprintf(&mixed, "\x1b[%dm%08d\x1b[0m", 31+i%7, i)
+		for j := range 10 {
+			mixed.WriteString(" " + words[(i*7+j*3)%len(words)])
+		}
+		mixed.WriteString("\n")
+	}
+	return map[string]string{"plain": plain.String(), "colour": colour.String(), "frames": frames.String(), "wide": wide.String(), "mixed": mixed.String()}
 }
 
 func BenchmarkWrite(b *testing.B) {
 	in := benchInputs()
-	for _, name := range []string{"plain", "colour", "frames", "wide"} {
+	for _, name := range []string{"plain", "colour", "frames", "wide", "mixed"} {
 		b.Run(name, func(b *testing.B) { benchWrite(b, in[name]) })
 	}
 }

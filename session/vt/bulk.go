@@ -143,7 +143,7 @@ func (s *Screen) bulkScroll(text string) {
 	s.flush()
 	// The rows above the cursor leave the screen first, as they are.
 	for y := 0; y < s.rows-1; y++ {
-		s.pushLine(s.cols, func(x int) vt10x.Glyph { return s.term.Cell(x, y) })
+		s.pushLine(s.cols, s.termRow(y))
 	}
 	if cap(s.bulkRow) < s.cols {
 		s.bulkRow = make([]vt10x.Glyph, s.cols)
@@ -271,7 +271,7 @@ func (b *bulk) putPen(r rune, pen uint32) {
 // a scroll leaves the bottom row: spaces with the erase pen.
 func (b *bulk) emit(bool) {
 	row := b.row
-	b.s.pushLine(b.used, func(x int) vt10x.Glyph { return row[x] })
+	b.s.pushLine(b.used, row)
 	blank := penGlyph(b.s.erasePen())
 	blank.Char = ' '
 	if blank.FG != vt10x.DefaultFG {

@@ -255,6 +255,16 @@ func (s *Screen) unpinScreen() {
 }
 
 // cellOf converts a stored vt10x glyph.
+// cellStyle is the style cellOf gives a glyph drawn with pen id.
+func (s *Screen) cellStyle(id uint32) style {
+	if id == 0 || int(id) >= len(s.pens.pens) {
+		return style{}
+	}
+	st := s.pens.pens[id].st
+	st.cleared = false // cells never carry it
+	return st
+}
+
 func (s *Screen) cellOf(g vt10x.Glyph) Cell {
 	if g.FG >= 1<<24 && g.Char > 0 && g.Char < standInBase {
 		return Cell{Rune: g.Char} // the common case, kept cheap

@@ -64,6 +64,8 @@ type Screen struct {
 	last    lastPrint
 	sb      scrollback
 	rowBuf  []Cell
+	lineBuf []vt10x.Glyph // a row of vt10x read whole (termRow)
+	textBuf []byte        // a scrolled line's text being made (pushPlain)
 	closed  bool
 
 	// Bulk scrolling (bulk.go).

@@ -76,17 +76,7 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	if b.max == 0 {
 		return
 	}
-	var l *sbLine
-	if len(b.lines) < b.max {
-		b.lines = append(b.lines, sbLine{})
-		l = &b.lines[len(b.lines)-1]
-	} else {
-		l = &b.lines[b.head]
-		if l.special && b.finds != nil {
-			delete(b.finds, int32(b.head))
-		}
-		b.head = (b.head + 1) % len(b.lines)
-	}
+	l := b.slot()
 	end := len(row)
 	for end > 0 && blank(&row[end-1]) {
 		end-- // a wrapped line keeps their count in span
@@ -135,6 +125,21 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 
 // blank reports whether a trailing cell shows nothing: a space with no
 // background and no attribute that draws on a space.
+// slot makes room for the newest line and returns it, to be filled:
+// a new one, or the oldest one's once the scrollback is full.
+func (b *scrollback) slot() *sbLine {
+	if len(b.lines) < b.max {
+		b.lines = append(b.lines, sbLine{})
+		return &b.lines[len(b.lines)-1]
+	}
+	l := &b.lines[b.head]
+	if l.special && b.finds != nil {
+		delete(b.finds, int32(b.head))
+	}
+	b.head = (b.head + 1) % len(b.lines)
+	return l
+}
+
 func blank(c *Cell) bool {
 	return (c.Rune == ' ' || c.Rune == 0) && c.Flags == 0 && c.BG.IsDefault() &&
 		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike|AttrOverline) == 0
@@ -197,19 +202,41 @@ func (s *Screen) capture(n int) {
 			s.suppress--
 			continue
 		}
-		s.pushLine(s.cols, func(x int) vt10x.Glyph { return s.term.Cell(x, y) })
+		s.pushLine(s.cols, s.termRow(y))
 	}
 }
 
-// pushLine appends a screen row, given cell by cell, to the scrollback;
+// rowReader is what vt10x's state gives a reader of whole rows.
+type rowReader interface {
+	Row(y int, dst []vt10x.Glyph) []vt10x.Glyph
+}
+
+// termRow reads screen row y of vt10x whole, into a buffer of the
+// screen's that the next call reuses.
+func (s *Screen) termRow(y int) []vt10x.Glyph {
+	if r, ok := s.term.(rowReader); ok {
+		s.lineBuf = r.Row(y, s.lineBuf)
+		return s.lineBuf
+	}
+	s.lineBuf = s.lineBuf[:0]
+	for x := range s.cols {
+		s.lineBuf = append(s.lineBuf, s.term.Cell(x, y))
+	}
+	return s.lineBuf
+}
+
+// pushLine appends a screen row, given as vt10x holds it, to the scrollback;
 // the cells from used on are known blank (default spaces). It runs once
 // per scrolled line, so it converts only the cells before the trailing
 // blanks.
-func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
-	wrapped := used == s.cols && cell(s.cols-1).Mode&vtWrap != 0
+func (s *Screen) pushLine(used int, glyphs []vt10x.Glyph) {
+	if s.sb.max == 0 {
+		return
+	}
+	wrapped := used == s.cols && glyphs[s.cols-1].Mode&vtWrap != 0
 	end := used
 	for end > 0 {
-		g := cell(end - 1)
+		g := glyphs[end-1]
 		if g.Char != ' ' {
 			break
 		}
@@ -218,18 +245,77 @@ func (s *Screen) pushLine(used int, cell func(x int) vt10x.Glyph) {
 		}
 		end--
 	}
+	if !s.pushPlain(glyphs[:end], wrapped) {
+		s.pushCells(glyphs[:end], wrapped)
+	}
+}
+
+// pushCells is pushLine for any row: each glyph made a Cell, then the
+// line made from the cells.
+func (s *Screen) pushCells(glyphs []vt10x.Glyph, wrapped bool) {
 	if cap(s.rowBuf) < s.cols {
 		s.rowBuf = make([]Cell, s.cols)
 	}
-	row := s.rowBuf[:end]
+	row := s.rowBuf[:len(glyphs)]
 	for x := range row {
-		row[x] = s.cellOf(cell(x))
+		row[x] = s.cellOf(glyphs[x])
 	}
 	fixWide(row)
 	s.sb.push(row, wrapped)
-	if wrapped && s.sb.max > 0 {
+	if wrapped {
 		s.sb.line(s.sb.len() - 1).span = int32(s.cols) // its blanks too
 	}
+}
+
+// pushPlain is pushLine for a row of single code points none of them
+// wide, as most scrolled lines are: it writes the scrollback's line from
+// the glyphs, a run per pen, without making a Cell of each first (that
+// took 60 % of the parse of a coloured log). It reports false, having
+// written nothing, for any other row.
+func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
+	for _, g := range glyphs {
+		if r := g.Char; r >= 0x7f && (isStandIn(r) || r == placeholder || r == padRune || runeWidth(r) == 2) {
+			return false
+		}
+	}
+	end := len(glyphs)
+	for end > 0 { // the blanks scrollback.push leaves out
+		if c := s.cellOf(glyphs[end-1]); !blank(&c) {
+			break
+		}
+		end--
+	}
+	l := s.sb.slot()
+	l.span = 0
+	if wrapped {
+		l.span = int32(s.cols)
+	}
+	text := s.textBuf[:0]
+	l.runs, l.clusters = l.runs[:0], l.clusters[:0]
+	pen := ^uint32(0)
+	for _, g := range glyphs[:end] {
+		switch r := g.Char; {
+		case r == 0:
+			text = append(text, ' ')
+		case r < utf8.RuneSelf:
+			text = append(text, byte(r))
+		default:
+			text = utf8.AppendRune(text, r)
+		}
+		if id := glyphPen(g); id != pen {
+			pen = id
+			st := s.cellStyle(id)
+			if n := len(l.runs); n == 0 || l.runs[n-1].st != st {
+				l.runs = append(l.runs, sbRun{n: 1, st: st})
+				continue
+			}
+		}
+		l.runs[len(l.runs)-1].n++
+	}
+	s.textBuf = text
+	l.text, l.wrapped, l.special = string(text), wrapped, false
+	l.mask = lineMask(l.text)
+	return true
 }
 
 // readRowRaw converts screen row y into row, keeping each cell's raw

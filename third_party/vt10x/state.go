@@ -158,6 +158,23 @@ func (t *State) Unlock() {
 
 // Cell returns the glyph containing the character code, foreground color, and
 // background color at position (x, y) relative to the top left of the terminal.
+// Row copies row y into dst, grown as needed, each glyph as Cell reads
+// it: one call for a reader of whole rows.
+func (t *State) Row(y int, dst []Glyph) []Glyph {
+	dst = append(dst[:0], t.lines[y]...)
+	if len(t.colorOverride) > 0 {
+		for i := range dst {
+			if fg, ok := t.colorOverride[dst[i].FG]; ok {
+				dst[i].FG = fg
+			}
+			if bg, ok := t.colorOverride[dst[i].BG]; ok {
+				dst[i].BG = bg
+			}
+		}
+	}
+	return dst
+}
+
 func (t *State) Cell(x, y int) Glyph {
 	cell := t.lines[y][x]
 	fg, ok := t.colorOverride[cell.FG]
