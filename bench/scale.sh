@@ -8,7 +8,7 @@
 #   STREAMS="htop vim apt"  which streams; PANES="48 16"  agents' pane counts
 #   RATE=20000              bytes/s each agent pane writes
 #   REPEAT=1                runs of each row (the table shows every run)
-#   PROFILE=DIR             also take a 8 s CPU and a heap profile of sandmux
+#   PROFILE=DIR             also take a 6 s CPU and a heap profile of sandmux
 #                           during each agents run, into DIR
 #   ONLY="agents tp lat idle"  which rows
 #   BEFORE=BINARY           another sandmux (say, an older build) as a column of its own
@@ -33,7 +33,7 @@ row workload tmux sandmux before; row --- --- --- ---
 agents() { # KIND N STREAM [profile tag]
   if [ "$1" = sandmux ] && [ -n "$PROFILE" ]; then
     "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream" >"$SD/out.$$" & local p=$!
-    sleep 10; "$SANDMUX" ctl -L ag$p profile --seconds 8 -o "$PROFILE/cpu-$3-$2-$(date +%s).pprof" >/dev/null 2>&1
+    sleep 8; "$SANDMUX" ctl -L ag$p profile --seconds 6 -o "$PROFILE/cpu-$3-$2-$(date +%s).pprof" >/dev/null 2>&1
     "$SANDMUX" ctl -L ag$p profile heap -o "$PROFILE/heap-$3-$2-$(date +%s).pprof" >/dev/null 2>&1
     wait $p; cat "$SD/out.$$"; rm -f "$SD/out.$$"
   else "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream"; fi
