@@ -321,9 +321,9 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 // readRowRaw converts screen row y into row, keeping each cell's raw
 // glyph in raw too: one read of vt10x per cell.
 func (s *Screen) readRowRaw(y int, row []Cell, raw []vt10x.Glyph) {
+	copy(raw, s.termRow(y))
 	for x := range row {
-		g := s.term.Cell(x, y)
-		raw[x], row[x] = g, s.cellOf(g)
+		row[x] = s.cellOf(raw[x])
 	}
 	fixWide(row)
 }

@@ -108,8 +108,8 @@ func (s *Screen) Snapshot(f *Frame) {
 			continue
 		}
 		same := true
-		for x := range raw {
-			if g := s.term.Cell(x, y); g != raw[x] {
+		for x, g := range s.termRow(y)[:len(raw)] {
+			if g != raw[x] {
 				raw[x], same = g, false
 			}
 		}
