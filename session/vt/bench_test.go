@@ -127,6 +127,18 @@ func BenchmarkSnapshot(b *testing.B) {
 				s.Snapshot(f)
 			}
 		})
+		// A TUI's redraw between snapshots: cursor moves, colours and a
+		// hyperlink that leave the screen as it was.
+		b.Run(fmt.Sprintf("%dx%d-redraw", size[0], size[1]), func(b *testing.B) {
+			s, f, _ := renderFixture(size[0], size[1])
+			defer s.Close()
+			redraw := fixtureRow(size[0], 3)
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Write(redraw)
+				s.Snapshot(f)
+			}
+		})
 		// One row written between snapshots: a typed key's echo.
 		b.Run(fmt.Sprintf("%dx%d-echo", size[0], size[1]), func(b *testing.B) {
 			s, f, _ := renderFixture(size[0], size[1])
@@ -145,13 +157,18 @@ func BenchmarkSnapshot(b *testing.B) {
 func renderFixture(cols, rows int) (*Screen, *Frame, []byte) {
 	s := New(cols, rows)
 	for y := 0; y < rows; y++ {
-		s.Write(fmt.Sprintf("\x1b[%d;1H\x1b[3%dm%s \x1b[1;38;5;%dm%s\x1b[0;48;2;%d;20;30m日本 %s\x1b[m"+
-			"\x1b]8;;http://h/%d\x1b\\\x1b[2;9;4:3;58;5;%dmlink\x1b]8;;\x1b\\\x1b[m",
-			y+1, y%8, strings.Repeat("x", cols/4), y, strings.Repeat("y", cols/4), y, strings.Repeat("z", cols/5), y, y))
+		s.Write(fixtureRow(cols, y))
 	}
 	f := &Frame{}
 	s.Snapshot(f)
 	return s, f, Render(nil, f)
+}
+
+// fixtureRow writes row y of renderFixture.
+func fixtureRow(cols, y int) string {
+	return fmt.Sprintf("\x1b[%d;1H\x1b[3%dm%s \x1b[1;38;5;%dm%s\x1b[0;48;2;%d;20;30m日本 %s\x1b[m"+
+		"\x1b]8;;http://h/%d\x1b\\\x1b[2;9;4:3;58;5;%dmlink\x1b]8;;\x1b\\\x1b[m",
+		y+1, y%8, strings.Repeat("x", cols/4), y, strings.Repeat("y", cols/4), y, strings.Repeat("z", cols/5), y, y)
 }
 
 // Rendering a frame allocates nothing once the buffer has grown.

@@ -95,18 +95,17 @@ func (s *Screen) Snapshot(f *Frame) {
 		return
 	}
 	s.flush()
-	all := s.allVer > f.ver // every row may have changed: no use comparing
+	// A row that may have changed is compared with the frame's glyphs
+	// first, even when every row may have (a flush of bytes no writer
+	// classified, such as a TUI's cursor moves and colours): most rows of
+	// a redraw are as they were, and a row found the same is neither
+	// decoded nor drawn again.
 	for y := range s.rows {
 		if !s.rowChangedSince(y, f.ver) {
 			f.changed[y] = false
 			continue
 		}
 		raw := f.raw[y*s.cols : (y+1)*s.cols]
-		if all {
-			s.readRowRaw(y, f.Row(y), raw)
-			f.changed[y] = true
-			continue
-		}
 		same := true
 		for x, g := range s.termRow(y)[:len(raw)] {
 			if g != raw[x] {
