@@ -1,14 +1,15 @@
 package server
 
-// The guard between a client's input and the Bubble Tea decoder that
-// turns it into keys (A13). That decoder keeps what it cannot decode yet
-// until 50 ms pass with no input: an escape sequence never finished, a
-// byte that is not UTF-8, an ESC and one more byte (it waits to see
-// whether it is alt+key); and it keeps a bracketed paste whole until its
-// end marker. A client that sends ESC[200~, or one stray byte, and then
-// a stream with no pause made the server hold all of it, rescanning it
-// on every read. The guard passes on only what the decoder finishes at
-// once, so nothing is held there:
+// The guard between a client's input and the decoder that turns it into
+// keys (A13, decode.go). Bubble Tea's decoder, which sandmux ran before,
+// keeps what it cannot decode yet until 50 ms pass with no input: an
+// escape sequence never finished, a byte that is not UTF-8, an ESC and
+// one more byte (it waits to see whether it is alt+key); and it keeps a
+// bracketed paste whole until its end marker. A client that sends
+// ESC[200~, or one stray byte, and then a stream with no pause made the
+// server hold all of it, rescanning it on every read. The guard passes
+// on only what the decoder finishes at once, so the decoder needs no
+// buffer and no timer:
 //
 //   - text as whole UTF-8 characters; a byte that is not UTF-8 is
 //     dropped;
@@ -97,7 +98,7 @@ const (
 
 // inputGuard reads a client's input and hands the decoder only what it
 // can decode at once (see above). Read may be called from one goroutine
-// at a time; Close stops its reader.
+// at a time; Close stops its reader and makes Read return io.EOF.
 type inputGuard struct {
 	readOnly bool
 	chunks   chan []byte   // from the reader goroutine; closed at its end
@@ -185,6 +186,13 @@ func (g *inputGuard) Read(p []byte) (int, error) {
 			}
 		case <-wait:
 			g.expire()
+		case <-g.done:
+			// Closed: the attachment ended, and its reader need not
+			// wait for a stream whose Read may never return.
+			if timer != nil {
+				timer.Stop()
+			}
+			return 0, io.EOF
 		}
 		if timer != nil {
 			timer.Stop()
@@ -204,7 +212,7 @@ func (g *inputGuard) Read(p []byte) (int, error) {
 // it can be, and is waited for as long again. A stream owes the server
 // only Finish, though: if its Read still has not returned, Close returns
 // all the same, and the reader ends when that Read does, handing nothing
-// on (Bubble Tea leaves its own reader the same way).
+// on; the guard's own Read returns at once.
 func (g *inputGuard) Close(st io.Reader) {
 	g.closed.Do(func() { close(g.done) })
 	for i := range 2 {
