@@ -176,3 +176,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// A stream that hands its input over on a channel (attach.Conn) is
+// received from directly, with no reader goroutine of the guard's own
+// calling its Read: its chunks pass as Read's would, and its end is the
+// guard's.
+func TestGuardReceivesFromAChunkSource(t *testing.T) {
+	src := chanStream{ch: make(chan []byte, 2)}
+	src.ch <- []byte("a\x1b[A")
+	src.ch <- []byte("\x1b[200~b\x1b[201~")
+	close(src.ch)
+	g := newInputGuard(src, false)
+	defer g.Close(nil)
+	out, err := io.ReadAll(g)
+	if err != nil {
+		t.Fatalf("read the guard: %v", err)
+	}
+	if want := "a\x1b[A\x1b[200~b\x1b[201~"; string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+}
+
+// chanStream is a chunkSource whose Read must not be called.
+type chanStream struct{ ch chan []byte }
+
+func (c chanStream) Read([]byte) (int, error) {
+	panic("Read called: the guard receives from Chunks")
+}
+
+func (c chanStream) Chunks() <-chan []byte { return c.ch }

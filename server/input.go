@@ -101,7 +101,7 @@ const (
 // at a time; Close stops its reader and makes Read return io.EOF.
 type inputGuard struct {
 	readOnly bool
-	chunks   chan []byte   // from the reader goroutine; closed at its end
+	chunks   <-chan []byte // from the reader goroutine (or the stream's own); closed at its end
 	done     chan struct{} // closed by Close
 	ended    chan struct{} // closed when the reader goroutine returned
 	err      error         // why the reader ended, once chunks closed
@@ -130,24 +130,36 @@ type tokenizer struct {
 	out      *[]byte
 }
 
-// newInputGuard starts reading r.
+// chunkSource is a stream that hands its input over on a channel
+// (attach.Conn's Chunks): the guard receives from it itself.
+type chunkSource interface{ Chunks() <-chan []byte }
+
+// newInputGuard starts reading r: with a reader goroutine of its own, or,
+// for a chunkSource, none.
 func newInputGuard(r io.Reader, readOnly bool) *inputGuard {
-	g := &inputGuard{readOnly: readOnly, chunks: make(chan []byte), done: make(chan struct{}), ended: make(chan struct{})}
+	g := &inputGuard{readOnly: readOnly, done: make(chan struct{}), ended: make(chan struct{})}
 	g.tokenizer.readOnly = readOnly
 	g.tokenizer.out = &g.out
-	go func() { defer close(g.ended); g.read(r) }() // Joined by Close.
+	if src, ok := r.(chunkSource); ok {
+		g.chunks = src.Chunks()
+		close(g.ended) // no reader to wait for: the stream owns its own
+		return g
+	}
+	chunks := make(chan []byte)
+	g.chunks = chunks
+	go func() { defer close(g.ended); g.read(r, chunks) }() // Joined by Close.
 	return g
 }
 
 // read hands over what r returns until it fails or Close.
-func (g *inputGuard) read(r io.Reader) {
-	defer close(g.chunks)
+func (g *inputGuard) read(r io.Reader, chunks chan<- []byte) {
+	defer close(chunks)
 	for {
 		buf := make([]byte, readSize)
 		n, err := r.Read(buf)
 		if n > 0 {
 			select {
-			case g.chunks <- buf[:n]:
+			case chunks <- buf[:n]:
 			case <-g.done:
 				return
 			}
