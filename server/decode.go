@@ -5,10 +5,10 @@ package server
 // finished sequences, pastes in bracketed pieces. So the decoding needs
 // neither a buffer of its own nor a timer, and runs in the goroutine that
 // reads the guard, which sends each message straight to the core. A
-// Bubble Tea program per client did this before, with three goroutine
-// hand-offs more between a key and the model (its reader, its event
-// scanner, its event loop): about 50 µs of a key's echo on an idle
-// machine.
+// Bubble Tea program per client did this before, with two goroutine
+// hand-offs more between a key and the model (from its reader to its
+// event scanner, and on to its event loop): 15 to 25 µs of a key's echo
+// on an idle machine, timed stage by stage.
 //
 // The messages are the ones Bubble Tea delivers for the same bytes (its
 // translateInputEvent, and its event scanner for pastes): a key press, a
