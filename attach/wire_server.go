@@ -202,6 +202,14 @@ func (s *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Chunks is Read's input as the reader hands it over: one frame's bytes a
+// receive, closed once the client went away (or Close). It is for a
+// reader that waits on more than the stream at once (the server's input
+// guard, which also waits out an ESC): it receives here itself, with no
+// goroutine of its own to call Read, one hand-off less between a key and
+// the model. A stream is read through Read or Chunks, never both.
+func (s *Conn) Chunks() <-chan []byte { return s.input }
+
 // Write draws p on the client's terminal, in frames of at most
 // MaxPayload. A client that takes nothing for writeTimeout is cut off:
 // the write fails, the connection closes and Read returns io.EOF.

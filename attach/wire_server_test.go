@@ -34,6 +34,37 @@ func TestClientVanishes(t *testing.T) {
 	a.ret <- nil
 }
 
+// Chunks hands over each input frame's bytes, in order, and closes once
+// the client went away: what Read returns, for a reader that receives.
+func TestChunksAreTheInputFrames(t *testing.T) {
+	path, fs := serve(t)
+	c := rawAttach(t, path)
+	a := fs.next(t)
+	if _, err := c.Write(appendFrame(appendFrame(nil, frameInput, []byte("ab")), frameInput, []byte("\x1b[A"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ab", "\x1b[A"} {
+		select {
+		case got := <-a.Chunks():
+			if string(got) != want {
+				t.Errorf("chunk %q, want %q", got, want)
+			}
+		case <-time.After(failsafe):
+			t.Fatalf("no chunk %q", want)
+		}
+	}
+	_ = c.Close()
+	select {
+	case got, ok := <-a.Chunks():
+		if ok {
+			t.Errorf("a chunk %q after the client went", got)
+		}
+	case <-time.After(failsafe):
+		t.Fatal("Chunks not closed after the client went")
+	}
+	a.ret <- nil
+}
+
 // Only the newest size waits for the server; input order is kept across
 // resizes.
 func TestNewestSizeWins(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
-	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/termsafe"
@@ -20,13 +19,12 @@ import (
 )
 
 // client is one attached terminal: its stream, the Terminal that draws
-// its view, and the Bubble Tea program that decodes its input.
+// its view, and the guard its input is decoded from.
 type client struct {
 	id   int
 	st   attach.Stream
 	term *term.Terminal
-	prog *tea.Program
-	// input is what prog reads: the stream's input, bounded (A13).
+	// input is the stream's input, bounded (A13); readInput decodes it.
 	input *inputGuard
 	// gone is closed when the terminal went away (its input ended);
 	// detach when the client asked to leave (prefix d).
@@ -53,14 +51,11 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 	s.log(termsafe.String(fmt.Sprintf("client %d attached: %s, %dx%d%s", c.id, hello.Who, hello.Size.Width, hello.Size.Height, readOnlyWord(hello.ReadOnly))))
 	hello.Size = c.fit(s, hello.Size)
 	var loops sync.WaitGroup
-	loops.Go(func() {
-		if _, err := c.prog.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-			s.log(fmt.Sprintf("client %d: input: %v", c.id, err))
-		}
-	})
 	loops.Go(func() { s.relayResizes(c) })
 	s.core.Send(ui.AttachMsg{ID: c.id, Term: c.term, Width: hello.Size.Width, Height: hello.Size.Height,
 		ReadOnly: hello.ReadOnly, Dir: hello.Dir, Detached: func() { c.detachOnce.Do(func() { close(c.detach) }) }})
+	// Input is read once the model knows the view it is for.
+	loops.Go(func() { s.readInput(c) })
 
 	exit, why := s.waitClient(ctx, c)
 	close(c.over)
@@ -71,11 +66,10 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 			s.core.Send(ui.QuitMsg{})
 		}
 	}
-	c.prog.Quit()
 	termErr := c.term.Close() // the last frame, then the modes undone
 	finErr := st.Finish(exit)
+	c.input.Close(st) // readInput's Read returns
 	loops.Wait()
-	c.input.Close(st)
 	s.release(c)
 	if why == "" {
 		why = "the server quit"
@@ -140,12 +134,7 @@ func (s *Server) admit(st attach.Stream) (*client, error) {
 		return nil, fmt.Errorf("set up the client's terminal: %w", err)
 	}
 	c.term = t
-	w, h, _ := termsize.Clamp(hello.Size.Width, hello.Size.Height)
 	c.input = newInputGuard(st, hello.ReadOnly)
-	in := &watchedReader{r: c.input, gone: c.gone}
-	c.prog = tea.NewProgram(forwarder{id: c.id, core: s.core}, tea.WithInput(in), tea.WithOutput(io.Discard),
-		tea.WithoutRenderer(), tea.WithoutSignalHandler(), tea.WithFPS(1),
-		tea.WithWindowSize(w, h), tea.WithEnvironment([]string{"TERM=" + hello.Term}))
 	return c, nil
 }
 
@@ -191,43 +180,24 @@ func readOnlyWord(ro bool) string {
 	return ""
 }
 
-// forwarder is a client's Bubble Tea model: it decodes nothing itself
-// (the program does) and hands every input message to the model's loop,
-// tagged with the client.
-type forwarder struct {
-	id   int
-	core *tea.Program
-}
-
-func (f forwarder) Init() tea.Cmd { return nil }
-
-func (f forwarder) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg.(type) {
-	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.FocusMsg, tea.BlurMsg,
-		tea.ForegroundColorMsg, tea.BackgroundColorMsg, tea.CursorColorMsg:
-		f.core.Send(ui.ClientMsg{ID: f.id, Msg: msg})
-	case uv.DarkColorSchemeEvent, uv.LightColorSchemeEvent:
-		// Bubble Tea passes these on as they are.
-		f.core.Send(ui.ClientMsg{ID: f.id, Msg: ui.ColorSchemeMsg{}})
+// readInput decodes the client's input and hands each message to the
+// model's loop, tagged with the client, until the input ends (the
+// terminal went away: gone) or Close stops the guard.
+func (s *Server) readInput(c *client) {
+	defer close(c.gone)
+	var dec inputDecoder
+	send := func(msg tea.Msg) { s.core.Send(ui.ClientMsg{ID: c.id, Msg: msg}) }
+	buf := make([]byte, readSize)
+	for {
+		n, err := c.input.Read(buf)
+		dec.decode(buf[:n], send)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.log(fmt.Sprintf("client %d: input: %v", c.id, err))
+			}
+			return
+		}
 	}
-	return f, nil
-}
-
-func (f forwarder) View() tea.View { return tea.View{} }
-
-// watchedReader closes gone when its reader fails: the terminal went away.
-type watchedReader struct {
-	r    io.Reader
-	gone chan struct{}
-	once sync.Once
-}
-
-func (w *watchedReader) Read(p []byte) (int, error) {
-	n, err := w.r.Read(p)
-	if err != nil {
-		w.once.Do(func() { close(w.gone) })
-	}
-	return n, err
 }
 
 // colorsFor is where a client's frames are written: straight to its

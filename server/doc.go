@@ -1,8 +1,8 @@
 // Package server is a sandmux server: it owns the panes, their sessions
 // and screens (one ui.Model, run in a Bubble Tea program of its own that
-// reads no terminal), attaches clients to it — each with a Bubble Tea
-// program of its own that decodes that client's input — and answers the
-// control protocol.
+// reads no terminal), attaches clients to it — each client's input
+// decoded in a goroutine of its own and sent to that program — and
+// answers the control protocol.
 //
 // server owns the clients' lives: attach, detach, a terminal that went
 // away, and finishing every client with the quit's summary (cutting off

@@ -1,14 +1,15 @@
 package server
 
-// The guard between a client's input and the Bubble Tea decoder that
-// turns it into keys (A13). That decoder keeps what it cannot decode yet
-// until 50 ms pass with no input: an escape sequence never finished, a
-// byte that is not UTF-8, an ESC and one more byte (it waits to see
-// whether it is alt+key); and it keeps a bracketed paste whole until its
-// end marker. A client that sends ESC[200~, or one stray byte, and then
-// a stream with no pause made the server hold all of it, rescanning it
-// on every read. The guard passes on only what the decoder finishes at
-// once, so nothing is held there:
+// The guard between a client's input and the decoder that turns it into
+// keys (A13, decode.go). Bubble Tea's decoder, which sandmux ran before,
+// keeps what it cannot decode yet until 50 ms pass with no input: an
+// escape sequence never finished, a byte that is not UTF-8, an ESC and
+// one more byte (it waits to see whether it is alt+key); and it keeps a
+// bracketed paste whole until its end marker. A client that sends
+// ESC[200~, or one stray byte, and then a stream with no pause made the
+// server hold all of it, rescanning it on every read. The guard passes
+// on only what the decoder finishes at once, so the decoder needs no
+// buffer and no timer:
 //
 //   - text as whole UTF-8 characters; a byte that is not UTF-8 is
 //     dropped;
@@ -97,10 +98,10 @@ const (
 
 // inputGuard reads a client's input and hands the decoder only what it
 // can decode at once (see above). Read may be called from one goroutine
-// at a time; Close stops its reader.
+// at a time; Close stops its reader and makes Read return io.EOF.
 type inputGuard struct {
 	readOnly bool
-	chunks   chan []byte   // from the reader goroutine; closed at its end
+	chunks   <-chan []byte // from the reader goroutine (or the stream's own); closed at its end
 	done     chan struct{} // closed by Close
 	ended    chan struct{} // closed when the reader goroutine returned
 	err      error         // why the reader ended, once chunks closed
@@ -129,24 +130,36 @@ type tokenizer struct {
 	out      *[]byte
 }
 
-// newInputGuard starts reading r.
+// chunkSource is a stream that hands its input over on a channel
+// (attach.Conn's Chunks): the guard receives from it itself.
+type chunkSource interface{ Chunks() <-chan []byte }
+
+// newInputGuard starts reading r: with a reader goroutine of its own, or,
+// for a chunkSource, none.
 func newInputGuard(r io.Reader, readOnly bool) *inputGuard {
-	g := &inputGuard{readOnly: readOnly, chunks: make(chan []byte), done: make(chan struct{}), ended: make(chan struct{})}
+	g := &inputGuard{readOnly: readOnly, done: make(chan struct{}), ended: make(chan struct{})}
 	g.tokenizer.readOnly = readOnly
 	g.tokenizer.out = &g.out
-	go func() { defer close(g.ended); g.read(r) }() // Joined by Close.
+	if src, ok := r.(chunkSource); ok {
+		g.chunks = src.Chunks()
+		close(g.ended) // no reader to wait for: the stream owns its own
+		return g
+	}
+	chunks := make(chan []byte)
+	g.chunks = chunks
+	go func() { defer close(g.ended); g.read(r, chunks) }() // Joined by Close.
 	return g
 }
 
 // read hands over what r returns until it fails or Close.
-func (g *inputGuard) read(r io.Reader) {
-	defer close(g.chunks)
+func (g *inputGuard) read(r io.Reader, chunks chan<- []byte) {
+	defer close(chunks)
 	for {
 		buf := make([]byte, readSize)
 		n, err := r.Read(buf)
 		if n > 0 {
 			select {
-			case g.chunks <- buf[:n]:
+			case chunks <- buf[:n]:
 			case <-g.done:
 				return
 			}
@@ -185,6 +198,13 @@ func (g *inputGuard) Read(p []byte) (int, error) {
 			}
 		case <-wait:
 			g.expire()
+		case <-g.done:
+			// Closed: the attachment ended, and its reader need not
+			// wait for a stream whose Read may never return.
+			if timer != nil {
+				timer.Stop()
+			}
+			return 0, io.EOF
 		}
 		if timer != nil {
 			timer.Stop()
@@ -204,7 +224,7 @@ func (g *inputGuard) Read(p []byte) (int, error) {
 // it can be, and is waited for as long again. A stream owes the server
 // only Finish, though: if its Read still has not returned, Close returns
 // all the same, and the reader ends when that Read does, handing nothing
-// on (Bubble Tea leaves its own reader the same way).
+// on; the guard's own Read returns at once.
 func (g *inputGuard) Close(st io.Reader) {
 	g.closed.Do(func() { close(g.done) })
 	for i := range 2 {
