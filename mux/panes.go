@@ -169,10 +169,7 @@ func (s *Shared) Send(p *Pane, encode func(vt.Modes) []byte) bool {
 // echo first (ui's watch.go).
 func (s *Shared) awaitEcho(p *Pane) {
 	p.echoAt = s.now()
-	p.echo.Store(true)
-	if p.turns != nil {
-		p.turns.Hurry() // its reader may be waiting out a pace
-	}
+	p.echo.Store(true) // its reader is not paced (its session hurries it once the key is written)
 	s.watchNow = true
 }
 

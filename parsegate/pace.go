@@ -17,8 +17,9 @@ import (
 // these rates). All the readers of a class wake on the same tick, one
 // after another, rather than each on its own.
 //
-// A pane whose echo is awaited is not paced, and a key typed into a pane
-// that waits ends its wait (Hurry): a key is answered first. A read that
+// A pane whose echo is awaited is not paced, and input written to a pane
+// that waits (a key, a reply to the program's query) ends its wait
+// (Hurry, from the pane's session): a key is answered first. A read that
 // is not small (a flood) is never followed by a wait: the session hands
 // it to its consumer and reads on.
 
@@ -96,7 +97,7 @@ func (t *Turns) Pace(done <-chan struct{}) {
 }
 
 // Hurry ends the pane's wait before its next read, or the next one if it
-// is not waiting: a key was typed into it, or it came on screen.
+// is not waiting: input reached its child, or it came on screen.
 func (t *Turns) Hurry() {
 	select {
 	case t.hurry <- struct{}{}:

@@ -22,6 +22,8 @@ func (p *heldPacer) Pace(done <-chan struct{}) {
 	}
 }
 
+func (p *heldPacer) Hurry() { p.go_ <- struct{}{} }
+
 // TestContract_O9_SmallReadsArePaced: after a small read the reader waits
 // in its Pacer and reads nothing meanwhile; what the child wrote in that
 // time comes whole, in order, after the wait; a flood's read is followed
@@ -70,6 +72,42 @@ func TestContract_O9_SmallReadsArePaced(t *testing.T) {
 		}
 		if got := sink.String(); got != "abcd"+strings.Repeat("x", handOff)+strings.Repeat("y", handOff) {
 			t.Errorf("delivered %d bytes, want %d", len(got), 4+2*handOff)
+		}
+		shutdownAll(t, m)
+		time.Sleep(time.Second)
+	})
+}
+
+// TestContract_O9_InputEndsAPace: input written to the child ends the
+// reader's wait, so a program's answer (an echo, the next query of a
+// dialogue with the terminal) is read at once.
+func TestContract_O9_InputEndsAPace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakePTY()
+		m := managerWith(f)
+		sink := &textSink{}
+		pacer := &heldPacer{waits: make(chan struct{}, 100), go_: make(chan struct{}, 100)}
+		opts := testOpts
+		opts.Sinks, opts.Pacer = []Sink{sink}, pacer
+		s := start(t, m, opts)
+
+		f.output <- []byte("query")
+		synctest.Wait()
+		if n := len(pacer.waits); n != 1 {
+			t.Fatalf("%d waits after one small read, want 1", n)
+		}
+		if err := s.Write([]byte("reply")); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		select {
+		case f.output <- []byte("answer"):
+		default:
+			t.Fatal("the reader still waits after input reached the child")
+		}
+		synctest.Wait()
+		if got := sink.String(); got != "queryanswer" {
+			t.Errorf("delivered %q, want %q", got, "queryanswer")
 		}
 		shutdownAll(t, m)
 		time.Sleep(time.Second)

@@ -14,9 +14,13 @@ type Turns interface {
 
 // Pacer spaces a session's reads. Pace returns when the reader should
 // read again, or when done is closed; it is called after a read too small
-// to be a flood's.
+// to be a flood's. Hurry ends the wait in progress, or the next one: the
+// session calls it once input reached the child, which may answer at
+// once (a key's echo; a program that queries the terminal and waits for
+// each reply before its next query would otherwise wait a pace for each).
 type Pacer interface {
 	Pace(done <-chan struct{})
+	Hurry()
 }
 
 // parse feeds text to the session's screen, one turn per slice: a turn

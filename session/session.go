@@ -79,7 +79,8 @@ type Options struct {
 	Turns Turns
 	// Pacer, when set, spaces the reads of a child that writes a little
 	// at a time: after a read smaller than handOff the reader waits in
-	// Pace before it reads again.
+	// Pace before it reads again; input written to the child ends the
+	// wait (Hurry).
 	Pacer Pacer
 	// AfterTeardown runs once the session's processes are verified gone and
 	// its goroutines joined (contract C11): the place for a workspace
@@ -377,6 +378,12 @@ func (s *Session) writeLoop() {
 				// The child is gone or the PTY closed: teardown or exit
 				// will say so; input has nowhere to go.
 				continue
+			}
+			if s.opts.Pacer != nil {
+				// The child may answer at once (an echo, or the next
+				// step of a dialogue of queries and replies): its
+				// reader reads without waiting out a pace.
+				s.opts.Pacer.Hurry()
 			}
 		case <-s.inputDone:
 			return
