@@ -115,6 +115,7 @@ func (s *Shared) FeedSignals(p *Pane, now time.Time) {
 		if out := p.sess.LastOutput(); out.After(p.lastOutput) {
 			p.lastOutput = out
 			t.Active(out, "output")
+			p.wakeUsage()
 		}
 	}
 	p.st.marks = p.screen.TakeMarks(p.st.marks[:0])
@@ -264,6 +265,7 @@ func (p *Pane) titleState() string {
 // answered: the user (or a script, through ctl input) typed into the
 // pane, so whatever said it waits has its answer.
 func (p *Pane) answered() {
+	p.wakeUsage() // what it was asked may keep it busy without a word
 	if p.st.track != nil {
 		p.st.track.Input()
 	}
