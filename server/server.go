@@ -93,6 +93,14 @@ func (s *Server) Do(ctx context.Context, fn func(*ui.Model) tea.Cmd) bool {
 func (s *Server) Run(finish func(runErr error) attach.Exit) error {
 	s.wg.Go(func() {
 		s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height})
+		// Bubble Tea starts its renderer's ticker (once a second at
+		// WithFPS(1)) even without a renderer, and the core has nothing
+		// to render: it would wake an idle server every second. The
+		// loop took StartMsg, so the ticker runs; releasing a terminal
+		// the core never had stops it and nothing else (no input reader,
+		// no tty). It returns after Bubble Tea's wait for a read loop
+		// there is none of: half a second.
+		_ = s.core.ReleaseTerminal() // Best effort: a core without it only ticks.
 	})
 	_, err := s.core.Run()
 	if err != nil {
