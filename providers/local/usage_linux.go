@@ -153,7 +153,8 @@ func (h *handle) treeUsage() (providers.Usage, bool) {
 // memoryCurrent is the cgroup's memory.current, present only when the
 // memory controller is enabled for it.
 func (c *cgroup) memoryCurrent() (int64, error) {
-	b, err := os.ReadFile(c.file("memory.current"))
+	var buf [64]byte
+	b, err := readSmall(c.file("memory.current"), buf[:])
 	if err != nil {
 		return 0, fmt.Errorf("read the pane's memory.current: %w", err)
 	}
@@ -168,8 +169,9 @@ func (c *cgroup) memoryCurrent() (int64, error) {
 // gone meanwhile counts as nothing.
 func sumUsage(pids []int) (cpu time.Duration, rss int64) {
 	page := int64(os.Getpagesize())
+	var buf [1024]byte
 	for _, pid := range pids {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		b, err := readSmall("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
 		if err != nil {
 			continue
 		}
