@@ -53,3 +53,20 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// TestCtlLsReadsUsageNow: ctl ls reads every running pane's CPU and
+// memory when it is asked, rather than showing the usage timer's last
+// round: a pane that does nothing is not sampled by the timer, so the
+// figures would otherwise be as old as its last output. Asked within the
+// timer's first interval, a pane just started already has its figures.
+func TestCtlLsReadsUsageNow(t *testing.T) {
+	s := startCtlServer(t, "", "cat")
+	s.waitSession(1, "running", func(si control.SessionInfo) bool { return si.Phase == "running" })
+	rep, err := s.call(control.Request{Op: control.OpLs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if si := rep.Sessions[0]; si.CPUPercent == nil || si.RSSBytes == nil {
+		t.Errorf("ctl ls of a running cat: cpu %v, rss %v; want both read now", deref(si.CPUPercent), deref(si.RSSBytes))
+	}
+}

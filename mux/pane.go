@@ -66,7 +66,12 @@ type Pane struct {
 	// it used more than busyCPU of a core then, a sign of activity.
 	usage   paneUsage
 	cpuBusy bool
-	recs    paneRec // its screen's ring and recording (record.go)
+	// usageQuiet counts its rounds in a row without output, input or
+	// CPU, up to usageDormant; usageWrote: output or input came since
+	// its last round (usage.go).
+	usageQuiet int
+	usageWrote bool
+	recs       paneRec // its screen's ring and recording (record.go)
 }
 
 // maxEarlyInput bounds the input kept for a pane whose start is not yet

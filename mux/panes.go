@@ -40,6 +40,7 @@ type Shared struct {
 
 	stateArmed  time.Time     // when the state timer fires; zero when none waits
 	stateCancel chan struct{} // closed when a timer for an earlier deadline replaces it
+	stateDues   []time.Time   // SyncStates' scratch: the deadlines it saw
 	usageArmed  bool          // a usage sample is due (usage.go)
 	usageGen    int           // the current usage timer's
 	usageIdle   int           // rounds in a row in which no pane was busy or wrote

@@ -24,6 +24,12 @@ import (
 // ruleEvery bounds how often a pane's screen rules read its screen.
 const ruleEvery = 250 * time.Millisecond
 
+// stateSlack is how late the state timer may fire to take the deadlines
+// that follow the earliest one along: 32 shells started together go idle
+// within a few tens of milliseconds, and one look at all of them is one
+// frame where each would be a frame of its own.
+const stateSlack = 100 * time.Millisecond
+
 // stateMsg is the state timer's tick, for the deadline it was armed for.
 type stateMsg struct{ at time.Time }
 
@@ -115,6 +121,7 @@ func (s *Shared) FeedSignals(p *Pane, now time.Time) {
 		if out := p.sess.LastOutput(); out.After(p.lastOutput) {
 			p.lastOutput = out
 			t.Active(out, "output")
+			p.wakeUsage()
 		}
 	}
 	p.st.marks = p.screen.TakeMarks(p.st.marks[:0])
@@ -165,9 +172,13 @@ func (s *Shared) SyncStates() tea.Cmd {
 	}
 	now := s.now()
 	var next time.Time
+	dues := s.stateDues[:0]
 	due := func(at time.Time) {
-		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
-			next = at
+		if !at.IsZero() {
+			dues = append(dues, at)
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
 		}
 	}
 	for i, p := range s.panes {
@@ -181,6 +192,8 @@ func (s *Shared) SyncStates() tea.Cmd {
 			due(p.st.ruleAt.Add(ruleEvery))
 		}
 	}
+	next = lastWithin(dues, next, stateSlack)
+	s.stateDues = dues
 	if next.IsZero() || !s.stateArmed.IsZero() && !next.Before(s.stateArmed) {
 		return nil
 	}
@@ -192,6 +205,17 @@ func (s *Shared) SyncStates() tea.Cmd {
 	cancel := make(chan struct{})
 	s.stateArmed, s.stateCancel = next, cancel
 	return s.afterUnless(next.Sub(now), stateMsg{at: next}, cancel)
+}
+
+// lastWithin is the latest of dues no later than slack after first.
+func lastWithin(dues []time.Time, first time.Time, slack time.Duration) time.Time {
+	last := first
+	for _, at := range dues {
+		if at.After(last) && !at.After(first.Add(slack)) {
+			last = at
+		}
+	}
+	return last
 }
 
 // syncPane brings pane i's state up to date at now.
@@ -264,6 +288,7 @@ func (p *Pane) titleState() string {
 // answered: the user (or a script, through ctl input) typed into the
 // pane, so whatever said it waits has its answer.
 func (p *Pane) answered() {
+	p.wakeUsage() // what it was asked may keep it busy without a word
 	if p.st.track != nil {
 		p.st.track.Input()
 	}

@@ -9,17 +9,20 @@ import (
 )
 
 // Usage sampling: every usageEvery, while some pane runs, one command
-// reads every running pane's CPU time and memory (files under /proc or a
+// reads every awake pane's CPU time and memory (files under /proc or a
 // cgroup: never in Update) and returns them in one usageMsg; Update turns
 // the CPU time into a share of one core over the interval. One timer
-// serves every pane, and none runs while no pane does. Idle is idle: each
-// round in which no pane was busy and none wrote doubles the interval, up
-// to usageIdleMax, and output or a busy pane brings it back to
-// usageEvery; opening the session list samples at once, as the list
-// shows the figures.
+// serves every pane. Idle is idle: each round in which no pane was busy
+// and none wrote doubles the interval, up to usageIdleMax, and output or
+// a busy pane brings it back to usageEvery. A pane quiet for
+// usageDormant of its rounds in a row (no output, no input, not busy) is
+// dormant: the timer samples it no more, and sets none while every pane
+// is, so a server of idle panes wakes for nothing. Its output or input
+// wakes it. A reader of the figures asks for them: opening the session
+// list and ctl ls sample every running pane at once, dormant or not.
 //
 //	armUsage ─► a timer (usageEvery << idle rounds) ─► usageTickMsg ─► sampleUsage (a command)
-//	  ─► usageMsg ─► handleUsage: per pane CPU %, RSS, cpuBusy ─► armUsage
+//	  ─► usageMsg ─► handleUsage: per pane CPU %, RSS, cpuBusy, quiet rounds ─► armUsage
 
 // usageEvery is how often the panes' usage is sampled while any is busy
 // or writes; usageIdleMax is how seldom while none is.
@@ -27,6 +30,14 @@ const (
 	usageEvery   = 2 * time.Second
 	usageIdleMax = 16 * time.Second
 )
+
+// usageDormant is how many of its rounds in a row a pane must be quiet
+// (no output, no input, under busyCPU) before the timer stops sampling
+// it: 4 rounds of a quiet server are 2+4+8+16 s, so a pane is dormant
+// half a minute after it last did something. A process that starts
+// working without a word or a key (a job sleeping in the background)
+// counts as busy once something wakes its pane or asks for the figures.
+const usageDormant = 4
 
 // busyCPU is the share of one core (in percent) above which a pane counts
 // as busy in its last sample.
@@ -53,11 +64,17 @@ type paneUsage struct {
 	ok      bool
 }
 
-// ArmUsage sets the sampling timer, unless one is set or no pane runs.
-// It runs after every Update: a loop over the panes, and no more, until
-// one runs.
+// ArmUsage sets the sampling timer, unless one is set or no pane runs
+// that is awake. It runs after every Update: a loop over the panes, and
+// no more, until one runs awake.
 func (s *Shared) ArmUsage() tea.Cmd {
-	if s.usageArmed || s.done || !s.anyRunning() {
+	if s.usageArmed || s.done {
+		return nil
+	}
+	if !s.anyAwake() {
+		// The next round follows a pane's waking: it starts over from
+		// usageEvery.
+		s.usageIdle = 0
 		return nil
 	}
 	s.usageArmed = true
@@ -82,7 +99,7 @@ func (s *Shared) usageTick(msg usageTickMsg) tea.Cmd {
 	if msg.gen != s.usageGen {
 		return nil // a sample on demand took its place
 	}
-	return s.sampleUsage()
+	return s.sampleUsage(false)
 }
 
 // SampleUsageNow samples at once, for a reader of the figures (the
@@ -91,29 +108,41 @@ func (s *Shared) usageTick(msg usageTickMsg) tea.Cmd {
 func (s *Shared) SampleUsageNow() tea.Cmd {
 	s.usageIdle = 0
 	s.usageGen++
-	cmd := s.sampleUsage()
+	cmd := s.sampleUsage(true)
 	s.usageArmed = cmd != nil
 	return cmd
 }
 
-func (s *Shared) anyRunning() bool {
+func (s *Shared) anyAwake() bool {
 	for _, p := range s.panes {
-		if p.phase == PhaseRunning && p.sess != nil {
+		if p.running() && p.usageAwake() {
 			return true
 		}
 	}
 	return false
 }
 
-// sampleUsage returns the command that reads every running pane's usage.
-func (s *Shared) sampleUsage() tea.Cmd {
+func (p *Pane) running() bool { return p.phase == PhaseRunning && p.sess != nil }
+
+// usageAwake: the timer samples the pane. A generation not sampled yet
+// (just started or restarted) is awake whatever its count says.
+func (p *Pane) usageAwake() bool { return p.usageQuiet < usageDormant || p.usage.gen != p.gen }
+
+// wakeUsage has the timer sample p again: it wrote or was typed into,
+// which its next round counts as not quiet.
+func (p *Pane) wakeUsage() { p.usageQuiet, p.usageWrote = 0, true }
+
+// sampleUsage returns the command that reads the usage of every running
+// pane that is awake, or of every running one when all is set (a reader
+// of the figures asked).
+func (s *Shared) sampleUsage(all bool) tea.Cmd {
 	type target struct {
 		key, gen int
 		sess     Session
 	}
 	var targets []target
 	for _, p := range s.panes {
-		if p.phase == PhaseRunning && p.sess != nil {
+		if p.running() && (all || p.usageAwake()) {
 			targets = append(targets, target{p.key, p.gen, p.sess})
 		}
 	}
@@ -152,6 +181,7 @@ func (s *Shared) handleUsage(msg usageMsg) tea.Cmd {
 		if p.cpuBusy && p.st.track != nil {
 			p.st.track.Active(s.now(), "CPU") // busy without output: still working
 		}
+		p.countQuiet()
 		active = active || p.cpuBusy
 	}
 	if active {
@@ -160,6 +190,18 @@ func (s *Shared) handleUsage(msg usageMsg) tea.Cmd {
 		s.usageIdle++
 	}
 	return s.ArmUsage()
+}
+
+// countQuiet counts a round in which p was sampled: a quiet one adds to
+// its quiet rounds, one in which it was busy or wrote (the output of the
+// round before, cleared here) starts them over.
+func (p *Pane) countQuiet() {
+	if p.cpuBusy || p.usageWrote {
+		p.usageQuiet = 0
+	} else if p.usageQuiet < usageDormant {
+		p.usageQuiet++
+	}
+	p.usageWrote = false
 }
 
 // take records sample s. The CPU share is over the time since the last

@@ -59,6 +59,24 @@ func (c *serverCore) Sessions() []control.SessionInfo {
 	return out
 }
 
+func (c *serverCore) List() []control.SessionInfo {
+	var sample tea.Cmd
+	if c.do(func(m *ui.Model) tea.Cmd { sample = m.SampleUsageNow(); return nil }) != nil {
+		return nil
+	}
+	if sample != nil {
+		// It reads files under /proc or a cgroup: off the loop, and
+		// only its message on it. Best effort: a server gone meanwhile
+		// lists no sessions.
+		msg := sample()
+		_ = c.do(func(m *ui.Model) tea.Cmd {
+			cmd, _ := m.Shared.Update(msg)
+			return cmd
+		})
+	}
+	return c.Sessions()
+}
+
 // sessionInfo is a pane as the protocol writes it.
 func sessionInfo(p ui.PaneInfo) control.SessionInfo {
 	si := control.SessionInfo{Number: p.Number, ID: p.ID, Name: p.Name, Provider: p.Provider, State: p.State,

@@ -28,6 +28,10 @@ import (
 type Core interface {
 	// Sessions lists the panes in pane order; Number counts from 1.
 	Sessions() []control.SessionInfo
+	// List is Sessions with every running pane's CPU and memory read
+	// now, as ctl ls shows them: the usage timer samples only the panes
+	// that do something.
+	List() []control.SessionInfo
 	// Clients is how many clients are attached.
 	Clients() int
 	// Config is the config file the server read, "" for the built-in.
@@ -120,7 +124,7 @@ func (h *ctlHandler) Handle(ctx context.Context, req control.Request) control.Re
 
 func (h *ctlHandler) ls(context.Context, control.Request) (control.Reply, error) {
 	clients := h.core.Clients()
-	return control.Reply{Sessions: h.core.Sessions(), Clients: &clients, Config: h.core.Config()}, nil
+	return control.Reply{Sessions: h.core.List(), Clients: &clients, Config: h.core.Config()}, nil
 }
 
 // run opens the pane and answers once it runs. Its error is the core's

@@ -51,6 +51,8 @@ func (f *fakeCore) renumber() {
 func (f *fakeCore) Clients() int   { return 0 }
 func (f *fakeCore) Config() string { return "" }
 
+func (f *fakeCore) List() []control.SessionInfo { return f.Sessions() }
+
 func (f *fakeCore) Sessions() []control.SessionInfo {
 	f.mu.Lock()
 	list := slices.Clone(f.sessions)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,8 +58,11 @@ type Server struct {
 func New(model *ui.Model, o Options) *Server {
 	s := &Server{opts: o, model: model, clients: map[int]*client{}, ended: make(chan struct{})}
 	// The core reads no terminal and draws none: each client's view has
-	// a Terminal of its own.
-	opts := []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
+	// a Terminal of its own. Its input ends at once rather than being
+	// none, so that Run's ReleaseTerminal finds its read loop over and
+	// returns at once: with none, Bubble Tea waits half a second for it,
+	// which a server quit at once would wait out.
+	opts := []tea.ProgramOption{tea.WithInput(strings.NewReader("")), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
 		tea.WithoutSignalHandler(), tea.WithFPS(1)}
 	if o.Filter != nil {
 		opts = append(opts, tea.WithFilter(o.Filter))
@@ -93,6 +97,13 @@ func (s *Server) Do(ctx context.Context, fn func(*ui.Model) tea.Cmd) bool {
 func (s *Server) Run(finish func(runErr error) attach.Exit) error {
 	s.wg.Go(func() {
 		s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height})
+		// Bubble Tea starts its renderer's ticker (once a second at
+		// WithFPS(1)) even without a renderer, and the core has nothing
+		// to render: it would wake an idle server every second. The
+		// loop took StartMsg, so the ticker runs; releasing a terminal
+		// the core never had stops it and nothing else (its input has
+		// ended, it has no tty).
+		_ = s.core.ReleaseTerminal() // Best effort: a core without it only ticks.
 	})
 	_, err := s.core.Run()
 	if err != nil {

@@ -238,7 +238,8 @@ func (c *cgroup) cpuUsage() (time.Duration, error) {
 	if c.removed {
 		return c.cpu, nil
 	}
-	b, err := os.ReadFile(c.file("cpu.stat"))
+	var buf [1024]byte
+	b, err := readSmall(c.file("cpu.stat"), buf[:])
 	if err != nil {
 		return c.cpu, fmt.Errorf("read the pane's cpu.stat: %w", err)
 	}

@@ -41,31 +41,37 @@ const userHZ = 100
 type usageState struct {
 	mu  sync.Mutex
 	cpu time.Duration
-	// The resident set is read again only after rssEvery: summing it
-	// reads every process's stat, where CPU is one file; memory moves
-	// slower than a sampler looks. noMemory: the cgroup has no
+	// The resident set is read again only after rssEvery, and only once
+	// the CPU figure moved since: summing it reads every process's stat,
+	// where CPU is one file; memory moves slower than a sampler looks,
+	// and not at all while nothing runs (a page touched is CPU time
+	// charged), so an idle pane's sample is its cpu.stat alone. rssCPU is
+	// the CPU figure at the read. noMemory: the cgroup has no
 	// memory.current (the controller is off), which does not change.
 	rss      int64
 	rssAt    time.Time
+	rssCPU   time.Duration
 	noMemory bool
 }
 
 // rssEvery is how long a resident set read is kept.
 const rssEvery = 10 * time.Second
 
-// cachedRSS returns the last resident set while it is fresh.
-func (u *usageState) cachedRSS(now time.Time) (int64, bool) {
+// cachedRSS returns the last resident set while it is fresh: younger
+// than rssEvery, or read at the CPU figure cpu is still at.
+func (u *usageState) cachedRSS(now time.Time, cpu time.Duration) (int64, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	// Nothing resident is not kept: a pane just started (its processes
 	// still coming into the cgroup) shows its memory at the next read.
-	return u.rss, u.rss > 0 && now.Sub(u.rssAt) < rssEvery
+	return u.rss, u.rss > 0 && (now.Sub(u.rssAt) < rssEvery || cpu == u.rssCPU)
 }
 
-func (u *usageState) keepRSS(rss int64, now time.Time) int64 {
+// keepRSS records rss, read at now when the CPU figure was cpu.
+func (u *usageState) keepRSS(rss int64, now time.Time, cpu time.Duration) int64 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.rss, u.rssAt = rss, now
+	u.rss, u.rssAt, u.rssCPU = rss, now, cpu
 	return rss
 }
 
@@ -96,7 +102,7 @@ func (h *handle) cgroupUsage() (providers.Usage, bool) {
 		return u, true // verified empty: nothing is resident
 	}
 	now := time.Now()
-	if rss, fresh := h.usage.cachedRSS(now); fresh {
+	if rss, fresh := h.usage.cachedRSS(now, u.CPU); fresh {
 		u.RSS = rss
 		return u, true
 	}
@@ -107,7 +113,7 @@ func (h *handle) cgroupUsage() (providers.Usage, bool) {
 		rss, err := h.cg.memoryCurrent()
 		switch {
 		case err == nil && rss > 0:
-			u.RSS = h.usage.keepRSS(rss, now)
+			u.RSS = h.usage.keepRSS(rss, now, u.CPU)
 			return u, true
 		case err != nil:
 			h.usage.mu.Lock()
@@ -124,7 +130,7 @@ func (h *handle) cgroupUsage() (providers.Usage, bool) {
 		return u, true
 	}
 	_, rss := sumUsage(pids[:min(len(pids), maxUsageProcs)])
-	u.RSS = h.usage.keepRSS(rss, now)
+	u.RSS = h.usage.keepRSS(rss, now, u.CPU)
 	return u, true
 }
 
@@ -147,7 +153,8 @@ func (h *handle) treeUsage() (providers.Usage, bool) {
 // memoryCurrent is the cgroup's memory.current, present only when the
 // memory controller is enabled for it.
 func (c *cgroup) memoryCurrent() (int64, error) {
-	b, err := os.ReadFile(c.file("memory.current"))
+	var buf [64]byte
+	b, err := readSmall(c.file("memory.current"), buf[:])
 	if err != nil {
 		return 0, fmt.Errorf("read the pane's memory.current: %w", err)
 	}
@@ -162,8 +169,9 @@ func (c *cgroup) memoryCurrent() (int64, error) {
 // gone meanwhile counts as nothing.
 func sumUsage(pids []int) (cpu time.Duration, rss int64) {
 	page := int64(os.Getpagesize())
+	var buf [1024]byte
 	for _, pid := range pids {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		b, err := readSmall("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
 		if err != nil {
 			continue
 		}
