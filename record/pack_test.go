@@ -65,3 +65,41 @@ func TestUnpackDamaged(t *testing.T) {
 		t.Errorf("unpack: %v %q %q %v", err, c.kf, c.data, c.events)
 	}
 }
+
+// With the default options a busy screen (20 KB/s in 10 ms slices, as a
+// TUI writes) gets a keyframe every 5 s, not more often, so its segments
+// are long enough to pack well; a window across them still replays to
+// the exact screen.
+func TestRingDefaultKeyframeEvery(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := strings.ToValidUTF8(string(data), "\uFFFD")
+	synctest.Test(t, func(t *testing.T) {
+		a := vt.New(80, 24)
+		defer a.Close()
+		ring := NewRing(RingOptions{}, nil)
+		ring.Attach(a)
+		defer ring.Close()
+		for i := range 1200 { // 12 s
+			off := i * 200 % len(stream)
+			a.Write(stream[off:min(off+200, len(stream))])
+			time.Sleep(10 * time.Millisecond)
+		}
+		ring.mu.Lock()
+		n := len(ring.segs)
+		ring.mu.Unlock()
+		if n != 3 {
+			t.Errorf("12 s of output made %d segments, want 3 (a keyframe at the start, after 5 s and after 10 s)", n)
+		}
+		var cast bytes.Buffer
+		if err := ring.SaveLast(&cast, 7*time.Second, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := replay(t, cast.Bytes())
+		if msg := diff(a, b); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
