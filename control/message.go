@@ -138,7 +138,7 @@ type SessionInfo struct {
 	PID        *int       `json:"pid"`
 	CPUPercent *float64   `json:"cpu_percent"`
 	RSSBytes   *int64     `json:"rss_bytes"`
-	MemBytes   int64      `json:"mem_bytes"` // what sandmux holds for it: screen, scrollback, ring
+	MemBytes   int64      `json:"mem_bytes"` // what sandmux holds for it: screen, scrollback, ring, buffers
 	Recording  *string    `json:"recording"` // the file it is recorded to, or null
 }
 

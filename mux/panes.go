@@ -138,6 +138,9 @@ func (s *Shared) Panes() []PaneInfo {
 		if p.recs.ring != nil {
 			info.MemBytes += int64(p.recs.ring.Bytes())
 		}
+		if m, ok := p.sess.(interface{ MemBytes() int64 }); ok {
+			info.MemBytes += m.MemBytes() // a test's fake session holds none
+		}
 		out = append(out, *info)
 	}
 	return out

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,6 +40,9 @@ type Collector struct {
 	timer    *time.Timer // the window deadline, reused across windows
 	finished bool        // a window returned closed=true
 	lastText time.Time   // when the last window with text returned
+	// winBytes is cap(win)+cap(scratch) after the last window, for
+	// MemBytes, which other goroutines call.
+	winBytes atomic.Int64
 
 	// hookDeadline, if set, runs when a window's deadline has passed and
 	// before its final drain, so a test can place bytes exactly "at the
@@ -333,6 +337,7 @@ func (c *Collector) decode(final bool) string {
 	if shrink && cap(c.scratch) > keepBuffer {
 		c.scratch = nil
 	}
+	c.winBytes.Store(int64(cap(c.win) + cap(c.scratch)))
 
 	c.mu.Lock()
 	if shrink && len(c.queue) == 0 && cap(c.queue) > keepBuffer {

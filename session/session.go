@@ -411,10 +411,7 @@ const handOff = 1 << 10
 // read (contract O9).
 func (s *Session) readLoop() {
 	defer s.out.Close() // after the last Push: output closed
-	// A local PTY gives at most 4 KiB a read (the line discipline's
-	// buffer); a remote one may give more, in more reads. The buffer
-	// lives as long as the pane, so it is not larger.
-	buf := make([]byte, 8<<10)
+	buf := make([]byte, readBufBytes)
 	for {
 		n, err := s.pty.Read(buf)
 		if n > 0 {
