@@ -40,7 +40,7 @@ var recordOptions = []option[RecordConfig]{
 	{table: "record", key: "retain_bytes", def: "16MiB",
 		help: `How much memory one pane's kept output may take, such as "16MiB"; the oldest goes first.`,
 		kind: byteSizeKind(func(r *RecordConfig) *int64 { return &r.RetainBytes }, 64<<10)},
-	{table: "record", key: "retain_total", def: "256MiB",
+	{table: "record", key: "retain_total", def: "64MiB",
 		help: `How much memory every pane's kept output may take together; the oldest of all goes first.`,
 		kind: byteSizeKind(func(r *RecordConfig) *int64 { return &r.RetainTotal }, 64<<10)},
 	{table: "record", key: "dir", def: "",
