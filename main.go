@@ -102,9 +102,16 @@ func main() {
 	// the rings fill while the headroom would grow with them. 48 busy
 	// panes after 5 minutes: 31 MB live in a goal of 47 MB, where Go's
 	// default sets 62; twice the collections, about 6 ms of CPU each, a
-	// collection every 1.5 s (GOGC, when set, wins).
+	// collection every 1.5 s. Only the server: every other command (the
+	// attach client above all) allocates less than Go's 4 MiB minimum
+	// heap and, at Go's default, never collects, which holds less memory
+	// than the collector's own structures would (GOGC, when set, wins).
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
+		pct := 100
+		if len(os.Args) > 1 && os.Args[1] == "serve" {
+			pct = 50
+		}
+		debug.SetGCPercent(pct)
 	}
 	// With a hundred panes the live heap is large too: past this soft
 	// limit the collector runs as often as it must instead (GOMEMLIMIT,
