@@ -24,19 +24,27 @@ func (p *heldPacer) Pace(done <-chan struct{}) {
 
 func (p *heldPacer) Hurry() { p.go_ <- struct{}{} }
 
+// pacedFake is a fake PTY's Manager, a sink and a held pacer.
+func pacedFake() (*fakePTY, *Manager, *textSink, *heldPacer) {
+	f := newFakePTY()
+	return f, managerWith(f), &textSink{}, &heldPacer{waits: make(chan struct{}, 100), go_: make(chan struct{}, 100)}
+}
+
+// opts are the test's Options with sink and the pacer.
+func (p *heldPacer) opts(sink *textSink) Options {
+	opts := testOpts
+	opts.Sinks, opts.Pacer = []Sink{sink}, p
+	return opts
+}
+
 // TestContract_O9_SmallReadsArePaced: after a small read the reader waits
 // in its Pacer and reads nothing meanwhile; what the child wrote in that
 // time comes whole, in order, after the wait; a flood's read is followed
 // by no wait.
 func TestContract_O9_SmallReadsArePaced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFakePTY()
-		m := managerWith(f)
-		sink := &textSink{}
-		pacer := &heldPacer{waits: make(chan struct{}, 100), go_: make(chan struct{}, 100)}
-		opts := testOpts
-		opts.Sinks, opts.Pacer = []Sink{sink}, pacer
-		start(t, m, opts)
+		f, m, sink, pacer := pacedFake()
+		start(t, m, pacer.opts(sink))
 
 		f.output <- []byte("ab")
 		synctest.Wait()
@@ -83,13 +91,8 @@ func TestContract_O9_SmallReadsArePaced(t *testing.T) {
 // dialogue with the terminal) is read at once.
 func TestContract_O9_InputEndsAPace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFakePTY()
-		m := managerWith(f)
-		sink := &textSink{}
-		pacer := &heldPacer{waits: make(chan struct{}, 100), go_: make(chan struct{}, 100)}
-		opts := testOpts
-		opts.Sinks, opts.Pacer = []Sink{sink}, pacer
-		s := start(t, m, opts)
+		f, m, sink, pacer := pacedFake()
+		s := start(t, m, pacer.opts(sink))
 
 		f.output <- []byte("query")
 		synctest.Wait()
