@@ -116,3 +116,39 @@ func TestContract_O9_InputEndsAPace(t *testing.T) {
 		time.Sleep(time.Second)
 	})
 }
+
+// TestContract_O9_FastChildIsNotPaced: a child that wrote paceBelow bytes
+// or more in the last paceWindow is read without pacing, its small reads
+// too; once it has been quiet, its small reads are paced again.
+func TestContract_O9_FastChildIsNotPaced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, m, sink, pacer := pacedFake()
+		for range cap(pacer.go_) {
+			pacer.go_ <- struct{}{} // every wait ends at once
+		}
+		start(t, m, pacer.opts(sink))
+		piece := []byte(strings.Repeat("p", 512))
+		for range 2 * paceBelow / len(piece) {
+			f.output <- piece
+		}
+		synctest.Wait()
+		if n, want := len(pacer.waits), paceBelow/len(piece)-1; n != want {
+			t.Fatalf("%d waits while the child wrote %d bytes at once, want %d (until it passed %d)",
+				n, 2*paceBelow, want, paceBelow)
+		}
+		time.Sleep(paceWindow) // the next window: the last one was fast
+		f.output <- []byte("small")
+		synctest.Wait()
+		if n, want := len(pacer.waits), paceBelow/len(piece)-1; n != want {
+			t.Errorf("%d waits after a small read that followed a fast window, want still %d", n, want)
+		}
+		time.Sleep(3 * paceWindow) // quiet
+		f.output <- []byte("small")
+		synctest.Wait()
+		if n, want := len(pacer.waits), paceBelow/len(piece); n != want {
+			t.Errorf("%d waits after a small read once quiet, want %d", n, want)
+		}
+		shutdownAll(t, m)
+		time.Sleep(time.Second)
+	})
+}
