@@ -319,19 +319,21 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 }
 
 // readRowRaw converts screen row y into row, keeping each cell's raw
-// glyph in raw too: one read of vt10x per cell.
+// glyph in raw too: one read of vt10x for the row.
 func (s *Screen) readRowRaw(y int, row []Cell, raw []vt10x.Glyph) {
 	copy(raw, s.termRow(y))
-	for x := range row {
-		row[x] = s.cellOf(raw[x])
-	}
-	fixWide(row)
+	s.cellsOf(raw, row)
 }
 
 // readRowInto converts the first len(row) cells of screen row y.
 func (s *Screen) readRowInto(y int, row []Cell) {
+	s.cellsOf(s.termRow(y), row)
+}
+
+// cellsOf converts the first len(row) of glyphs, a row of the screen.
+func (s *Screen) cellsOf(glyphs []vt10x.Glyph, row []Cell) {
 	for x := range row {
-		row[x] = s.cellOf(s.term.Cell(x, y))
+		row[x] = s.cellOf(glyphs[x])
 	}
 	fixWide(row)
 }

@@ -114,7 +114,7 @@ func (s *Screen) Snapshot(f *Frame) {
 		}
 		f.changed[y] = !same
 		if !same {
-			s.readRowInto(y, f.Row(y))
+			s.cellsOf(raw, f.Row(y))
 		}
 	}
 	f.ver = s.rowVer
