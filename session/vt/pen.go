@@ -254,7 +254,6 @@ func (s *Screen) unpinScreen() {
 	s.altFlowed = false
 }
 
-// cellOf converts a stored vt10x glyph.
 // cellStyle is the style cellOf gives a glyph drawn with pen id.
 func (s *Screen) cellStyle(id uint32) style {
 	if id == 0 || int(id) >= len(s.pens.pens) {
@@ -265,6 +264,7 @@ func (s *Screen) cellStyle(id uint32) style {
 	return st
 }
 
+// cellOf converts a stored vt10x glyph.
 func (s *Screen) cellOf(g vt10x.Glyph) Cell {
 	if g.FG >= 1<<24 && g.Char > 0 && g.Char < standInBase {
 		return Cell{Rune: g.Char} // the common case, kept cheap

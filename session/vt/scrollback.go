@@ -123,8 +123,6 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	}
 }
 
-// blank reports whether a trailing cell shows nothing: a space with no
-// background and no attribute that draws on a space.
 // slot makes room for the newest line and returns it, to be filled:
 // a new one, or the oldest one's once the scrollback is full.
 func (b *scrollback) slot() *sbLine {
@@ -140,6 +138,8 @@ func (b *scrollback) slot() *sbLine {
 	return l
 }
 
+// blank reports whether a trailing cell shows nothing: a space with no
+// background and no attribute that draws on a space.
 func blank(c *Cell) bool {
 	return (c.Rune == ' ' || c.Rune == 0) && c.Flags == 0 && c.BG.IsDefault() &&
 		c.Attrs&(AttrReverse|AttrUnderline|AttrStrike|AttrOverline) == 0

@@ -156,8 +156,6 @@ func (t *State) Unlock() {
 	t.mu.Unlock()
 }
 
-// Cell returns the glyph containing the character code, foreground color, and
-// background color at position (x, y) relative to the top left of the terminal.
 // Row copies row y into dst, grown as needed, each glyph as Cell reads
 // it: one call for a reader of whole rows.
 func (t *State) Row(y int, dst []Glyph) []Glyph {
@@ -175,6 +173,8 @@ func (t *State) Row(y int, dst []Glyph) []Glyph {
 	return dst
 }
 
+// Cell returns the glyph containing the character code, foreground color, and
+// background color at position (x, y) relative to the top left of the terminal.
 func (t *State) Cell(x, y int) Glyph {
 	cell := t.lines[y][x]
 	fg, ok := t.colorOverride[cell.FG]
