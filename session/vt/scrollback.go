@@ -206,22 +206,10 @@ func (s *Screen) capture(n int) {
 	}
 }
 
-// rowReader is what vt10x's state gives a reader of whole rows.
-type rowReader interface {
-	Row(y int, dst []vt10x.Glyph) []vt10x.Glyph
-}
-
 // termRow reads screen row y of vt10x whole, into a buffer of the
 // screen's that the next call reuses.
 func (s *Screen) termRow(y int) []vt10x.Glyph {
-	if r, ok := s.term.(rowReader); ok {
-		s.lineBuf = r.Row(y, s.lineBuf)
-		return s.lineBuf
-	}
-	s.lineBuf = s.lineBuf[:0]
-	for x := range s.cols {
-		s.lineBuf = append(s.lineBuf, s.term.Cell(x, y))
-	}
+	s.lineBuf = s.term.Row(y, s.lineBuf)
 	return s.lineBuf
 }
 

@@ -42,6 +42,10 @@ type View interface {
 	// background color at position (x, y) relative to the top left of the terminal.
 	Cell(x, y int) Glyph
 
+	// Row copies row y into dst, grown as needed, each glyph as Cell
+	// reads it.
+	Row(y int, dst []Glyph) []Glyph
+
 	// Cursor returns the current position of the cursor.
 	Cursor() Cursor
 
