@@ -37,20 +37,20 @@ const (
 // ticks releases everyone who waits for it at once, a period after the
 // first of them began to wait. It arms no timer while nobody waits.
 type ticks struct {
-	period time.Duration
-	mu     sync.Mutex
-	next   chan struct{} // closed at the next tick; nil while nobody waits
+	mu   sync.Mutex
+	next chan struct{} // closed at the next tick; nil while nobody waits
 }
 
-// wait returns the channel closed at the next tick.
-func (t *ticks) wait() <-chan struct{} {
+// wait returns the channel closed at the next tick, period after the
+// first wait since the last.
+func (t *ticks) wait(period time.Duration) <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.next == nil {
 		ch := make(chan struct{})
 		t.next = ch
 		// The timer's function runs once, briefly, and owns nothing.
-		time.AfterFunc(t.period, func() {
+		time.AfterFunc(period, func() {
 			t.mu.Lock()
 			t.next = nil
 			t.mu.Unlock()
@@ -61,24 +61,14 @@ func (t *ticks) wait() <-chan struct{} {
 }
 
 // pacing holds the gate's two classes of ticks.
-type pacing struct {
-	once        sync.Once
-	shown, back ticks
-}
+type pacing struct{ shown, back ticks }
 
-func (g *Gate) ticksFor(shown bool) *ticks {
-	g.pace.once.Do(func() {
-		if g.pace.shown.period == 0 {
-			g.pace.shown.period = ShownPace
-		}
-		if g.pace.back.period == 0 {
-			g.pace.back.period = BackPace
-		}
-	})
+// next is the channel closed at the next tick of a pane's class.
+func (p *pacing) next(shown bool) <-chan struct{} {
 	if shown {
-		return &g.pace.shown
+		return p.shown.wait(ShownPace)
 	}
-	return &g.pace.back
+	return p.back.wait(BackPace)
 }
 
 // Pace waits before the pane's next read, after a small one: until the
@@ -88,7 +78,7 @@ func (t *Turns) Pace(done <-chan struct{}) {
 	if t.echo.Load() {
 		return
 	}
-	tick := t.gate.ticksFor(t.shown.Load()).wait()
+	tick := t.gate.pace.next(t.shown.Load())
 	select {
 	case <-tick:
 	case <-t.hurry:
