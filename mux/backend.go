@@ -32,6 +32,9 @@ type Session interface {
 	// Usage is the CPU time and memory of the session's processes, when
 	// the provider can tell; it reads files, so commands call it.
 	Usage() (providers.Usage, bool)
+	// MemBytes is about what the session's own buffers hold, for
+	// mem_bytes; it never blocks for long.
+	MemBytes() int64
 }
 
 // FromManager adapts a session.Manager to a Backend.

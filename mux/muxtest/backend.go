@@ -209,6 +209,9 @@ func (s *Session) LastOutput() time.Time {
 	return s.Live.LastOutput
 }
 
+// MemBytes is what the fake holds in buffers of its own: nothing.
+func (s *Session) MemBytes() int64 { return 0 }
+
 func (s *Session) Usage() (providers.Usage, bool) {
 	s.b.Count("Usage") // it reads files: commands only
 	s.b.Mu.Lock()
