@@ -7,6 +7,10 @@ package attach
 //	SIGHUP, SIGTERM, SIGINT, ctx ──▶ watchHangup closes the connection (never behind a blocked write)
 //	server ──'o' frames──▶ pumpOutput (RunClient's goroutine) ──write──▶ terminal;  'x' ends it
 //
+// A client whose input and output are one terminal hands it to the
+// server instead (passtty.go): then no pump runs here, and the wire
+// carries only the sizes and the 'x' frame.
+//
 // Nothing on either path waits for more bytes or a timer: a key is sent
 // as soon as it is read and output written as soon as its frame is.
 
@@ -78,8 +82,15 @@ func RunClient(ctx context.Context, conn net.Conn, in, out *os.File, hello Hello
 	if hello.Size == (Size{}) {
 		hello.Size = sizeOf(out, fallbackSize)
 	}
+	var handed *os.File // this terminal opened anew, for the server
+	uc, isUnix := conn.(*net.UnixConn)
+	if isUnix && cfg.out == nil {
+		if handed = openPassable(in, out); handed != nil {
+			defer handed.Close() // the server holds its own once it was sent
+		}
+	}
 	br := bufio.NewReaderSize(conn, 64<<10)
-	if err := handshake(ctx, conn, br, hello); err != nil {
+	if err := handshake(ctx, conn, br, hello, handed != nil); err != nil {
 		return Exit{}, err
 	}
 	// Until now a signal may kill the client as it would any program:
@@ -103,6 +114,13 @@ func RunClient(ctx context.Context, conn net.Conn, in, out *os.File, hello Hello
 		return Exit{}, err
 	}
 	defer func() { err = errors.Join(err, restore()) }()
+	if handed != nil {
+		// Raw first: the server reads and draws it from now on.
+		if err := sendTTY(uc, handed); err != nil {
+			return Exit{}, err
+		}
+		c.handedOver = true
+	}
 	return c.run(ctx, in, sizes)
 }
 
@@ -117,13 +135,14 @@ func sizeOf(f *os.File, def Size) Size {
 
 // handshake asks to attach and reads the server's answer; frames follow
 // it, so br is read on from there.
-func handshake(ctx context.Context, conn net.Conn, br *bufio.Reader, hello Hello) error {
+func handshake(ctx context.Context, conn net.Conn, br *bufio.Reader, hello Hello, passTTY bool) error {
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() }) // Best effort: unblocks the handshake.
 	defer stop()
 	req := control.Request{
 		V: control.Version, Op: control.OpAttach,
 		Width: hello.Size.Width, Height: hello.Size.Height,
 		ReadOnly: hello.ReadOnly, Term: hello.Term, ColorTerm: hello.ColorTerm, Cwd: hello.Dir,
+		TTY: passTTY,
 	}
 	werr := control.Encode(conn, req)
 	err := werr
@@ -174,16 +193,24 @@ type client struct {
 	failure error // a panic in the relay
 
 	drewSome bool // owned by RunClient's goroutine: the server drew on the terminal
+	// handedOver: the server reads and draws the terminal itself; this
+	// side pumps no input (set before run).
+	handedOver bool
 }
 
 // run relays until the server's exit frame, this side's end or the
 // connection's, then stops every goroutine it started (and sizes) and
 // says how the attachment ended.
 func (c *client) run(ctx context.Context, in *os.File, sizes *tty.SizeFollower) (Exit, error) {
-	inTerminal := tty.IsTerminal(in)
-	frame := make([]byte, headerLen+inputChunk)
-	input := tty.StartPump(in, inputChunk, func(b []byte) error { return c.sendInput(frame, b) },
-		func(why error) { c.inputEnded(why, inTerminal) })
+	var input *tty.Pump
+	if c.handedOver {
+		c.drewSome = true // by the server, straight on the terminal
+	} else {
+		inTerminal := tty.IsTerminal(in)
+		frame := make([]byte, headerLen+inputChunk)
+		input = tty.StartPump(in, inputChunk, func(b []byte) error { return c.sendInput(frame, b) },
+			func(why error) { c.inputEnded(why, inTerminal) })
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { c.guard(func() { c.watchHangup(ctx, done) }) })
@@ -191,7 +218,9 @@ func (c *client) run(ctx context.Context, in *os.File, sizes *tty.SizeFollower) 
 	exit, gotExit, readErr := c.guardedOutput()
 	close(done)
 	_ = c.conn.Close() // Best effort: unblocks the pump's write.
-	input.Stop()
+	if input != nil {
+		input.Stop()
+	}
 	sizes.Stop()
 	wg.Wait()
 

@@ -5,6 +5,12 @@ package attach
 //	control.Server ──first line attach──▶ Handoff.AttachConn ──▶ NewConn ──▶ Attacher.Attach(ctx, *Conn)
 //	client ─'i','r' frames─▶ Conn's reader goroutine ──▶ Read, Resizes
 //	Write, Finish ──'o','x' frames (each bounded by writeTimeout)──▶ client
+//
+// or, for a client that handed its terminal over (passtty.go):
+//
+//	client ─'r' frames─▶ Conn's reader goroutine ──▶ Resizes
+//	terminal ──▶ Conn's terminal reader ──▶ Read
+//	Write ──(bounded by writeTimeout)──▶ terminal;  Finish ──'x'──▶ client
 
 import (
 	"bufio"
@@ -14,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,6 +49,7 @@ var ErrFinished = errors.New("the attachment already finished")
 // different goroutines; Close (or Finish) waits for its reader.
 type Conn struct {
 	conn         net.Conn
+	tty          *os.File // the client's terminal, when it handed it over: input and output go through it
 	hello        Hello
 	writeTimeout time.Duration
 
@@ -73,8 +81,15 @@ func NewConn(c net.Conn, buffered []byte, req control.Request) (*Conn, error) {
 	if err := reply(c, control.Reply{OK: true}); err != nil {
 		return nil, fmt.Errorf("answer %s: %w", hello.Who, err)
 	}
+	var tty *os.File
+	if req.TTY {
+		if tty, err = takeTTY(c, buffered); err != nil {
+			return nil, fmt.Errorf("%s: %w", hello.Who, err)
+		}
+	}
 	s := &Conn{
 		conn:         c,
+		tty:          tty,
 		hello:        hello,
 		writeTimeout: writeTimeout,
 		input:        make(chan []byte),
@@ -85,6 +100,9 @@ func NewConn(c net.Conn, buffered []byte, req control.Request) (*Conn, error) {
 	// nothing back: a read returns what has arrived.
 	fr := &frameReader{r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(buffered), c), 64<<10)}
 	s.reader.Go(func() { s.read(fr) })
+	if tty != nil {
+		s.reader.Go(s.readTTY)
+	}
 	return s, nil
 }
 
@@ -152,7 +170,13 @@ func who(c net.Conn) string {
 // what a client never sends, or Close.
 func (s *Conn) read(fr *frameReader) {
 	defer close(s.resizes)
-	defer close(s.input)
+	if s.tty != nil {
+		// The client went away: so did its terminal, for this stream.
+		// Closing it ends readTTY, which closes input.
+		defer s.tty.Close()
+	} else {
+		defer close(s.input)
+	}
 	for {
 		t, p, err := fr.next()
 		if err != nil {
@@ -160,6 +184,9 @@ func (s *Conn) read(fr *frameReader) {
 		}
 		switch t {
 		case frameInput:
+			if s.tty != nil {
+				return // its keys come from the terminal it handed over
+			}
 			if len(p) == 0 {
 				continue
 			}
@@ -219,6 +246,9 @@ func (s *Conn) Write(p []byte) (int, error) {
 	if s.finished {
 		return 0, ErrFinished
 	}
+	if s.tty != nil {
+		return s.writeTTY(p)
+	}
 	written := 0
 	for len(p) > 0 {
 		n := min(len(p), MaxPayload)
@@ -261,6 +291,11 @@ func (s *Conn) Finish(e Exit) error {
 		return ErrFinished
 	}
 	s.finished = true
+	if s.tty != nil {
+		// The server reads and draws nothing more before the client
+		// restores its terminal: Close waits for a read in progress.
+		_ = s.tty.Close() // Best effort: it is done with either way.
+	}
 	err := s.writeFrame(frameExit, exitPayload(e))
 	s.wmu.Unlock()
 	s.Close()
@@ -279,6 +314,9 @@ func (s *Conn) Finished() bool {
 // still has to be called.
 func (s *Conn) Cut() {
 	_ = s.conn.Close() // Best effort: the client is cut off either way.
+	if s.tty != nil {
+		_ = s.tty.Close() // Best effort: ends readTTY.
+	}
 }
 
 // Close closes the connection without a word to the client (which says
@@ -287,6 +325,9 @@ func (s *Conn) Close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		_ = s.conn.Close() // Best effort: ends the reader's read; the stream is over.
+		if s.tty != nil {
+			_ = s.tty.Close() // Best effort: ends readTTY.
+		}
 	})
 	s.reader.Wait()
 }

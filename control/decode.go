@@ -39,7 +39,7 @@ var ops = map[Op]spec{
 	OpStatus:   {needs: []string{"session", "state"}, allows: []string{"reason", "ttl"}},
 	OpEvents:   {},
 	OpQuit:     {allows: []string{"kill"}},
-	OpAttach:   {needs: []string{"width", "height"}, allows: []string{"read_only", "term", "colorterm", "cwd"}},
+	OpAttach:   {needs: []string{"width", "height"}, allows: []string{"read_only", "term", "colorterm", "cwd", "tty"}},
 	OpRecord:   {needs: []string{"action"}, allows: []string{"session", "view", "client", "file", "idle_limit", "label"}},
 	OpSaveLast: {needs: []string{"session", "file"}, allows: []string{"duration"}},
 	OpProfile:  {needs: []string{"file"}, allows: []string{"profile", "duration"}},

@@ -82,14 +82,17 @@ type Request struct {
 	Token string `json:"token,omitempty"`
 
 	// OpAttach's hello: the terminal's size in cells, whether it may only
-	// look, its $TERM and $COLORTERM, and the client's working directory
-	// (where the panes it opens start).
+	// look, its $TERM and $COLORTERM, the client's working directory
+	// (where the panes it opens start), and whether it hands the server
+	// its terminal itself (TTY: the server reads and draws it directly,
+	// and the frames carry only sizes and the exit; docs/PROTOCOL.md).
 	Width     int    `json:"width,omitempty"`
 	Height    int    `json:"height,omitempty"`
 	ReadOnly  bool   `json:"read_only,omitempty"`
 	Term      string `json:"term,omitempty"`
 	ColorTerm string `json:"colorterm,omitempty"`
 	Cwd       string `json:"cwd,omitempty"`
+	TTY       bool   `json:"tty,omitempty"`
 }
 
 // Reply is the server's answer to a request; for OpEvents, each event is a
