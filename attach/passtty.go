@@ -16,7 +16,6 @@ package attach
 // non-blocking is its own: the shell's standard input never is.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -145,26 +144,38 @@ func takeTTY(c net.Conn, buffered []byte) (*os.File, error) {
 	return recvTTY(uc)
 }
 
-// readTTY hands over what the client's terminal gives, until it fails
-// (the terminal went away, or Close or the client's end closed it) or
-// Close.
-func (s *Conn) readTTY() {
-	defer close(s.input)
-	buf := make([]byte, inputChunk)
-	for {
-		n, err := s.tty.Read(buf)
-		if n > 0 {
-			select {
-			case s.input <- bytes.Clone(buf[:n]):
-			case <-s.done:
-				return
-			}
-		}
-		if err != nil {
-			return // EIO: the terminal hung up; ErrClosed: this side is done
-		}
-	}
+// DeadlineReader is a terminal read with a deadline.
+type DeadlineReader interface {
+	io.Reader
+	SetReadDeadline(t time.Time) error
 }
+
+// Terminal is the terminal the client handed over, to read its keys
+// from, or nil when the client relays them. A read past its deadline
+// fails with os.ErrDeadlineExceeded; once the terminal went away (its
+// emulator closed: EIO), or the client did, or Finish, Cut or Close
+// closed it, reads return io.EOF. It is for a reader that waits on
+// nothing else (the server's input guard, which waits out an ESC with
+// the deadline): it reads in its own goroutine, no hand-off between.
+func (s *Conn) Terminal() DeadlineReader {
+	if s.tty == nil {
+		return nil
+	}
+	return ttyReader{s.tty}
+}
+
+// ttyReader reads a handed-over terminal, every end said as io.EOF.
+type ttyReader struct{ f *os.File }
+
+func (r ttyReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		err = io.EOF // EIO (hung up), closed here, or 0 bytes: gone either way
+	}
+	return n, err
+}
+
+func (r ttyReader) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadline(t) }
 
 // writeTTY draws p on the client's terminal; called with wmu held. A
 // terminal that takes nothing for writeTimeout is cut off, as a client

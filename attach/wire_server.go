@@ -100,9 +100,6 @@ func NewConn(c net.Conn, buffered []byte, req control.Request) (*Conn, error) {
 	// nothing back: a read returns what has arrived.
 	fr := &frameReader{r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(buffered), c), 64<<10)}
 	s.reader.Go(func() { s.read(fr) })
-	if tty != nil {
-		s.reader.Go(s.readTTY)
-	}
 	return s, nil
 }
 
@@ -217,6 +214,9 @@ func (s *Conn) Resizes() <-chan Size { return s.resizes }
 // Read returns what the client typed, in order; io.EOF once it went away
 // or the stream finished. Call it from one goroutine at a time.
 func (s *Conn) Read(p []byte) (int, error) {
+	if s.tty != nil {
+		return s.Terminal().Read(p)
+	}
 	if len(s.pending) == 0 {
 		chunk, ok := <-s.input
 		if !ok {
@@ -234,8 +234,15 @@ func (s *Conn) Read(p []byte) (int, error) {
 // reader that waits on more than the stream at once (the server's input
 // guard, which also waits out an ESC): it receives here itself, with no
 // goroutine of its own to call Read, one hand-off less between a key and
-// the model. A stream is read through Read or Chunks, never both.
-func (s *Conn) Chunks() <-chan []byte { return s.input }
+// the model. A stream is read through Read, Chunks or Terminal, one of
+// them; a client that handed its terminal over has no chunks (nil: a
+// receive waits forever), its terminal is read through Terminal.
+func (s *Conn) Chunks() <-chan []byte {
+	if s.tty != nil {
+		return nil
+	}
+	return s.input
+}
 
 // Write draws p on the client's terminal, in frames of at most
 // MaxPayload. A client that takes nothing for writeTimeout is cut off:

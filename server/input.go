@@ -30,12 +30,16 @@ package server
 //     decoding).
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/sandmux/sandmux/attach"
 )
 
 const (
@@ -100,13 +104,15 @@ const (
 // at a time; Close stops its reader and makes Read return io.EOF.
 type inputGuard struct {
 	readOnly bool
-	chunks   <-chan []byte // from the reader goroutine (or the stream's own); closed at its end
-	done     chan struct{} // closed by Close
-	ended    chan struct{} // closed when the reader goroutine returned
-	err      error         // why the reader ended, once chunks closed
+	term     attach.DeadlineReader // a terminal the client handed over, read here; or nil and:
+	chunks   <-chan []byte         // from the reader goroutine (or the stream's own); closed at its end
+	done     chan struct{}         // closed by Close
+	ended    chan struct{}         // closed when the reader goroutine returned
+	err      error                 // why the reader ended, once chunks closed
 	closed   sync.Once
 
 	out []byte // ready for Read
+	buf []byte // what readTerminal reads into
 	tokenizer
 }
 
@@ -114,12 +120,27 @@ type inputGuard struct {
 // (attach.Conn's Chunks): the guard receives from it itself.
 type chunkSource interface{ Chunks() <-chan []byte }
 
+// terminalSource is a stream that may give the client's terminal itself
+// (attach.Conn's Terminal, when the client handed it over): the guard
+// reads it in the goroutine that decodes, the ESC wait as the read's
+// deadline, with no goroutine and no hand-off between a key and the
+// model.
+type terminalSource interface {
+	Terminal() attach.DeadlineReader
+}
+
 // newInputGuard starts reading r: with a reader goroutine of its own, or,
-// for a chunkSource, none.
+// for a chunkSource or a terminal handed over, none.
 func newInputGuard(r io.Reader, readOnly bool) *inputGuard {
 	g := &inputGuard{readOnly: readOnly, done: make(chan struct{}), ended: make(chan struct{})}
 	g.tokenizer.readOnly = readOnly
 	g.tokenizer.out = &g.out
+	if src, ok := r.(terminalSource); ok {
+		if g.term = src.Terminal(); g.term != nil {
+			close(g.ended) // read in Read itself; the stream's Finish ends that read
+			return g
+		}
+	}
 	if src, ok := r.(chunkSource); ok {
 		g.chunks = src.Chunks()
 		close(g.ended) // no reader to wait for: the stream owns its own
@@ -155,6 +176,12 @@ func (g *inputGuard) read(r io.Reader, chunks chan<- []byte) {
 // once it ended.
 func (g *inputGuard) Read(p []byte) (int, error) {
 	for len(g.out) == 0 {
+		if g.term != nil {
+			if err := g.readTerminal(); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		var wait <-chan time.Time
 		var timer *time.Timer
 		if g.holding() {
@@ -196,6 +223,42 @@ func (g *inputGuard) Read(p []byte) (int, error) {
 		g.out = nil // let a large piece go
 	}
 	return n, nil
+}
+
+// readTerminal reads the handed-over terminal once into the tokenizer,
+// waiting at most escWait while an ESC is held.
+func (g *inputGuard) readTerminal() error {
+	if g.err != nil {
+		return g.err
+	}
+	select {
+	case <-g.done:
+		return io.EOF
+	default:
+	}
+	var deadline time.Time
+	if g.holding() {
+		deadline = time.Now().Add(escWait)
+	}
+	_ = g.term.SetReadDeadline(deadline) // Best effort: a terminal without deadlines holds an ESC until the next key.
+	if g.buf == nil {
+		g.buf = make([]byte, readSize)
+	}
+	n, err := g.term.Read(g.buf)
+	for _, b := range g.buf[:n] {
+		g.feed(b)
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		g.expire()
+	case err != nil:
+		g.expire()
+		g.err = err // returned once what it finished was read
+	}
+	if len(g.out) > 0 {
+		return nil
+	}
+	return g.err
 }
 
 // Close stops the reader and waits for it: the stream it reads has
