@@ -51,7 +51,7 @@ func New(width int) *Gate {
 	if width <= 0 {
 		width = runtime.GOMAXPROCS(0)
 	}
-	return &Gate{free: width}
+	return &Gate{free: width, pace: newPacing()}
 }
 
 // acquire waits for a turn; wake is the caller's own one-slot channel.
@@ -102,12 +102,15 @@ type Turns struct {
 	shown *atomic.Bool // the pane is on screen now
 	wake  chan struct{}
 	hurry chan struct{} // one slot: a key typed or the pane shown ends a paced wait
+	// poller is the pane's reader while it waits in PaceWith.
+	poller pollWaiter
 }
 
 // Turns returns the turns of a pane whose owner sets echo (a key was
 // typed into it and is not yet drawn) and shown (it is on screen).
 func (g *Gate) Turns(echo, shown *atomic.Bool) *Turns {
-	return &Turns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1)}
+	return &Turns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1),
+		poller: pollWaiter{resume: make(chan struct{}, 1)}}
 }
 
 // Take waits for a turn.

@@ -35,40 +35,114 @@ const (
 )
 
 // ticks releases everyone who waits for it at once, a period after the
-// first of them began to wait. It arms no timer while nobody waits.
+// first of them began to wait, and runs the polls of those who wait in
+// PaceWith on the timer's goroutine. It arms no timer while nobody waits.
 type ticks struct {
-	mu   sync.Mutex
-	next chan struct{} // closed at the next tick; nil while nobody waits
+	period time.Duration
+	mu     sync.Mutex
+	armed  bool
+	next   chan struct{} // closed at the next tick; nil while nobody waits on it
+	polls  []*pollWaiter // run at the next tick
+}
+
+// arm starts the timer for the next tick, unless it runs. Called with mu
+// held.
+func (t *ticks) arm() {
+	if !t.armed {
+		t.armed = true
+		// The timer's function is the tick: it owns the polls it took
+		// and nothing else, and returns once it ran them.
+		time.AfterFunc(t.period, t.tick)
+	}
 }
 
 // wait returns the channel closed at the next tick, period after the
 // first wait since the last.
-func (t *ticks) wait(period time.Duration) <-chan struct{} {
+func (t *ticks) wait() <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.next == nil {
-		ch := make(chan struct{})
-		t.next = ch
-		// The timer's function runs once, briefly, and owns nothing.
-		time.AfterFunc(period, func() {
-			t.mu.Lock()
-			t.next = nil
-			t.mu.Unlock()
-			close(ch)
-		})
+		t.next = make(chan struct{})
 	}
+	t.arm()
 	return t.next
+}
+
+// add has w polled at the next tick.
+func (t *ticks) add(w *pollWaiter) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.polls = append(t.polls, w)
+	t.arm()
+}
+
+// tick releases the waiters and runs the polls, one after another on
+// this goroutine: the readers they stand for stay parked, so a tick of
+// 48 busy panes wakes one goroutine, not 48 (each of which parked again
+// after its read and sent its processor looking for work through the
+// poller: a fifth of the CPU of 48 such panes).
+func (t *ticks) tick() {
+	t.mu.Lock()
+	t.armed = false
+	ch, polls := t.next, t.polls
+	t.next, t.polls = nil, nil
+	t.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
+	for _, w := range polls {
+		if w.run() {
+			t.add(w)
+		}
+	}
 }
 
 // pacing holds the gate's two classes of ticks.
 type pacing struct{ shown, back ticks }
 
-// next is the channel closed at the next tick of a pane's class.
-func (p *pacing) next(shown bool) <-chan struct{} {
+func newPacing() pacing {
+	return pacing{shown: ticks{period: ShownPace}, back: ticks{period: BackPace}}
+}
+
+// class is the ticks of a pane's class.
+func (p *pacing) class(shown bool) *ticks {
 	if shown {
-		return p.shown.wait(ShownPace)
+		return &p.shown
 	}
-	return p.back.wait(BackPace)
+	return &p.back
+}
+
+// next is the channel closed at the next tick of a pane's class.
+func (p *pacing) next(shown bool) <-chan struct{} { return p.class(shown).wait() }
+
+// pollWaiter is one pane's reader waiting in PaceWith: the tick runs its
+// poll while it stays parked.
+type pollWaiter struct {
+	mu     sync.Mutex // held while poll runs, and by the waiter to leave
+	active bool       // the waiter waits: its poll may run
+	queued bool       // in some ticks' polls: a waiter that left and came back is not added twice
+	poll   func() bool
+	resume chan struct{} // one slot: poll said the reader reads on itself
+}
+
+// run polls once for the tick; true: poll again at the next one.
+func (w *pollWaiter) run() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.queued = false
+	if !w.active {
+		return false // it left (a Hurry, done)
+	}
+	if w.poll() {
+		w.queued = true
+		return true
+	}
+	w.active = false
+	select {
+	case w.resume <- struct{}{}:
+	default:
+	}
+	return false
 }
 
 // Pace waits before the pane's next read, after a small one: until the
@@ -84,6 +158,41 @@ func (t *Turns) Pace(done <-chan struct{}) {
 	case <-t.hurry:
 	case <-done:
 	}
+}
+
+// PaceWith waits as Pace does, but at each tick runs poll on the tick's
+// goroutine instead of waking the caller: poll reads what the child wrote
+// meanwhile without waiting and delivers it, and says whether the pane
+// waits for the next tick (true) or its reader reads on itself (false:
+// nothing was there to read, or too much to deliver there). It returns
+// once poll said false, at a Hurry, or done; a poll that runs then has
+// finished first, and none runs after. The caller's state that poll uses
+// is its again from then on.
+func (t *Turns) PaceWith(done <-chan struct{}, poll func() bool) {
+	if t.echo.Load() {
+		return
+	}
+	w := &t.poller
+	w.mu.Lock()
+	w.active, w.poll = true, poll
+	select {
+	case <-w.resume: // a stale resume from a poll that ended a wait before
+	default:
+	}
+	add := !w.queued
+	w.queued = true
+	w.mu.Unlock()
+	if add {
+		t.gate.pace.class(t.shown.Load()).add(w)
+	}
+	select {
+	case <-w.resume:
+	case <-t.hurry:
+	case <-done:
+	}
+	w.mu.Lock()
+	w.active, w.poll = false, nil
+	w.mu.Unlock()
 }
 
 // Hurry ends the pane's wait before its next read, or the next one if it

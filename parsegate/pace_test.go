@@ -76,3 +76,70 @@ func TestHurryEndsAPacedWait(t *testing.T) {
 		time.Sleep(BackPace) // the tick armed by the last wait fires
 	})
 }
+
+// A reader waiting in PaceWith stays parked while the tick runs its poll:
+// every pane's poll on the tick's goroutine, one after another, at each
+// tick of its class while it says true; the wait ends when it says false,
+// at a Hurry or done, and no poll runs after that. Once nobody waits, no
+// tick is armed.
+func TestPaceWithPollsOnTheTick(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(1)
+		var running atomic.Int32 // polls running now: never more than one
+		type pane struct {
+			flags   paneFlags
+			keep    int          // polls that say true before one says false (-1: always true)
+			polls   atomic.Int32 // polls run
+			waiting atomic.Bool  // the reader is inside PaceWith
+			took    time.Duration
+			turns   *Turns
+		}
+		poll := func(p *pane) func() bool {
+			return func() bool {
+				if running.Add(1) != 1 {
+					t.Error("two polls ran at once")
+				}
+				defer running.Add(-1)
+				if !p.waiting.Load() {
+					t.Error("a poll ran while its reader was not waiting")
+				}
+				n := p.polls.Add(1)
+				return p.keep < 0 || int(n) <= p.keep
+			}
+		}
+		panes := []*pane{{keep: 2}, {keep: 0}, {keep: -1}}
+		for _, p := range panes {
+			p.flags.shown.Store(true)
+			p.turns = g.Turns(&p.flags.echo, &p.flags.shown)
+		}
+		var wg sync.WaitGroup
+		for _, p := range panes {
+			wg.Go(func() {
+				start := time.Now()
+				p.waiting.Store(true)
+				p.turns.PaceWith(nil, poll(p))
+				p.waiting.Store(false)
+				p.took = time.Since(start)
+			})
+		}
+		time.Sleep(ShownPace + 15*time.Millisecond)
+		panes[2].turns.Hurry() // between the first tick and the second
+		wg.Wait()
+		want := []struct {
+			took  time.Duration
+			polls int32
+		}{{3 * ShownPace, 3}, {ShownPace, 1}, {ShownPace + 15*time.Millisecond, 1}}
+		for i, p := range panes {
+			if p.took != want[i].took || p.polls.Load() != want[i].polls {
+				t.Errorf("pane %d waited %v after %d polls, want %v after %d", i, p.took, p.polls.Load(), want[i].took, want[i].polls)
+			}
+		}
+		time.Sleep(3 * BackPace)
+		if n := panes[2].polls.Load(); n != 1 {
+			t.Errorf("the hurried pane was polled %d times, want 1: polls ran after its wait ended", n)
+		}
+		if g.pace.shown.armed || g.pace.back.armed {
+			t.Error("a tick is still armed with nobody waiting")
+		}
+	})
+}

@@ -11,6 +11,8 @@
 package local
 
 import (
+	"golang.org/x/sys/unix"
+
 	"context"
 	"errors"
 	"fmt"
@@ -235,6 +237,36 @@ func (h *handle) Read(p []byte) (int, error) {
 		err = io.EOF
 	}
 	return n, err
+}
+
+// ReadNow reads what output there is without waiting: 0 and no error
+// when there is none yet. A paced pane's output is read this way on its
+// pacer's tick, by one goroutine for every such pane (package session).
+func (h *handle) ReadNow(p []byte) (int, error) {
+	rc, err := h.master.SyscallConn()
+	if err != nil {
+		return 0, io.EOF // the master is closed
+	}
+	var n int
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, rerr = unix.Read(int(fd), p)
+		return true // never wait: the caller reads again itself
+	}); err != nil {
+		return 0, io.EOF // the master is closed
+	}
+	switch {
+	case errors.Is(rerr, unix.EAGAIN):
+		return 0, nil
+	case rerr != nil:
+		if errors.Is(rerr, syscall.EIO) {
+			rerr = io.EOF // every slave descriptor is closed
+		}
+		return 0, rerr
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 func (h *handle) Write(p []byte) (int, error) { return h.master.Write(p) }

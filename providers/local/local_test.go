@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"os/exec"
@@ -343,5 +344,52 @@ func TestJobInOwnGroupKilledAndVerified(t *testing.T) {
 	waitGroupGone(t, p)
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d", jobPid)); err == nil {
 		t.Errorf("the job %d in its own process group survived the kill (or is an unreaped zombie)", jobPid)
+	}
+}
+
+// ReadNow never waits: nothing yet is 0 and no error; what the child
+// wrote is read whole once the master is readable; a closed PTY is
+// io.EOF.
+func TestReadNow(t *testing.T) {
+	p := open(t, providers.Spec{Command: []string{"sh", "-c", "read x; printf 'got %s' \"$x\"; read y"}})
+	h := p.(*handle)
+	buf := make([]byte, 64)
+	if n, err := h.ReadNow(buf); n != 0 || err != nil {
+		t.Fatalf("ReadNow before any output = %d, %v; want 0, nil", n, err)
+	}
+	if _, err := h.Write([]byte("go\r")); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	for !bytes.Contains(got, []byte("got go")) {
+		waitReadable(t, h)
+		n, err := h.ReadNow(buf)
+		if err != nil {
+			t.Fatalf("ReadNow: %v", err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := h.ReadNow(buf); n != 0 || !errors.Is(err, io.EOF) {
+		t.Errorf("ReadNow after Close = %d, %v; want io.EOF", n, err)
+	}
+}
+
+// waitReadable waits until the master has output to read (poll(2) on it,
+// through the runtime's descriptor so that it stays non-blocking).
+func waitReadable(t *testing.T, h *handle) {
+	t.Helper()
+	rc, err := h.master.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var perr error
+	if err := rc.Control(func(fd uintptr) {
+		n, perr = unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 10_000)
+	}); err != nil || perr != nil || n != 1 {
+		t.Fatalf("the master never became readable: %d, %v, %v", n, err, perr)
 	}
 }
