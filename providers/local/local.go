@@ -11,12 +11,9 @@
 package local
 
 import (
-	"golang.org/x/sys/unix"
-
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -152,7 +149,7 @@ func childEnv(parent []string, spec providers.Spec, marker string) []string {
 
 // handle is one running child and the master end of its PTY.
 type handle struct {
-	master *os.File
+	master *ptyMaster
 	cmd    *exec.Cmd
 	pgid   int
 	cg     *cgroup // nil: contained by the fallback
@@ -176,7 +173,7 @@ type handle struct {
 	usage usageState // the CPU figure last reported (usage_linux.go)
 }
 
-func newHandle(master *os.File, cmd *exec.Cmd, cg *cgroup, marker string) *handle {
+func newHandle(master *ptyMaster, cmd *exec.Cmd, cg *cgroup, marker string) *handle {
 	h := &handle{master: master, cmd: cmd, pgid: cmd.Process.Pid, cg: cg, marker: marker, waitDone: make(chan struct{})}
 	orphans.acquire(h.pgid, h.cgroupName())
 	orphans.notePidfd(h.pgid)
@@ -230,44 +227,14 @@ func (h *handle) abandon() {
 }
 
 // Read reads output. An EIO from the master, which Linux returns once every
-// slave descriptor is closed, is the end of output.
-func (h *handle) Read(p []byte) (int, error) {
-	n, err := h.master.Read(p)
-	if err != nil && (errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed)) {
-		err = io.EOF
-	}
-	return n, err
-}
+// slave descriptor is closed, is the end of output, and so is Close.
+func (h *handle) Read(p []byte) (int, error) { return h.master.Read(p) }
 
 // ReadNow reads what output there is without waiting: 0 and no error
 // when there is none yet. A paced pane's output is read this way on its
-// pacer's tick, by one goroutine for every such pane (package session).
-func (h *handle) ReadNow(p []byte) (int, error) {
-	rc, err := h.master.SyscallConn()
-	if err != nil {
-		return 0, io.EOF // the master is closed
-	}
-	var n int
-	var rerr error
-	if err := rc.Read(func(fd uintptr) bool {
-		n, rerr = unix.Read(int(fd), p)
-		return true // never wait: the caller reads again itself
-	}); err != nil {
-		return 0, io.EOF // the master is closed
-	}
-	switch {
-	case errors.Is(rerr, unix.EAGAIN):
-		return 0, nil
-	case rerr != nil:
-		if errors.Is(rerr, syscall.EIO) {
-			rerr = io.EOF // every slave descriptor is closed
-		}
-		return 0, rerr
-	case n == 0:
-		return 0, io.EOF
-	}
-	return n, nil
-}
+// pacer's tick, by one goroutine for every such pane (package session),
+// and its master then wakes nobody when the child writes (master_linux.go).
+func (h *handle) ReadNow(p []byte) (int, error) { return h.master.ReadNow(p) }
 
 func (h *handle) Write(p []byte) (int, error) { return h.master.Write(p) }
 
@@ -385,8 +352,8 @@ func (h *handle) sessionAlive() (bool, error) {
 	return len(groups) > 0, err
 }
 
-// Close closes the master end. Because the master is in non-blocking mode
-// under Go's poller, a Read in progress returns at once. It also releases
+// Close closes the master end. A Read in progress returns at once: it
+// waits on a duplicate registered with Go's poller, which Close closes. It also releases
 // the pane's containment: a cgroup still holding processes (teardown
 // verifies it empty first) is killed, and removed once empty, within a
 // short bound.

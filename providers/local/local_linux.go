@@ -46,7 +46,7 @@ func prepareProcess() {
 // openPTY opens a PTY pair of the given size. The master is returned in
 // non-blocking mode, registered with Go's poller, so that Close interrupts a
 // blocked Read: pty.Open leaves it in blocking mode.
-func openPTY(sz providers.Size) (master, tty *os.File, err error) {
+func openPTY(sz providers.Size) (master *ptyMaster, tty *os.File, err error) {
 	m, t, err := pty.Open()
 	if err != nil {
 		return nil, nil, fmt.Errorf("open pty: %w", err)
@@ -62,7 +62,7 @@ func openPTY(sz providers.Size) (master, tty *os.File, err error) {
 		_ = t.Close()       // Best effort.
 		return nil, nil, fmt.Errorf("set pty master non-blocking: %w", err)
 	}
-	master = os.NewFile(uintptr(nfd), "/dev/ptmx")
+	master = newPTYMaster(nfd)
 	if sz.Cols > 0 && sz.Rows > 0 {
 		if err := setSize(master, sz); err != nil {
 			_ = master.Close() // Best effort.
@@ -73,18 +73,11 @@ func openPTY(sz providers.Size) (master, tty *os.File, err error) {
 	return master, t, nil
 }
 
-// setSize sets the window size through the raw descriptor; (*os.File).Fd
-// would put the master back into blocking mode.
-func setSize(f *os.File, sz providers.Size) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ioErr error
-	err = rc.Control(func(fd uintptr) {
-		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Row: sz.Rows, Col: sz.Cols})
+// setSize sets the terminal size of the PTY m is the master of.
+func setSize(m *ptyMaster, sz providers.Size) error {
+	return m.control(func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: sz.Rows, Col: sz.Cols})
 	})
-	return errors.Join(err, ioErr)
 }
 
 // reapGroup reaps every member of process group pgid that has exited and is

@@ -377,11 +377,16 @@ func TestReadNow(t *testing.T) {
 	}
 }
 
-// waitReadable waits until the master has output to read (poll(2) on it,
-// through the runtime's descriptor so that it stays non-blocking).
+// waitReadable waits until the master has output to read: poll(2) on a
+// duplicate of it.
 func waitReadable(t *testing.T, h *handle) {
 	t.Helper()
-	rc, err := h.master.SyscallConn()
+	f, err := h.master.dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rc, err := f.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
