@@ -200,6 +200,11 @@ type Session struct {
 	// so that no pump starts once teardown may be joining them.
 	writerMu sync.Mutex
 	writerOn atomic.Bool
+	// writeMu is held by whoever writes input to the PTY: the writer
+	// for a queued chunk, Write for a direct one (write.go). queued
+	// counts the chunks queued and not yet written.
+	writeMu sync.Mutex
+	queued  atomic.Int32
 	// deliverMu is held by whoever settles and delivers output, the
 	// consumer for a window or the reader for a read, so that output
 	// reaches the sinks in order and the collector's consumer side has
@@ -338,28 +343,6 @@ func (s *Session) update(f func()) {
 
 func (s *Session) setStage(stage string) { s.update(func() { s.stage = stage }) }
 
-// Write queues p for the child's input without blocking. The bytes are
-// written in order by the session's writer goroutine, started by the
-// first Write.
-func (s *Session) Write(p []byte) error {
-	select {
-	case <-s.inputDone:
-		return ErrInputClosed
-	default:
-	}
-	if !s.writerOn.Load() {
-		s.startWriter()
-	}
-	select {
-	case s.input <- append([]byte(nil), p...):
-		return nil
-	case <-s.inputDone:
-		return ErrInputClosed
-	default:
-		return ErrInputFull
-	}
-}
-
 // Resize sets the terminal size seen by the child.
 func (s *Session) Resize(sz providers.Size) error {
 	select {
@@ -368,27 +351,6 @@ func (s *Session) Resize(sz providers.Size) error {
 	default:
 	}
 	return s.pty.Resize(sz)
-}
-
-func (s *Session) writeLoop() {
-	for {
-		select {
-		case p := <-s.input:
-			if _, err := s.pty.Write(p); err != nil {
-				// The child is gone or the PTY closed: teardown or exit
-				// will say so; input has nowhere to go.
-				continue
-			}
-			if s.opts.Pacer != nil {
-				// The child may answer at once (an echo, or the next
-				// step of a dialogue of queries and replies): its
-				// reader reads without waiting out a pace.
-				s.opts.Pacer.Hurry()
-			}
-		case <-s.inputDone:
-			return
-		}
-	}
 }
 
 // consumeLoop delivers what the reader handed off, in windows.

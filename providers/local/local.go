@@ -238,6 +238,10 @@ func (h *handle) ReadNow(p []byte) (int, error) { return h.master.ReadNow(p) }
 
 func (h *handle) Write(p []byte) (int, error) { return h.master.Write(p) }
 
+// WriteNow writes what the PTY takes at once, without waiting (a key,
+// written by the session on the model's loop).
+func (h *handle) WriteNow(p []byte) (int, error) { return h.master.WriteNow(p) }
+
 // PID is the pane's leader: the command sandmux started.
 func (h *handle) PID() int { return h.pgid }
 

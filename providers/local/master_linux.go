@@ -140,6 +140,17 @@ func (m *ptyMaster) ReadNow(p []byte) (int, error) {
 // Write writes p whole: at once while the PTY takes it, else waiting for
 // room on a registered duplicate of its own.
 func (m *ptyMaster) Write(p []byte) (int, error) {
+	n, err := m.WriteNow(p)
+	if err != nil || n == len(p) {
+		return n, err
+	}
+	k, err := m.writeWaiting(p[n:])
+	return n + k, err
+}
+
+// WriteNow writes what the PTY takes at once and never waits: a full
+// PTY takes 0 bytes, and that is no error.
+func (m *ptyMaster) WriteNow(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
 		var n int
@@ -152,9 +163,7 @@ func (m *ptyMaster) Write(p []byte) (int, error) {
 		}
 		switch {
 		case errors.Is(err, unix.EAGAIN):
-			k, err := m.writeWaiting(p[written:])
-			written += k
-			return written, err
+			return written, nil
 		case errors.Is(err, unix.EINTR):
 		case err != nil:
 			return written, err

@@ -107,3 +107,17 @@ func TestCloseInterruptsWrite(t *testing.T) {
 		t.Errorf("Read after Close = %v, want io.EOF", err)
 	}
 }
+
+// WriteNow never waits: into a PTY whose child reads nothing it writes
+// what fits and says so, with no error.
+func TestWriteNowNeverWaits(t *testing.T) {
+	p := open(t, providers.Spec{Command: []string{"sleep", "1000"}})
+	big := make([]byte, 1<<20)
+	n, err := p.(*handle).WriteNow(big)
+	if err != nil || n == 0 || n == len(big) {
+		t.Errorf("WriteNow of a megabyte into a PTY nobody reads = %d, %v; want part of it and no error", n, err)
+	}
+	if n2, err := p.(*handle).WriteNow(big); err != nil || n2 != 0 {
+		t.Errorf("WriteNow into a full PTY = %d, %v; want 0, nil", n2, err)
+	}
+}
