@@ -45,25 +45,37 @@ func newFakePTY() *fakePTY {
 	}
 }
 
-func (f *fakePTY) Read(p []byte) (int, error) {
+// takePending reads what a read left of an output element, if any.
+func (f *fakePTY) takePending(p []byte) (int, bool) {
 	f.mu.Lock()
-	if len(f.pending) > 0 {
-		n := copy(p, f.pending)
-		f.pending = f.pending[n:]
-		f.mu.Unlock()
+	defer f.mu.Unlock()
+	if len(f.pending) == 0 {
+		return 0, false
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, true
+}
+
+// took reads output element b into p, keeping what does not fit.
+func (f *fakePTY) took(p, b []byte) int {
+	n := copy(p, b)
+	f.mu.Lock()
+	f.pending = append(f.pending, b[n:]...)
+	f.mu.Unlock()
+	return n
+}
+
+func (f *fakePTY) Read(p []byte) (int, error) {
+	if n, ok := f.takePending(p); ok {
 		return n, nil
 	}
-	f.mu.Unlock()
 	select {
 	case b, ok := <-f.output:
 		if !ok {
 			return 0, io.EOF
 		}
-		n := copy(p, b)
-		f.mu.Lock()
-		f.pending = append(f.pending, b[n:]...)
-		f.mu.Unlock()
-		return n, nil
+		return f.took(p, b), nil
 	case <-f.closed:
 		return 0, io.EOF
 	}

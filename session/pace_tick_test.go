@@ -25,21 +25,12 @@ func (p *nowPTY) Read(b []byte) (int, error) {
 }
 
 func (p *nowPTY) ReadNow(b []byte) (int, error) {
-	p.mu.Lock()
-	if len(p.pending) > 0 {
-		n := copy(b, p.pending)
-		p.pending = p.pending[n:]
-		p.mu.Unlock()
+	if n, ok := p.takePending(b); ok {
 		return n, nil
 	}
-	p.mu.Unlock()
 	select {
 	case out := <-p.output:
-		n := copy(b, out)
-		p.mu.Lock()
-		p.pending = append(p.pending, out[n:]...)
-		p.mu.Unlock()
-		return n, nil
+		return p.took(b, out), nil
 	default:
 		return 0, nil
 	}
