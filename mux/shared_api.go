@@ -84,6 +84,10 @@ func (s *Shared) Wake() <-chan struct{} { return s.wake }
 // Stop is closed once the quit is done: the redraw loop returns.
 func (s *Shared) Stop() <-chan struct{} { return s.stop }
 
+// TickEnd is closed once the pacing tick delivering the output of the
+// panes on screen now is done; nil while none is (parsegate.Gate's).
+func (s *Shared) TickEnd() <-chan struct{} { return s.gate.TickEnd() }
+
 // Started reports whether the panes were started.
 func (s *Shared) Started() bool { return s.started }
 

@@ -43,6 +43,7 @@ type ticks struct {
 	armed  bool
 	next   chan struct{} // closed at the next tick; nil while nobody waits on it
 	polls  []*pollWaiter // run at the next tick
+	ending chan struct{} // closed when the polls running now are done; nil while none run
 }
 
 // arm starts the timer for the next tick, unless it runs. Called with mu
@@ -86,6 +87,11 @@ func (t *ticks) tick() {
 	t.armed = false
 	ch, polls := t.next, t.polls
 	t.next, t.polls = nil, nil
+	var ending chan struct{}
+	if len(polls) > 0 {
+		ending = make(chan struct{})
+		t.ending = ending
+	}
 	t.mu.Unlock()
 	if ch != nil {
 		close(ch)
@@ -95,7 +101,31 @@ func (t *ticks) tick() {
 			t.add(w)
 		}
 	}
+	if ending != nil {
+		t.mu.Lock()
+		t.ending = nil
+		t.mu.Unlock()
+		close(ending)
+	}
 }
+
+// runningEnd is the channel closed when the polls running now are done,
+// or nil.
+func (t *ticks) runningEnd() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ending == nil {
+		return nil
+	}
+	return t.ending
+}
+
+// TickEnd is closed once the tick of the panes on screen that is
+// delivering their output now has delivered it all; nil while none is.
+// A frame that would show the first of them can wait for it and show
+// them all: one frame a tick, not one for the first pane and another
+// for the rest.
+func (g *Gate) TickEnd() <-chan struct{} { return g.pace.shown.runningEnd() }
 
 // pacing holds the gate's two classes of ticks.
 type pacing struct{ shown, back ticks }

@@ -143,3 +143,50 @@ func TestPaceWithPollsOnTheTick(t *testing.T) {
 		}
 	})
 }
+
+// TickEnd is nil while no tick delivers the panes on screen, and while
+// one does it is closed once the tick's last poll is done, not before:
+// a frame that waits on it shows every pane of the tick.
+func TestTickEndWaitsForTheLastPoll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(1)
+		if g.TickEnd() != nil {
+			t.Fatal("TickEnd with nobody waiting")
+		}
+		var a, b paneFlags
+		a.shown.Store(true)
+		b.shown.Store(true)
+		ta, tb := g.Turns(&a.echo, &a.shown), g.Turns(&b.echo, &b.shown)
+		release := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() { ta.PaceWith(nil, func() bool { return false }) })
+		wg.Go(func() {
+			tb.PaceWith(nil, func() bool {
+				<-release // this pane is still parsing
+				return false
+			})
+		})
+		time.Sleep(ShownPace)
+		synctest.Wait() // the tick is in b's poll
+		end := g.TickEnd()
+		if end == nil {
+			t.Fatal("TickEnd was nil while the tick delivered its panes")
+		}
+		select {
+		case <-end:
+			t.Fatal("TickEnd closed before the tick's last poll was done")
+		default:
+		}
+		close(release)
+		wg.Wait()
+		synctest.Wait()
+		select {
+		case <-end:
+		default:
+			t.Fatal("TickEnd not closed once the tick's polls were done")
+		}
+		if g.TickEnd() != nil {
+			t.Error("TickEnd after the tick")
+		}
+	})
+}

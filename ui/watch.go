@@ -80,6 +80,23 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	// one it waits out the rest, so frames stay at most FPS a second.
 	wait := m.lastFrame.Add(m.frameInterval()).Sub(m.Now())
 	if wait <= 0 {
+		if end := m.TickEnd(); end != nil {
+			// A pacing tick is delivering the panes on screen one
+			// after another: the frame waits for the rest of them, so
+			// one frame shows the tick (an echo is still drawn at once).
+			stop := m.Stop()
+			afterTick := func() tea.Msg {
+				select {
+				case <-end:
+				case <-stop:
+				}
+				return frameMsg{}
+			}
+			if m.drawEchoes(m.Now()) {
+				return tea.Batch(afterTick, m.watch())
+			}
+			return afterTick
+		}
 		// Drawn in this Update: a frame message would cost a goroutine
 		// and a trip through the program's queue on every echo.
 		return m.handleFrame()
