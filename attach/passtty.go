@@ -189,7 +189,7 @@ func (s *Conn) writeTTY(p []byte) (int, error) {
 	if err != nil {
 		s.werr = fmt.Errorf("write to %s's terminal: %w (it is cut off: it may attach again)", s.hello.Who, err)
 		_ = s.conn.Close() // Best effort: the client is gone either way.
-		_ = s.tty.Close()  // Best effort: ends readTTY.
+		_ = s.tty.Close()  // Best effort: ends a read of it.
 		return n, s.werr
 	}
 	return n, nil

@@ -9,7 +9,7 @@ package attach
 // or, for a client that handed its terminal over (passtty.go):
 //
 //	client ─'r' frames─▶ Conn's reader goroutine ──▶ Resizes
-//	terminal ──▶ Conn's terminal reader ──▶ Read
+//	terminal ──read by the caller of Read or Terminal (no goroutine)──▶ keys
 //	Write ──(bounded by writeTimeout)──▶ terminal;  Finish ──'x'──▶ client
 
 import (
@@ -169,7 +169,7 @@ func (s *Conn) read(fr *frameReader) {
 	defer close(s.resizes)
 	if s.tty != nil {
 		// The client went away: so did its terminal, for this stream.
-		// Closing it ends readTTY, which closes input.
+		// Closing it ends a read of it (Read, Terminal) with io.EOF.
 		defer s.tty.Close()
 	} else {
 		defer close(s.input)
@@ -322,7 +322,7 @@ func (s *Conn) Finished() bool {
 func (s *Conn) Cut() {
 	_ = s.conn.Close() // Best effort: the client is cut off either way.
 	if s.tty != nil {
-		_ = s.tty.Close() // Best effort: ends readTTY.
+		_ = s.tty.Close() // Best effort: ends a read of it.
 	}
 }
 
@@ -333,7 +333,7 @@ func (s *Conn) Close() {
 		close(s.done)
 		_ = s.conn.Close() // Best effort: ends the reader's read; the stream is over.
 		if s.tty != nil {
-			_ = s.tty.Close() // Best effort: ends readTTY.
+			_ = s.tty.Close() // Best effort: ends a read of it.
 		}
 	})
 	s.reader.Wait()

@@ -79,9 +79,8 @@ func (t *ticks) add(w *pollWaiter) {
 
 // tick releases the waiters and runs the polls, one after another on
 // this goroutine: the readers they stand for stay parked, so a tick of
-// 48 busy panes wakes one goroutine, not 48 (each of which parked again
-// after its read and sent its processor looking for work through the
-// poller: a fifth of the CPU of 48 such panes).
+// 48 busy panes wakes one goroutine, not 48, each of which parked again
+// after its read and sent its thread looking for work.
 func (t *ticks) tick() {
 	t.mu.Lock()
 	t.armed = false
@@ -114,9 +113,6 @@ func (t *ticks) tick() {
 func (t *ticks) runningEnd() <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ending == nil {
-		return nil
-	}
 	return t.ending
 }
 

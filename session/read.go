@@ -33,7 +33,8 @@ type reader struct {
 	s       *Session
 	buf     []byte
 	rate    paceRate
-	carried int // bytes the tick read into buf and left for the reader to hand off
+	nower   readNower // the PTY, when the pacer's tick reads it (poll); else nil
+	carried int       // bytes the tick read into buf and left for the reader to hand off
 }
 
 // readLoop moves raw bytes from the PTY to the sinks and the screen. A
@@ -51,6 +52,9 @@ type reader struct {
 func (s *Session) readLoop() {
 	defer s.out.Close() // after the last Push: output closed
 	r := &reader{s: s, buf: make([]byte, readBufBytes)}
+	if _, ok := s.opts.Pacer.(pollPacer); ok {
+		r.nower, _ = s.pty.(readNower)
+	}
 	for {
 		n, err := s.pty.Read(r.buf)
 		slow := r.rate.read(n, time.Now())
@@ -72,16 +76,22 @@ func (r *reader) take(n int) bool {
 	if n == 0 {
 		return true
 	}
+	r.s.bytesOut.Add(int64(n))
+	return r.settle(n) || r.handOff(n)
+}
+
+// settle delivers buf[:n] here when it is small and no window is in
+// progress; false: it is the consumer's to deliver.
+func (r *reader) settle(n int) bool {
 	s := r.s
-	s.bytesOut.Add(int64(n))
-	if n < handOff && s.deliverMu.TryLock() {
-		// Take settles what the consumer left queued first, so the
-		// order holds.
-		s.deliver(s.out.Take(r.buf[:n]))
-		s.deliverMu.Unlock()
-		return true
+	if n >= handOff || !s.deliverMu.TryLock() {
+		return false
 	}
-	return r.handOff(n)
+	// Take settles what the consumer left queued first, so the order
+	// holds.
+	s.deliver(s.out.Take(r.buf[:n]))
+	s.deliverMu.Unlock()
+	return true
 }
 
 // handOff gives the consumer buf[:n]; it waits while its queue is full.
@@ -95,13 +105,12 @@ func (r *reader) handOff(n int) bool {
 // and left to hand off.
 func (r *reader) pace() int {
 	s := r.s
-	pp, canPoll := s.opts.Pacer.(pollPacer)
-	if _, ok := s.pty.(readNower); !ok || !canPoll {
+	if r.nower == nil {
 		s.opts.Pacer.Pace(s.runCtx.Done())
 		return 0
 	}
 	r.carried = 0
-	pp.PaceWith(s.runCtx.Done(), r.poll)
+	s.opts.Pacer.(pollPacer).PaceWith(s.runCtx.Done(), r.poll)
 	return r.carried
 }
 
@@ -111,21 +120,17 @@ func (r *reader) pace() int {
 // meet it), a read that is not small, or one the reader must hand off
 // end the pacing.
 func (r *reader) poll() bool {
-	n, err := r.s.pty.(readNower).ReadNow(r.buf)
+	n, err := r.nower.ReadNow(r.buf)
 	if n == 0 || err != nil {
 		return false
 	}
 	slow := r.rate.read(n, time.Now())
-	s := r.s
-	if n < handOff && s.deliverMu.TryLock() {
-		s.bytesOut.Add(int64(n))
-		s.deliver(s.out.Take(r.buf[:n]))
-		s.deliverMu.Unlock()
+	r.s.bytesOut.Add(int64(n))
+	if r.settle(n) {
 		return slow
 	}
 	// A Push could wait for the consumer, holding up every pane's
 	// tick: the reader hands these off itself.
-	s.bytesOut.Add(int64(n))
 	r.carried = n
 	return false
 }

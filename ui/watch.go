@@ -78,34 +78,36 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	// Leading edge: after a quiet spell the frame comes at once (a typed
 	// key's echo is not held back); within a frame interval of the last
 	// one it waits out the rest, so frames stay at most FPS a second.
-	wait := m.lastFrame.Add(m.frameInterval()).Sub(m.Now())
-	if wait <= 0 {
-		if end := m.TickEnd(); end != nil {
-			// A pacing tick is delivering the panes on screen one
-			// after another: the frame waits for the rest of them, so
-			// one frame shows the tick (an echo is still drawn at once).
-			stop := m.Stop()
-			afterTick := func() tea.Msg {
-				select {
-				case <-end:
-				case <-stop:
-				}
-				return frameMsg{}
-			}
-			if m.drawEchoes(m.Now()) {
-				return tea.Batch(afterTick, m.watch())
-			}
-			return afterTick
-		}
+	var frame tea.Cmd
+	switch wait, end := m.lastFrame.Add(m.frameInterval()).Sub(m.Now()), m.TickEnd(); {
+	case wait > 0:
+		frame = tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+	case end != nil:
+		// A pacing tick is delivering the panes on screen one after
+		// another: the frame waits for the rest of them, so one frame
+		// shows the tick (an echo is still drawn at once, below).
+		frame = afterTick(end, m.Stop())
+	default:
 		// Drawn in this Update: a frame message would cost a goroutine
 		// and a trip through the program's queue on every echo.
 		return m.handleFrame()
 	}
-	tick := tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
 	if m.drawEchoes(m.Now()) {
-		return tea.Batch(tick, m.watch())
+		return tea.Batch(frame, m.watch())
 	}
-	return tick
+	return frame
+}
+
+// afterTick is the frame once the pacing tick in progress ended (or the
+// model is done).
+func afterTick(end, stop <-chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-end:
+		case <-stop:
+		}
+		return frameMsg{}
+	}
 }
 
 // handleFrame drains every signal and takes new frames of the panes that

@@ -75,7 +75,7 @@ func openPTY(sz providers.Size) (master *ptyMaster, tty *os.File, err error) {
 
 // setSize sets the terminal size of the PTY m is the master of.
 func setSize(m *ptyMaster, sz providers.Size) error {
-	return m.control(func(fd int) error {
+	return m.raw(func(fd int) error {
 		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: sz.Rows, Col: sz.Cols})
 	})
 }

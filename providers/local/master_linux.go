@@ -197,9 +197,6 @@ func (m *ptyMaster) writeWaiting(p []byte) (int, error) {
 	return n, err
 }
 
-// control runs f on the descriptor (an ioctl).
-func (m *ptyMaster) control(f func(fd int) error) error { return m.raw(f) }
-
 // Close closes the master: a Read or Write waiting returns at once
 // (io.EOF, or the write's error).
 func (m *ptyMaster) Close() error {
