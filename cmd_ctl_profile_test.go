@@ -9,7 +9,8 @@ import (
 )
 
 // A running server gives its profiles without a rebuild: a cpu profile
-// over its window and the live heap, each a file go tool pprof reads; a
+// over its window and the live heap, each a file go tool pprof reads, and
+// an execution trace, which go tool trace reads; a
 // file that exists already, an unknown profile and a window out of
 // bounds are refused and write nothing.
 func TestCtlProfile(t *testing.T) {
@@ -30,6 +31,13 @@ func TestCtlProfile(t *testing.T) {
 	}
 	if out, _ := exec.Command("go", "tool", "pprof", "-top", "-sample_index=inuse_space", heap).CombinedOutput(); !strings.Contains(string(out), "sandmux") {
 		t.Errorf("the heap profile holds none of sandmux's functions:\n%s", out)
+	}
+	// A trace of the server's goroutines: go tool trace reads it, and it
+	// holds the server's own goroutines at work.
+	tr := filepath.Join(dir, "x.trace")
+	s.ok("profile", "trace", "--seconds", "1", "-o", tr)
+	if out, err := exec.Command("go", "tool", "trace", "-d=parsed", tr).CombinedOutput(); err != nil || !strings.Contains(string(out), "github.com/sandmux/sandmux/") {
+		t.Errorf("go tool trace -d=parsed %s: %v\n%.2000s", filepath.Base(tr), err, out)
 	}
 	s.fails(exitFailure, "does not exist yet", "profile", "heap", "-o", heap)
 	s.fails(exitUsage, "at most one profile", "profile", "threads", "-o", filepath.Join(dir, "x"))

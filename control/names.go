@@ -39,7 +39,9 @@ func waitStates() []string {
 var RecordActions = []string{"start", "stop", "pause", "resume", "marker"}
 
 // Profiles are the profiles `profile` takes of a running server, without
-// rebuilding it: a CPU profile over a window, and the runtime's snapshots
+// rebuilding it: a CPU profile over a window, the runtime's snapshots
 // (the live heap after a collection, every allocation since the start,
-// the goroutines' stacks). The first is the default.
-var Profiles = []string{"cpu", "heap", "allocs", "goroutine"}
+// the goroutines' stacks), and an execution trace over a window (every
+// goroutine's wake-ups and hand-offs: where a key's echo waited). The
+// first is the default.
+var Profiles = []string{"cpu", "heap", "allocs", "goroutine", "trace"}

@@ -47,7 +47,7 @@ var Commands = map[string]Command{
 	"quit":      {"quit [--kill]", parseQuit},
 	"record":    {"record start|stop|pause|resume|marker S [LABEL] [-o FILE] [--idle-limit D], or record start|stop --view [--client C] [-o FILE]", parseRecord},
 	"save-last": {"save-last S [--duration D] -o FILE", parseSaveLast},
-	"profile":   {"profile [cpu|heap|allocs|goroutine] [--seconds N] -o FILE", parseProfile},
+	"profile":   {"profile [cpu|heap|allocs|goroutine|trace] [--seconds N] -o FILE", parseProfile},
 	"token":     {tokenUsage, parseToken},
 }
 

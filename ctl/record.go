@@ -73,8 +73,8 @@ func parseSaveLast(fs *flag.FlagSet, args []string) (control.Request, error) {
 
 // parseProfile reads `profile [KIND] [--seconds N] -o FILE`.
 func parseProfile(fs *flag.FlagSet, args []string) (control.Request, error) {
-	secs := fs.Int("seconds", 10, "how long a cpu profile runs, in `N` seconds (at most 300)")
-	out := fs.String("o", "", "the `FILE` to write (read it with go tool pprof)")
+	secs := fs.Int("seconds", 10, "how long a cpu profile or trace runs, in `N` seconds (at most 300)")
+	out := fs.String("o", "", "the `FILE` to write (read it with go tool pprof, a trace with go tool trace)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return control.Request{}, err

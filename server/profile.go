@@ -2,28 +2,29 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"time"
 
 	"github.com/sandmux/sandmux/control"
 )
 
-// The CPU profile's window: 10 s unless asked, at most 5 minutes, so a
-// request never holds the profiler (one at a time) without bound.
+// The window of a CPU profile or a trace: 10 s unless asked, at most 5
+// minutes, so a request never holds the profiler or the tracer (one at a
+// time each) without bound.
 const (
 	defaultProfileWindow = 10 * time.Second
 	maxProfileWindow     = 5 * time.Minute
 )
 
 // profile writes one of the server's profiles to req.File, a file that
-// must not exist yet. A CPU profile answers once its window ended, or
-// early, cut short but written, when the client goes away.
+// must not exist yet. A CPU profile or a trace answers once its window
+// ended; one cut short because the client went away leaves no file.
 func (h *ctlHandler) profile(ctx context.Context, req control.Request) (control.Reply, error) {
 	kind := req.Profile
 	if kind == "" {
@@ -57,7 +58,18 @@ func (h *ctlHandler) profile(ctx context.Context, req control.Request) (control.
 
 // writeProfile writes the profile kind to f.
 func writeProfile(ctx context.Context, f *os.File, kind string, window time.Duration) error {
-	if kind != "cpu" {
+	switch kind {
+	case "cpu":
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("start the cpu profile: %w (one is taken at a time: wait for the other to end)", err)
+		}
+		defer pprof.StopCPUProfile()
+	case "trace":
+		if err := trace.Start(f); err != nil {
+			return fmt.Errorf("start the trace: %w (one is taken at a time: wait for the other to end)", err)
+		}
+		defer trace.Stop()
+	default:
 		if kind == "heap" {
 			runtime.GC() // the live heap, as of now, rather than as of the last collection
 		}
@@ -66,18 +78,12 @@ func writeProfile(ctx context.Context, f *os.File, kind string, window time.Dura
 		}
 		return nil
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return fmt.Errorf("start the cpu profile: %w (one is taken at a time: wait for the other to end)", err)
-	}
 	t := time.NewTimer(window)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return nil
 	case <-ctx.Done():
+		return fmt.Errorf("the %s window was cut short: the client went away", kind)
 	}
-	pprof.StopCPUProfile()
-	if ctx.Err() != nil {
-		return errors.New("the cpu profile was cut short: the client went away")
-	}
-	return nil
 }
