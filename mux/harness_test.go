@@ -2,9 +2,7 @@ package mux
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -62,7 +60,6 @@ func (v *stubViews) NeedsAttention(p *Pane, _ *PaneInfo) bool {
 func (v *stubViews) Settled() []tea.Cmd          { v.told = append(v.told, "settled"); return nil }
 func (v *stubViews) BodySize(int) providers.Size { return v.size }
 func (v *stubViews) Notice(id int, text string)  { v.notices[id] = text }
-func (v *stubViews) saw(what string) bool        { return strings.Contains(strings.Join(v.told, "\n"), what) }
 
 func paneName(i int) string { return string(rune('a'+i%26)) + "pane" }
 
@@ -138,8 +135,3 @@ func frame(s *Shared) {
 	}
 	update(s, nil)
 }
-
-// clock is a test's time, which it moves on.
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }

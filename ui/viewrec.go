@@ -64,8 +64,6 @@ type viewOpenedMsg struct {
 	err  error
 }
 
-func (viewOpenedMsg) recMsg() {}
-
 func (m *Model) viewOpened(msg viewOpenedMsg) tea.Cmd {
 	v := m.viewByID(msg.id)
 	err := msg.err
