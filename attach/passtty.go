@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sandmux/sandmux/nbio"
 )
 
 // frameTTY carries the client's terminal as SCM_RIGHTS, once, right
@@ -168,7 +170,7 @@ func (s *Conn) Terminal() DeadlineReader {
 type ttyReader struct{ f *os.File }
 
 func (r ttyReader) Read(p []byte) (int, error) {
-	n, err := r.f.Read(p)
+	n, err := nbio.ReadWait(r.f, p)
 	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		err = io.EOF // EIO (hung up), closed here, or 0 bytes: gone either way
 	}
@@ -185,7 +187,7 @@ func (s *Conn) writeTTY(p []byte) (int, error) {
 		return 0, s.werr
 	}
 	_ = s.tty.SetWriteDeadline(time.Now().Add(s.writeTimeout)) // Best effort: without it a stalled terminal holds this writer.
-	n, err := s.tty.Write(p)
+	n, err := nbio.WriteWait(s.tty, p)                         // raw writes (package nbio says why)
 	if err != nil {
 		s.werr = fmt.Errorf("write to %s's terminal: %w (it is cut off: it may attach again)", s.hello.Who, err)
 		_ = s.conn.Close() // Best effort: the client is gone either way.

@@ -11,7 +11,9 @@ package local
 // master's own descriptor is never registered; a Read that must wait
 // does so on a duplicate registered for it (the same open file), which
 // stays while reads go on and goes at the first ReadNow, and a Write
-// that finds the PTY full waits on a duplicate of its own.
+// that finds the PTY full waits on a duplicate of its own. Reads and
+// writes themselves are raw system calls, unannounced to the scheduler
+// (package nbio says why).
 
 import (
 	"errors"
@@ -23,6 +25,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sandmux/sandmux/nbio"
 )
 
 // ptyMaster is a PTY's master end: a non-blocking descriptor, used by
@@ -76,7 +80,7 @@ func (m *ptyMaster) Read(p []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := w.Read(p)
+	n, err := nbio.ReadWait(w, p)
 	m.wmu.Lock()
 	m.reading--
 	m.wmu.Unlock()
@@ -121,7 +125,7 @@ func (m *ptyMaster) ReadNow(p []byte) (int, error) {
 	m.wmu.Unlock()
 	var n int
 	err := m.raw(func(fd int) (err error) {
-		n, err = unix.Read(fd, p)
+		n, err = nbio.Read(fd, p)
 		return err
 	})
 	switch {
@@ -155,7 +159,7 @@ func (m *ptyMaster) WriteNow(p []byte) (int, error) {
 	for written < len(p) {
 		var n int
 		err := m.raw(func(fd int) (err error) {
-			n, err = unix.Write(fd, p[written:])
+			n, err = nbio.Write(fd, p[written:])
 			return err
 		})
 		if n > 0 {
@@ -187,7 +191,7 @@ func (m *ptyMaster) writeWaiting(p []byte) (int, error) {
 	}
 	m.writes[w] = struct{}{}
 	m.wmu.Unlock()
-	n, err := w.Write(p)
+	n, err := nbio.WriteWait(w, p)
 	m.wmu.Lock()
 	if _, ok := m.writes[w]; ok {
 		delete(m.writes, w)
