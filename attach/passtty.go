@@ -187,7 +187,9 @@ func (s *Conn) writeTTY(p []byte) (int, error) {
 		return 0, s.werr
 	}
 	_ = s.tty.SetWriteDeadline(time.Now().Add(s.writeTimeout)) // Best effort: without it a stalled terminal holds this writer.
-	n, err := nbio.WriteWait(s.tty, p)                         // raw writes (package nbio says why)
+	// Raw writes, waiting in the poller when the terminal is full
+	// (package nbio says why).
+	n, err := nbio.WriteWait(s.tty, p)
 	if err != nil {
 		s.werr = fmt.Errorf("write to %s's terminal: %w (it is cut off: it may attach again)", s.hello.Who, err)
 		_ = s.conn.Close() // Best effort: the client is gone either way.

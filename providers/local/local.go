@@ -358,9 +358,9 @@ func (h *handle) sessionAlive() (bool, error) {
 
 // Close closes the master end. A Read in progress returns at once: it
 // waits on a duplicate registered with Go's poller, which Close closes.
-// It also releases the pane's containment: a cgroup still holding processes (teardown
-// verifies it empty first) is killed, and removed once empty, within a
-// short bound.
+// It also releases the pane's containment: a cgroup still holding
+// processes (teardown verifies it empty first) is killed, and removed
+// once empty, within a short bound.
 func (h *handle) Close() error {
 	h.closeOnce.Do(func() {
 		var errs []error

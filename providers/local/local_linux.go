@@ -44,8 +44,9 @@ func prepareProcess() {
 }
 
 // openPTY opens a PTY pair of the given size. The master is returned in
-// non-blocking mode, registered with Go's poller, so that Close interrupts a
-// blocked Read: pty.Open leaves it in blocking mode.
+// non-blocking mode (pty.Open leaves it blocking), for the raw calls of
+// ptyMaster; only the duplicates a wait uses are registered with Go's
+// poller, so that Close interrupts a waiting Read or Write.
 func openPTY(sz providers.Size) (master *ptyMaster, tty *os.File, err error) {
 	m, t, err := pty.Open()
 	if err != nil {

@@ -161,8 +161,9 @@ func New(cols, rows int, opts ...Option) *Screen {
 
 // Close stops the Screen's goroutines and waits for them. A reply write
 // blocked on a child that does not read is waited for too, so close the PTY
-// first (session teardown does); that interrupts the write when the master
-// is registered with Go's poller, as providers/local opens it. Close is
+// first (session teardown does); that interrupts the write when a write
+// waiting for room ends at Close, as providers/local's does (it waits on a
+// duplicate registered with Go's poller, which Close closes). Close is
 // idempotent; Write after Close does nothing.
 func (s *Screen) Close() {
 	s.mu.Lock()
