@@ -154,7 +154,15 @@ func (s *Screen) bulkScroll(text string) {
 	}
 	s.inBulk = true
 	b := bulk{s: s, row: row, x: s.cur.x, wrap: s.cur.wrap, used: s.cols}
+	tried := -1 // the LF of the last line direct refused: not tried again after its SGRs
 	for i := 0; i < len(text); {
+		if b.used == 0 && i > tried {
+			if n := b.direct(text[i:]); n > 0 {
+				i += n
+				continue
+			}
+			tried = lineEnd(text, i) - 1
+		}
 		switch c := text[i]; {
 		case c == '\n':
 			b.emit(false)
@@ -225,15 +233,38 @@ type penResult struct {
 func (b *bulk) sgr(seq string) {
 	s := b.s
 	k := penKey{s.printPen, seq}
-	if r, ok := s.penCache[k]; ok {
-		s.f.st.pen, s.printPen, s.erasePenID = r.st, r.id, -1
-		return
+	r, ok := s.recentPen(k)
+	if !ok {
+		if r, ok = s.penCache[k]; !ok {
+			s.f.write(seq)
+			if s.penCache == nil || len(s.penCache) > 4096 {
+				s.penCache = map[penKey]penResult{} // bounded: a child could vary colours forever
+			}
+			r = penResult{s.f.st.pen, s.printPen}
+			s.penCache[k] = r
+		}
+		s.penRecent[s.penNext%uint8(len(s.penRecent))] = penMemo{k, r, true}
+		s.penNext++
 	}
-	s.f.write(seq)
-	if s.penCache == nil || len(s.penCache) > 4096 {
-		s.penCache = map[penKey]penResult{} // bounded: a child could vary colours forever
+	s.f.st.pen, s.printPen, s.erasePenID = r.st, r.id, -1
+}
+
+// penMemo is one of the sequences applied to a pen most recently: a log
+// cycles through a few, and comparing them beats hashing the sequence.
+type penMemo struct {
+	k   penKey
+	r   penResult
+	set bool
+}
+
+// recentPen finds k among the recent sequences.
+func (s *Screen) recentPen(k penKey) (penResult, bool) {
+	for i := range s.penRecent {
+		if m := &s.penRecent[i]; m.set && m.k.pen == k.pen && m.k.sgr == k.sgr {
+			return m.r, true
+		}
 	}
-	s.penCache[k] = penResult{s.f.st.pen, s.printPen}
+	return penResult{}, false
 }
 
 // print places r (w columns) as the wrapper's put and vt10x would.
@@ -270,8 +301,13 @@ func (b *bulk) putPen(r rune, pen uint32) {
 // emit sends the finished row to the scrollback and starts a blank one, as
 // a scroll leaves the bottom row: spaces with the erase pen.
 func (b *bulk) emit(bool) {
+	b.s.pushLine(b.used, b.row)
+	b.blankRow()
+}
+
+// blankRow blanks the bulk row as a scroll leaves the new bottom row.
+func (b *bulk) blankRow() {
 	row := b.row
-	b.s.pushLine(b.used, row)
 	blank := penGlyph(b.s.erasePen())
 	blank.Char = ' '
 	if blank.FG != vt10x.DefaultFG {

@@ -128,6 +128,8 @@ func TestBulkMatchesSlowPath(t *testing.T) {
 func FuzzBulk(f *testing.F) {
 	f.Add("hello\r\nworld\r\n", uint8(20), uint8(3), uint8(5))
 	f.Add("\x1b[1;31mred\x1b[0m 日本\r\n", uint8(7), uint8(2), uint8(9))
+	f.Add("\x1b[32m0001\x1b[0m λ → ok \x1b[44m  \x1b[0m\r", uint8(30), uint8(4), uint8(3)) // direct lines
+	f.Add("\x1b[7m  \x1b[m  \r", uint8(2), uint8(1), uint8(0))
 	f.Fuzz(func(t *testing.T, unit string, cols, rows, repeat uint8) {
 		unit = strings.ToValidUTF8(unit, "?")
 		c, r := 2+int(cols)%100, 1+int(rows)%40

@@ -198,6 +198,9 @@ func (s *Screen) sweep() {
 		for _, g := range s.bulkRow {
 			mark(glyphPen(g))
 		}
+		for _, id := range s.tailPens {
+			mark(id)
+		}
 	}
 	mark(0)
 	mark(s.printPen)
@@ -218,6 +221,7 @@ func (s *Screen) sweep() {
 	}
 	s.erasePenID = -1
 	clear(s.penCache) // it names ids by number
+	s.penRecent = [len(s.penRecent)]penMemo{}
 	// In use are at most two ids per cell of both screens and a few pens:
 	// a limit of twice that keeps sweeps rare.
 	t.limit = max(minPenLimit, 4*s.cols*s.rows+64)

@@ -70,12 +70,19 @@ type Screen struct {
 
 	// Bulk scrolling (bulk.go).
 	noBulk   bool // tests compare against the ordinary path
+	noDirect bool // tests compare direct lines against the glyph row's
+	directs  int  // how many lines were laid out direct, for tests
 	suppress int  // captures to skip: rows a bulk already stored
 	lfBuf    []int
 	bulkRow  []vt10x.Glyph
-	bulks    int // how many bulk layouts ran, for tests
+	tailPens []uint32 // the pens of a direct line's trailing spaces (bulkline.go)
+	bulks    int      // how many bulk layouts ran, for tests
 	penCache map[penKey]penResult
-	inBulk   bool // a bulk layout holds pen ids in bulkRow
+	// penRecent holds the last sequences penCache answered (penNext
+	// counts them round).
+	penRecent [8]penMemo
+	penNext   uint8
+	inBulk    bool // a bulk layout holds pen ids in bulkRow
 
 	// Pens (pen.go).
 	pens       penTable

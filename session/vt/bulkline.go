@@ -1,0 +1,168 @@
+package vt
+
+import "unicode/utf8"
+
+// Direct lines. Within a bulk most lines are the same shape: they start
+// on a blank row at column 0, hold characters one column wide and plain
+// SGR sequences, fit the width, and end with CR LF or LF. Laid out a glyph
+// at a time, such a line cost a glyph written per character, three passes
+// over the row to make its scrollback line (pushLine, pushPlain) and one
+// to blank the row again: most of a flood's parse. A direct line goes
+// from the text to the scrollback line in one pass: its bytes are the
+// line's text as they are, and each SGR starts a run when it changes the
+// style. The bulk row is never touched, so it stays the blank row that
+// the glyph path would have left after the line's LF.
+//
+// The result is what pushLine makes of the glyph row, trailing blanks
+// trimmed the same way (TestBulkMatchesSlowPath and FuzzBulk compare the
+// two paths cell by cell).
+
+// directLine measures the line at the start of t for a direct layout. It
+// returns the length of the line through its LF, the columns it fills and
+// whether a CR precedes that LF; ok is false for any other shape: a CR
+// elsewhere, a character not one column wide, more characters than the
+// row holds, no LF.
+func (b *bulk) directLine(t string) (end, cols int, cr, ok bool) {
+	for i := 0; i < len(t); {
+		switch c := t[i]; {
+		case c >= 0x20 && c < 0x7f:
+			cols++
+			i++
+		case c == '\n':
+			return i + 1, cols, cr, cols <= b.s.cols
+		case c == '\r':
+			if i+1 >= len(t) || t[i+1] != '\n' {
+				return 0, 0, false, false
+			}
+			cr = true
+			i++
+		case c == 0x1b:
+			i += plainSGRLen(t[i:]) // the bulk's text holds no other sequence
+		default:
+			r, n := utf8.DecodeRuneInString(t[i:])
+			if runeWidth(r) != 1 || r == padRune || r == placeholder || isStandIn(r) {
+				return 0, 0, false, false
+			}
+			cols++
+			i += n
+		}
+		if cols > b.s.cols {
+			return 0, 0, false, false
+		}
+	}
+	return 0, 0, false, false
+}
+
+// direct lays out the line at the start of t straight into the
+// scrollback when it has the shape directLine accepts and the row is
+// blank with the cursor at its start. It returns the bytes it consumed,
+// 0 (having done nothing) when the line is not such a line.
+func (b *bulk) direct(t string) int {
+	if b.x != 0 || b.wrap || b.used != 0 || b.s.noDirect {
+		return 0
+	}
+	end, cols, cr, ok := b.directLine(t)
+	if !ok {
+		return 0
+	}
+	s := b.s
+	var l *sbLine
+	if s.sb.max > 0 {
+		l = s.sb.slot()
+		l.runs, l.clusters = l.runs[:0], l.clusters[:0]
+	}
+	text, tail := s.textBuf[:0], s.tailPens[:0]
+	pen := ^uint32(0) // the pen the last run was made for
+	for i := 0; i < end; {
+		switch t[i] {
+		case 0x1b:
+			n := plainSGRLen(t[i:])
+			b.sgr(t[i : i+n])
+			pen = ^uint32(0) // a sweep in sgr may have given the id another style
+			i += n
+			continue
+		case '\r', '\n':
+			i++
+			continue
+		}
+		// Characters up to the next sequence, CR or LF: one pen, one
+		// column each, their bytes the line's text as they are.
+		j, n, spaces := i, int32(0), 0
+		for ; j < end; j++ {
+			c := t[j]
+			if c == 0x1b || c == '\r' || c == '\n' {
+				break
+			}
+			if c&0xc0 != 0x80 {
+				n++
+			}
+			if c == ' ' {
+				spaces++
+			} else {
+				spaces = 0
+			}
+		}
+		text = append(text, t[i:j]...)
+		if spaces < j-i {
+			tail = tail[:0]
+		}
+		for range spaces {
+			tail = append(tail, s.printPen)
+		}
+		i = j
+		if l == nil {
+			continue
+		}
+		if id := s.printPen; id != pen {
+			pen = id
+			st := s.cellStyle(id)
+			if k := len(l.runs); k == 0 || l.runs[k-1].st != st {
+				l.runs = append(l.runs, sbRun{st: st})
+			}
+		}
+		l.runs[len(l.runs)-1].n += n
+	}
+	s.tailPens = tail
+	if l != nil {
+		text = l.trimDirect(s, text, tail)
+		l.text, l.span, l.wrapped, l.special = string(text), 0, false, false
+		l.mask = lineMask(l.text)
+	}
+	s.textBuf = text
+	s.directs++
+	b.blankRow()
+	if cr {
+		b.x = 0
+	} else {
+		b.x = min(cols, s.cols-1)
+	}
+	return end
+}
+
+// trimDirect drops the trailing spaces pushLine would have left out of
+// the line (tail: the pens they were drawn with): first those with no
+// pen or a cleared one, then those that show as blank cells.
+func (l *sbLine) trimDirect(s *Screen, text []byte, tail []uint32) []byte {
+	k := len(tail)
+	for k > 0 && (tail[k-1] == 0 || s.clearedPen(tail[k-1])) {
+		k--
+	}
+	for k > 0 {
+		g := penGlyph(tail[k-1])
+		g.Char = ' '
+		if c := s.cellOf(g); !blank(&c) {
+			break
+		}
+		k--
+	}
+	for drop := len(tail) - k; drop > 0; {
+		r := &l.runs[len(l.runs)-1]
+		d := min(drop, int(r.n))
+		r.n -= int32(d)
+		drop -= d
+		if r.n == 0 {
+			l.runs = l.runs[:len(l.runs)-1]
+		}
+	}
+	return text[:len(text)-(len(tail)-k)]
+}

@@ -1,0 +1,138 @@
+package vt
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// directText makes n lines mostly of the shape a direct line takes (one
+// column characters and SGR, CR LF or LF, no longer than cols), with the
+// cases at its edges: exactly cols wide, one more, a wide rune, a CR
+// mid-line, trailing spaces in plain, coloured-background, reverse and
+// erased pens, an SGR after the last character, and, with many, enough
+// truecolours to make the pen table sweep during a bulk.
+func directText(rng *rand.Rand, n, cols int, many bool) string {
+	words := []string{"build", "ok", "λ", "→", "✓", "émoji", "x", "  ", "pty"}
+	sgrs := []string{"\x1b[0m", "\x1b[1m", "\x1b[31m", "\x1b[44m", "\x1b[7m", "\x1b[38;5;200m", "\x1b[48;5;19m",
+		"\x1b[4;44m", "\x1b[m", "\x1b[27;39;49m", "\x1b[9m"}
+	var b strings.Builder
+	for i := range n {
+		if many {
+			fmt.Fprintf(&b, "\x1b[38;2;%d;%d;%dm", i%256, i/256%256, rng.IntN(256))
+		}
+		switch rng.IntN(12) {
+		case 0:
+			b.WriteString(strings.Repeat("w", cols)) // exactly the width
+		case 1:
+			b.WriteString(strings.Repeat("v", cols+1)) // wraps: the glyph path's
+		case 2:
+			b.WriteString("日本 wide")
+		case 3:
+			b.WriteString("over\rOV") // a CR mid-line: the glyph path's
+		default:
+			for w := 0; w < cols/2; {
+				if rng.IntN(4) == 0 {
+					b.WriteString(sgrs[rng.IntN(len(sgrs))])
+					continue
+				}
+				word := words[rng.IntN(len(words))]
+				b.WriteString(word)
+				w += len([]rune(word))
+			}
+			if rng.IntN(3) == 0 {
+				b.WriteString(sgrs[rng.IntN(len(sgrs))] + strings.Repeat(" ", rng.IntN(4)))
+			}
+		}
+		if rng.IntN(4) > 0 {
+			b.WriteString("\r")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// sameScrollback fails unless a and b hold the same scrollback lines:
+// text, runs, clusters, wrap, span and search mask, not only the cells
+// they make.
+func sameScrollback(t *testing.T, a, b *Screen) {
+	t.Helper()
+	if a.sb.len() != b.sb.len() {
+		t.Fatalf("scrollback of %d lines direct, %d from the glyph row", a.sb.len(), b.sb.len())
+	}
+	for i := range a.sb.len() {
+		la, lb := a.sb.line(i), b.sb.line(i)
+		if la.text != lb.text || la.wrapped != lb.wrapped || la.span != lb.span || la.special != lb.special ||
+			la.mask != lb.mask || !slices.Equal(la.runs, lb.runs) || len(la.clusters)+len(lb.clusters) > 0 {
+			t.Fatalf("line %d differs:\ndirect: %+v\nglyphs: %+v", i, *la, *lb)
+		}
+	}
+}
+
+func TestDirectLinesMatchGlyphRows(t *testing.T) {
+	directs := 0
+	for seed := range uint64(30) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		cols, rows := 2+rng.IntN(60), 1+rng.IntN(20)
+		many := seed%5 == 4
+		t.Run(fmt.Sprintf("seed%d_%dx%d", seed, cols, rows), func(t *testing.T) {
+			text := directText(rng, 2*rows+2*bulkMinLines+rng.IntN(400), cols, many)
+			direct := New(cols, rows, WithScrollback(100000))
+			glyphs := New(cols, rows, WithScrollback(100000))
+			defer direct.Close()
+			defer glyphs.Close()
+			glyphs.noDirect = true
+			for len(text) > 0 {
+				n := min(len(text), 4096+rng.IntN(8192))
+				for n < len(text) && text[n]&0xc0 == 0x80 {
+					n++
+				}
+				direct.Write(text[:n])
+				glyphs.Write(text[:n])
+				text = text[n:]
+			}
+			if direct.bulks == 0 {
+				t.Fatal("no bulk layout ran")
+			}
+			sameScrollback(t, direct, glyphs)
+			directs += direct.directs
+			// The cells, cursor and pen after it all, against the path
+			// that never lays out in bulk at all.
+			feedBoth(t, cols, rows, []string{directText(rng, rows+bulkMinLines+50, cols, many)})
+		})
+	}
+	if directs < 1000 {
+		t.Errorf("only %d lines went direct over all cases: the test proves little", directs)
+	}
+}
+
+// directLine accepts exactly the shape direct lays out: one column
+// characters and SGR, ending in LF or CR LF, no wider than the row.
+func TestDirectLineShapes(t *testing.T) {
+	s := New(10, 3)
+	defer s.Close()
+	b := bulk{s: s}
+	for _, c := range []struct {
+		line       string
+		end, cols  int
+		cr, accept bool
+	}{
+		{"abc\r\n", 5, 3, true, true},
+		{"abc\nrest", 4, 3, false, true},
+		{"\x1b[1;31mλ→✓\x1b[0m\n", 20, 3, false, true},
+		{strings.Repeat("z", 10) + "\r\n", 12, 10, true, true},
+		{strings.Repeat("z", 11) + "\n", 0, 0, false, false}, // wider than the row
+		{"a\rb\n", 0, 0, false, false},                       // CR mid-line
+		{"日本\n", 0, 0, false, false},                         // wide
+		{"a\uFDD1\n", 0, 0, false, false},                    // the pad rune stands for a wide rune's
+		{"no newline", 0, 0, false, false},
+		{"a\r", 0, 0, false, false},
+	} {
+		end, cols, cr, ok := b.directLine(c.line)
+		if ok != c.accept || ok && (end != c.end || cols != c.cols || cr != c.cr) {
+			t.Errorf("directLine(%q) = %d, %d, %v, %v; want %d, %d, %v, %v", c.line, end, cols, cr, ok, c.end, c.cols, c.cr, c.accept)
+		}
+	}
+}
