@@ -4,7 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"slices"
+	"sync"
+	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -12,10 +17,37 @@ import (
 // keyframe starts, and what a full-screen program writes (the same rows
 // redrawn, the same colours set again) compresses several times over:
 // 48 agents writing 20 KB/s each fill 288 MB in a 5-minute ring as plain
-// bytes. So the segment before a new keyframe is packed into one zstd
-// frame (its keyframe, its output and its events, varint-coded) and
-// unpacked only when SaveLast reads it; the open segment stays plain, as
-// the tap appends to it.
+// bytes. So the segment before a new keyframe is packed whole (its
+// keyframe, its output and its events, varint-coded), with zstd, or with
+// S2 if its output came as a flood (codec), and unpacked only when
+// SaveLast reads it; the open segment stays plain, as the tap appends to
+// it. The packed bytes start with the codec's tag, so they unpack alone.
+
+// The codecs, the first byte of a packed segment.
+const (
+	packZstd = 'z' // then a zstd frame, which carries its own checksum
+	packS2   = 's' // then a CRC-32C of the unpacked bytes and an S2 block, which carries none
+)
+
+// floodRate is the output rate over which a full segment is packed with
+// S2. A flood (a cat of a big log, a verbose build) comes as fast as vt
+// parses it, 40-70 MB/s on a shared core, and fills a segment in a few
+// milliseconds: zstd's fastest level packs coloured log lines at 150
+// MB/s (BenchmarkPack) and took an eighth of the server's CPU in one, S2
+// packs them at 400 MB/s, for a ratio of 2.8 where zstd gets 4. What
+// people watch stays far below 4 MiB/s: an agent, htop, vim or apt
+// writes about 20 KB/s (ring.go), a redrawn screen tens of KB at once;
+// there zstd's ratio is what keeps 48 panes of 5 minutes small, for a
+// few milliseconds of CPU a second. A flood's ring is bounded by its
+// bytes, not by Retain (the default 16 MiB holds some 15 s of output at
+// floodRate, a second of a 50 MB/s flood), so S2's ratio costs some of
+// those seconds, not memory.
+const floodRate = 4 << 20 // bytes a second
+
+// maxUnpacked bounds what a packed segment may unpack to, with either
+// codec: a segment is at most DefaultSegmentBytes of output and its
+// keyframe, so more is damage, and must not be allocated.
+const maxUnpacked = 64 << 20
 
 var (
 	// packer and unpacker are shared by every ring: EncodeAll and
@@ -27,7 +59,9 @@ var (
 	packer, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(DefaultSegmentBytes), zstd.WithLowerEncoderMem(true))
 	unpacker, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxMemory(64<<20))
+		zstd.WithDecoderMaxMemory(maxUnpacked))
+
+	castagnoli = crc32.MakeTable(crc32.Castagnoli) // in hardware on amd64 and arm64
 )
 
 // The encoder and decoder make their pools of workers at first use; made
@@ -43,13 +77,134 @@ func init() {
 // as sandmux packed it itself.
 var errPacked = errors.New("record: a packed segment is damaged")
 
+// codec chooses how the segment is packed once sealed: S2 if its output
+// reached the byte bound (segmentBytes) faster than floodRate over its
+// span, from its keyframe to its last event, else zstd. Both halves
+// matter: a segment sealed before it is full (by the time bound, Every,
+// or the keyframe after a resize) is no flood's however fast its last
+// burst came, and one filled over seconds (an agent printing a long
+// diff) is what zstd packs best, for little CPU.
+func (s *segment) codec(segmentBytes int) byte {
+	if len(s.data) < segmentBytes || len(s.events) == 0 {
+		return packZstd
+	}
+	span := s.events[len(s.events)-1].at - s.start
+	if span < int64(len(s.data))*int64(time.Second)/floodRate {
+		return packS2
+	}
+	return packZstd
+}
+
 // pack replaces the segment's keyframe, output and events with one
-// packed copy of them. The ring's lock is held.
-func (s *segment) pack() {
+// packed copy of them, made with codec (packZstd or packS2). The ring's
+// lock is held.
+func (s *segment) pack(codec byte) {
 	if s.packed != nil {
 		return
 	}
-	raw := make([]byte, 0, len(s.kf)+len(s.data)+len(s.events)*8+3*binary.MaxVarintLen64)
+	raw := getScratch()
+	*raw = s.marshal((*raw)[:0])
+	s.packed = encode(codec, *raw)
+	putScratch(raw)
+	s.kf, s.data, s.events = "", nil, nil
+}
+
+// unpack turns a copy of a packed segment (SaveLast's, off the ring's
+// lock) back into its keyframe, output and events.
+func (s *segment) unpack() error {
+	raw, err := decode(s.packed)
+	if err != nil {
+		return err
+	}
+	return s.unmarshal(raw)
+}
+
+// encode packs raw with codec into a slice of its own, without slack: it
+// is kept, and counted, as long as the segment is.
+func encode(codec byte, raw []byte) []byte {
+	buf := getScratch()
+	defer putScratch(buf)
+	b := (*buf)[:0]
+	if codec == packS2 && len(raw) <= maxUnpacked {
+		b = slices.Grow(b, 5+s2.MaxEncodedLen(len(raw)))[:5]
+		b[0] = packS2
+		binary.LittleEndian.PutUint32(b[1:], crc32.Checksum(raw, castagnoli))
+		b = b[:5+len(s2.Encode(b[5:cap(b)], raw))] // in place: b has room for the worst case
+	} else {
+		b = packer.EncodeAll(raw, append(b, packZstd))
+	}
+	*buf = b
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+// scratch keeps the buffers pack marshals and encodes into, for every
+// ring: a flood seals a segment every few milliseconds, and two fresh
+// buffers of some 300 KB each time made S2's packing a third slower
+// (BenchmarkPack). Buffers grown past maxScratch (a huge keyframe) are
+// left to the collector.
+var scratch sync.Pool // of *[]byte
+
+const maxScratch = 4 * DefaultSegmentBytes
+
+func getScratch() *[]byte {
+	if b, ok := scratch.Get().(*[]byte); ok {
+		return b
+	}
+	return new([]byte)
+}
+
+func putScratch(b *[]byte) {
+	if cap(*b) <= maxScratch {
+		scratch.Put(b)
+	}
+}
+
+// decode returns the bytes packed into p, whichever codec packed them.
+func decode(p []byte) ([]byte, error) {
+	if len(p) == 0 {
+		return nil, fmt.Errorf("%w: empty", errPacked)
+	}
+	switch p[0] {
+	case packZstd:
+		raw, err := unpacker.DecodeAll(p[1:], nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errPacked, err)
+		}
+		return raw, nil
+	case packS2:
+		return decodeS2(p[1:])
+	}
+	return nil, fmt.Errorf("%w: unknown codec %#x", errPacked, p[0])
+}
+
+// decodeS2 checks the block's length before it allocates it, as the
+// zstd decoder its memory (maxUnpacked), and its checksum after.
+func decodeS2(p []byte) ([]byte, error) {
+	if len(p) < 4 {
+		return nil, fmt.Errorf("%w: no checksum", errPacked)
+	}
+	sum, block := binary.LittleEndian.Uint32(p), p[4:]
+	n, err := s2.DecodedLen(block)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errPacked, err)
+	}
+	if n > maxUnpacked {
+		return nil, fmt.Errorf("%w: %d bytes unpacked, more than %d", errPacked, n, maxUnpacked)
+	}
+	raw, err := s2.Decode(nil, block)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errPacked, err)
+	}
+	if crc32.Checksum(raw, castagnoli) != sum {
+		return nil, fmt.Errorf("%w: checksum mismatch", errPacked)
+	}
+	return raw, nil
+}
+
+// marshal appends the segment's keyframe, output and events to raw as
+// varints, the times relative to the segment's start and each other.
+func (s *segment) marshal(raw []byte) []byte {
+	raw = slices.Grow(raw, len(s.kf)+len(s.data)+len(s.events)*8+3*binary.MaxVarintLen64)
 	raw = binary.AppendUvarint(raw, uint64(len(s.kf)))
 	raw = binary.AppendUvarint(raw, uint64(len(s.data)))
 	raw = binary.AppendUvarint(raw, uint64(len(s.events)))
@@ -66,18 +221,11 @@ func (s *segment) pack() {
 		}
 		at, end = e.at, e.end
 	}
-	p := packer.EncodeAll(raw, nil)
-	s.packed = append(make([]byte, 0, len(p)), p...) // no slack kept
-	s.kf, s.data, s.events = "", nil, nil
+	return raw
 }
 
-// unpack turns a copy of a packed segment (SaveLast's, off the ring's
-// lock) back into its keyframe, output and events.
-func (s *segment) unpack() error {
-	raw, err := unpacker.DecodeAll(s.packed, nil)
-	if err != nil {
-		return fmt.Errorf("%w: %w", errPacked, err)
-	}
+// unmarshal reads what marshal wrote into the segment; raw is kept.
+func (s *segment) unmarshal(raw []byte) error {
 	r := reader{b: raw}
 	nkf, ndata, nev := r.uvarint(), r.uvarint(), r.uvarint()
 	if r.bad || nkf+ndata > uint64(len(r.b)) || nev > uint64(len(r.b)) {
@@ -89,12 +237,16 @@ func (s *segment) unpack() error {
 	at, end := s.start, 0
 	for range nev {
 		at += r.varint()
-		end += int(r.uvarint())
+		n := r.uvarint()
+		if n > uint64(len(data)-end) {
+			return errPacked
+		}
+		end += int(n)
 		e := event{at: at, end: end, kind: r.byte()}
 		if e.kind == 'r' {
 			e.cols, e.rows = int32(r.uvarint()), int32(r.uvarint())
 		}
-		if r.bad || end > len(data) {
+		if r.bad {
 			return errPacked
 		}
 		events = append(events, e)

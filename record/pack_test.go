@@ -2,8 +2,12 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -50,19 +54,115 @@ func TestRingPacksSealedSegments(t *testing.T) {
 	})
 }
 
-// A damaged packed segment is an error, never a panic.
-func TestUnpackDamaged(t *testing.T) {
-	s := segment{kf: "kf", data: []byte("hello"), events: []event{{at: 5, end: 5, kind: 'o'}}}
-	s.pack()
-	for _, p := range [][]byte{nil, s.packed[:len(s.packed)/2], packer.EncodeAll([]byte{0x80}, nil), packer.EncodeAll([]byte{2, 9, 1, 'k', 'f'}, nil)} {
-		c := segment{packed: p}
-		if err := c.unpack(); err == nil {
-			t.Errorf("unpack of %x: no error", p)
+// A segment packed with either codec unpacks to what it was: keyframe,
+// output, and events with their times, ends and sizes.
+func TestPackRoundTrip(t *testing.T) {
+	for _, codec := range []byte{packZstd, packS2} {
+		t.Run(codecNames[codec], func(t *testing.T) {
+			s := testSegment(5000, 64<<10, 10*time.Millisecond)
+			s.events = append(s.events, event{at: s.start + 1e9, end: len(s.data), kind: 'r', cols: 70, rows: 20})
+			want := testSegment(5000, 64<<10, 10*time.Millisecond)
+			want.events = s.events
+			s.pack(codec)
+			if !bytes.HasPrefix(s.packed, []byte{codec}) || s.kf != "" || s.data != nil || s.events != nil {
+				t.Fatalf("packed %.8x, plain fields left %d %d %d; want tag %q and none",
+					s.packed, len(s.kf), len(s.data), len(s.events), codec)
+			}
+			if n := len(s.packed); n > len(want.data)/2 || cap(s.packed) != n {
+				t.Errorf("packed %d bytes (cap %d) of %d; want under half, no slack", n, cap(s.packed), len(want.data))
+			}
+			c := segment{start: s.start, packed: s.packed}
+			if err := c.unpack(); err != nil {
+				t.Fatal(err)
+			}
+			if c.kf != want.kf || !bytes.Equal(c.data, want.data) || !slices.Equal(c.events, want.events) || c.packed != nil {
+				t.Fatalf("unpacked kf %q, %d bytes, %d events; want %q, %d, %d",
+					c.kf, len(c.data), len(c.events), want.kf, len(want.data), len(want.events))
+			}
+		})
+	}
+}
+
+var codecNames = map[byte]string{packZstd: "zstd", packS2: "s2"}
+
+// testSegment is n bytes of coloured log lines (floodText) written in
+// 4 KiB slices, one every step, after a keyframe at a fixed time.
+func testSegment(start int64, n int, step time.Duration) *segment {
+	text := []byte(floodText(n))[:n]
+	s := &segment{start: start, cols: 80, rows: 24, kf: "\x1b[H\x1b[2J\x1b[31mkeyframe", data: text}
+	at := start
+	for end := 0; end < n; {
+		end = min(end+4<<10, n)
+		at += int64(step)
+		s.events = append(s.events, event{at: at, end: end, kind: 'o'})
+	}
+	return s
+}
+
+// A segment that filled the byte bound as a flood is packed with S2; one
+// that filled it slowly, or was sealed before it, with zstd.
+func TestSegmentCodec(t *testing.T) {
+	const bound = DefaultSegmentBytes
+	for _, tc := range []struct {
+		name string
+		seg  *segment
+		want byte
+	}{
+		{"flood: full in 4 ms", testSegment(0, bound, 60*time.Microsecond), packS2},
+		{"flood: full in one instant", testSegment(0, bound, 0), packS2},
+		{"full just over floodRate", testSegment(0, bound, 950*time.Microsecond), packS2},
+		{"full just under floodRate", testSegment(0, bound, time.Millisecond), packZstd},
+		{"full at 400 KB/s", testSegment(0, bound, 10*time.Millisecond), packZstd},
+		{"full at 20 KB/s", testSegment(0, bound, 200*time.Millisecond), packZstd},
+		{"sealed early, fast", testSegment(0, bound/2, 0), packZstd},
+		{"no output", &segment{start: 0, kf: "kf"}, packZstd},
+	} {
+		if got := tc.seg.codec(bound); got != tc.want {
+			t.Errorf("%s: codec %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	c := segment{packed: s.packed}
-	if err := c.unpack(); err != nil || c.kf != "kf" || string(c.data) != "hello" || len(c.events) != 1 || c.events[0].end != 5 {
-		t.Errorf("unpack: %v %q %q %v", err, c.kf, c.data, c.events)
+}
+
+// A damaged packed segment, of either codec, is errPacked, never a panic.
+func TestUnpackDamaged(t *testing.T) {
+	for _, codec := range []byte{packZstd, packS2} {
+		s := segment{kf: "kf", data: []byte("hello"), events: []event{{at: 5, end: 5, kind: 'o'}}}
+		s.pack(codec)
+		flipped := bytes.Clone(s.packed)
+		flipped[len(flipped)-3] ^= 0x20 // S2's last event time: it still parses, only the checksum sees it
+		for _, p := range [][]byte{nil, {codec}, s.packed[:len(s.packed)/2], s.packed[:len(s.packed)-1], flipped,
+			encode(codec, []byte{0x80}), encode(codec, []byte{2, 9, 1, 'k', 'f'}),
+			encode(codec, []byte{0, 5, 1, 'h', 'e', 'l', 'l', 'o', 0, 6, 'o'}), // past the output's end
+			encode(codec, []byte{0, 0, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 'o'}),
+			append([]byte{'x'}, s.packed[1:]...)} {
+			c := segment{packed: p}
+			if err := c.unpack(); !errors.Is(err, errPacked) {
+				t.Errorf("%c: unpack of %x: %v, want errPacked", codec, p, err)
+			}
+		}
+		c := segment{packed: s.packed}
+		if err := c.unpack(); err != nil || c.kf != "kf" || string(c.data) != "hello" || len(c.events) != 1 || c.events[0].end != 5 {
+			t.Errorf("%c: unpack: %v %q %q %v", codec, err, c.kf, c.data, c.events)
+		}
+	}
+}
+
+// An S2 block that claims more than maxUnpacked is refused before its
+// bytes are allocated, as the zstd decoder refuses one over its memory.
+func TestUnpackS2Bounded(t *testing.T) {
+	for _, n := range []uint64{maxUnpacked + 1, 1 << 31} {
+		p := binary.AppendUvarint([]byte{packS2, 0, 0, 0, 0}, n)
+		p = append(p, make([]byte, 64)...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := (&segment{packed: p}).unpack()
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, errPacked) {
+			t.Errorf("a block of %d bytes: %v, want errPacked", n, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+			t.Errorf("a block of %d bytes: %d bytes allocated to refuse it", n, got)
+		}
 	}
 }
 
@@ -100,6 +200,109 @@ func TestRingDefaultKeyframeEvery(t *testing.T) {
 		b, _ := replay(t, cast.Bytes())
 		if msg := diff(a, b); msg != "" {
 			t.Fatal(msg)
+		}
+	})
+}
+
+// A flood through a ring is packed with S2, the slow output after it with
+// zstd, a segment filled at 400 KB/s included; windows starting in either
+// replay to the exact screen.
+func TestRingPacksFloodWithS2(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := strings.ToValidUTF8(string(data), "\uFFFD")
+	flood := floodText(1 << 20)
+	synctest.Test(t, func(t *testing.T) {
+		a := vt.New(80, 24)
+		defer a.Close()
+		ring := NewRing(RingOptions{}, nil)
+		ring.Attach(a)
+		defer ring.Close()
+		start := time.Now()
+		for i := 0; i < len(flood); i += 16 << 10 { // 160 MB/s
+			a.Write(flood[i:min(i+16<<10, len(flood))])
+			time.Sleep(100 * time.Microsecond)
+		}
+		floods := ring.codecs()
+		for i := range 1200 { // 12 s at 20 KB/s, then 2 s at 400 KB/s
+			off := i * 200 % len(stream)
+			a.Write(stream[off:min(off+200, len(stream))])
+			time.Sleep(10 * time.Millisecond)
+		}
+		a.Write("\x1b[H\x1b[2J")
+		for range 200 {
+			a.Write(flood[:4<<10])
+			time.Sleep(10 * time.Millisecond)
+		}
+		all := ring.codecs()
+		if len(floods) < 3 || strings.Trim(floods, "s") != "" || !strings.HasPrefix(all, floods) ||
+			len(all) < len(floods)+5 || strings.Trim(all[len(floods):], "z") != "" {
+			t.Fatalf("sealed segments packed %q after the flood, %q in all; want only S2 (s) for the flood, zstd (z) after", floods, all)
+		}
+		for _, d := range []time.Duration{time.Hour, time.Since(start) - 3*time.Millisecond, 7 * time.Second, time.Second} {
+			var cast bytes.Buffer
+			if err := ring.SaveLast(&cast, d, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := replay(t, cast.Bytes())
+			if msg := diff(a, b); msg != "" {
+				t.Fatalf("window %v: %s", d, msg)
+			}
+		}
+	})
+}
+
+// codecs returns the codec of each sealed segment, oldest first.
+func (r *Ring) codecs() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, s := range r.segs[:len(r.segs)-1] {
+		if len(s.packed) == 0 {
+			b.WriteByte('-')
+			continue
+		}
+		b.WriteByte(s.packed[0])
+	}
+	return b.String()
+}
+
+// FuzzUnpack: whatever a packed segment holds, of either codec, packed
+// by encode (varints of any value) or damaged after, unpack gives
+// errPacked or events within the output, which pack and unpack again to
+// themselves.
+func FuzzUnpack(f *testing.F) {
+	for _, codec := range []byte{packZstd, packS2} {
+		s := testSegment(7, 1<<10, time.Millisecond)
+		s.events = append(s.events, event{at: 9e9, end: len(s.data), kind: 'r', cols: 70, rows: 20})
+		f.Add(codec, s.marshal(nil), false)
+		s.pack(codec)
+		f.Add(codec, s.packed, true)
+	}
+	f.Fuzz(func(t *testing.T, codec byte, b []byte, packed bool) {
+		if !packed {
+			b = encode(codec, b) // zstd for any codec but packS2
+		}
+		c := segment{start: 7, packed: b}
+		if err := c.unpack(); err != nil {
+			if !errors.Is(err, errPacked) {
+				t.Fatalf("unpack: %v, not errPacked", err)
+			}
+			return
+		}
+		prev := 0
+		for _, e := range c.events {
+			_ = c.data[prev:e.end] // as SaveLast slices it
+			prev = e.end
+		}
+		for _, again := range []byte{packZstd, packS2} {
+			d := segment{start: 7, kf: c.kf, data: c.data, events: c.events}
+			d.pack(again)
+			if err := d.unpack(); err != nil || d.kf != c.kf || !bytes.Equal(d.data, c.data) || !slices.Equal(d.events, c.events) {
+				t.Fatalf("%c: repacked: %v, %q %q %v; want %q %q %v", again, err, d.kf, d.data, d.events, c.kf, c.data, c.events)
+			}
 		}
 	})
 }

@@ -163,7 +163,7 @@ func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
 		// As much room as the last segment took: a busy screen fills
 		// its segments, and growing them would copy each one again.
 		seg.data = make([]byte, 0, min(len(last.data), r.opts.SegmentBytes))
-		last.pack()
+		last.pack(last.codec(r.opts.SegmentBytes))
 		sealed = last.measure() - last.size
 		last.size += sealed
 		r.bytes += sealed
