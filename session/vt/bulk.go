@@ -154,6 +154,31 @@ func (s *Screen) bulkScroll(text string) {
 	}
 	s.inBulk = true
 	b := bulk{s: s, row: row, x: s.cur.x, wrap: s.cur.wrap, used: s.cols}
+	b.lay(text)
+	s.inBulk = false
+	// vt10x still shows the old screen. One scroll leaves its bottom row
+	// blank as a scroll does (filled with the erase pen, as the bulk row
+	// is); the screenful that follows scrolls away the rest, whose
+	// captures are skipped: their rows are in the scrollback.
+	cup := func(p []byte, x int) []byte {
+		p = append(p, "\x1b["...)
+		p = appendInt(p, s.rows)
+		p = append(p, ';')
+		p = appendInt(p, x+1)
+		return append(p, 'H')
+	}
+	s.pending = append(cup(s.pending, 0), '\n')
+	s.fillScrolled(true)
+	s.pending = cup(s.pending, b.x)
+	s.flush()
+	s.cur = cursorModel{known: true, x: b.x, y: s.rows - 1}
+	s.last = lastPrint{}
+	s.suppress = s.rows - 1
+}
+
+// lay lays out text: each line direct when it can be, else a glyph at a
+// time into the row.
+func (b *bulk) lay(text string) {
 	tried := -1 // the LF of the last line direct refused: not tried again after its SGRs
 	for i := 0; i < len(text); {
 		if b.used == 0 && i > tried {
@@ -184,25 +209,6 @@ func (s *Screen) bulkScroll(text string) {
 			i += n
 		}
 	}
-	s.inBulk = false
-	// vt10x still shows the old screen. One scroll leaves its bottom row
-	// blank as a scroll does (filled with the erase pen, as the bulk row
-	// is); the screenful that follows scrolls away the rest, whose
-	// captures are skipped: their rows are in the scrollback.
-	cup := func(p []byte, x int) []byte {
-		p = append(p, "\x1b["...)
-		p = appendInt(p, s.rows)
-		p = append(p, ';')
-		p = appendInt(p, x+1)
-		return append(p, 'H')
-	}
-	s.pending = append(cup(s.pending, 0), '\n')
-	s.fillScrolled(true)
-	s.pending = cup(s.pending, b.x)
-	s.flush()
-	s.cur = cursorModel{known: true, x: b.x, y: s.rows - 1}
-	s.last = lastPrint{}
-	s.suppress = s.rows - 1
 }
 
 // bulk is the bottom row being laid out.

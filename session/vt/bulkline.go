@@ -71,9 +71,30 @@ func (b *bulk) direct(t string) int {
 		l = s.sb.slot()
 		l.runs, l.clusters = l.runs[:0], l.clusters[:0]
 	}
+	b.directText(t[:end], l)
+	if l != nil {
+		s.textBuf = l.trimDirect(s, s.textBuf, s.tailPens)
+		l.text, l.span, l.wrapped, l.special = string(s.textBuf), 0, false, false
+		l.mask = lineMask(l.text)
+	}
+	s.directs++
+	b.blankRow()
+	if cr {
+		b.x = 0
+	} else {
+		b.x = min(cols, s.cols-1)
+	}
+	return end
+}
+
+// directText applies the line's SGRs and gathers its text into
+// s.textBuf, the pens of its trailing spaces into s.tailPens, and its
+// runs into l (nil: no scrollback to fill).
+func (b *bulk) directText(t string, l *sbLine) {
+	s := b.s
 	text, tail := s.textBuf[:0], s.tailPens[:0]
 	pen := ^uint32(0) // the pen the last run was made for
-	for i := 0; i < end; {
+	for i := 0; i < len(t); {
 		switch t[i] {
 		case 0x1b:
 			n := plainSGRLen(t[i:])
@@ -88,7 +109,7 @@ func (b *bulk) direct(t string) int {
 		// Characters up to the next sequence, CR or LF: one pen, one
 		// column each, their bytes the line's text as they are.
 		j, n, spaces := i, int32(0), 0
-		for ; j < end; j++ {
+		for ; j < len(t); j++ {
 			c := t[j]
 			if c == 0x1b || c == '\r' || c == '\n' {
 				break
@@ -122,21 +143,7 @@ func (b *bulk) direct(t string) int {
 		}
 		l.runs[len(l.runs)-1].n += n
 	}
-	s.tailPens = tail
-	if l != nil {
-		text = l.trimDirect(s, text, tail)
-		l.text, l.span, l.wrapped, l.special = string(text), 0, false, false
-		l.mask = lineMask(l.text)
-	}
-	s.textBuf = text
-	s.directs++
-	b.blankRow()
-	if cr {
-		b.x = 0
-	} else {
-		b.x = min(cols, s.cols-1)
-	}
-	return end
+	s.textBuf, s.tailPens = text, tail
 }
 
 // trimDirect drops the trailing spaces pushLine would have left out of
