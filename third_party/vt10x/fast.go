@@ -60,6 +60,8 @@ func (t *State) fast(p []byte) int {
 				return i
 			}
 			i += n
+		case c >= ' ' && c < 0x7f && t.cur.State&cursorWrapNext == 0 && t.cur.Attr.Mode&attrGfx == 0 && t.rowStays():
+			i += t.asciiRun(p[i:])
 		case c < utf8.RuneSelf:
 			t.parse(c)
 			i++
@@ -73,6 +75,51 @@ func (t *State) fast(p []byte) int {
 		}
 	}
 	return i
+}
+
+// asciiRun stores the printable ASCII at the start of p, up to the right
+// margin, as parse stores one character after another (setChar's glyph,
+// the cursor moved on or its wrap left pending at the margin), and
+// returns how many it stored: at least one. A full-screen program's rows
+// are mostly such runs. The caller checked what parse would do otherwise:
+// no wrap pending, no line drawing, a row the cursor's moves keep.
+func (t *State) asciiRun(p []byte) int {
+	x, y := t.cur.X, t.cur.Y
+	n := 1
+	for n < len(p) && x+n < t.cols && p[n] >= ' ' && p[n] < 0x7f {
+		n++
+	}
+	a := &t.cur.Attr
+	g := *a
+	if a.Mode&attrBold != 0 && a.FG < 8 {
+		g.FG = a.FG + 8
+	}
+	if a.Mode&attrReverse != 0 {
+		g.FG, g.BG = a.BG, a.FG
+	}
+	row := t.lines[y][x : x+n]
+	for k := range row {
+		g.Char = rune(p[k])
+		row[k] = g
+	}
+	t.changed |= ChangedScreen
+	t.dirty[y] = true
+	switch {
+	case x+n < t.cols:
+		t.moveTo(x+n, y)
+	case n > 1:
+		t.moveTo(t.cols-1, y) // the last move parse made, before the margin
+		fallthrough
+	default:
+		t.cur.State |= cursorWrapNext
+	}
+	return n
+}
+
+// rowStays reports whether moving the cursor along its row keeps it on
+// that row: moveTo clamps it into the scroll region in origin mode.
+func (t *State) rowStays() bool {
+	return t.cur.State&cursorOrigin == 0 || t.cur.Y >= t.top && t.cur.Y <= t.bottom
 }
 
 // plainCSI performs the CSI sequence at the start of p when it is whole
