@@ -403,11 +403,15 @@ func (t *State) clear(x0, y0, x1, y1 int) {
 	y0 = clamp(y0, 0, t.rows-1)
 	y1 = clamp(y1, 0, t.rows-1)
 	t.changed |= ChangedScreen
+	// One glyph, stored along each row's slice: no field written twice,
+	// no bounds check per cell (a sandmux change; TUIs erase a lot).
+	blank := t.cur.Attr
+	blank.Char = ' '
 	for y := y0; y <= y1; y++ {
 		t.dirty[y] = true
-		for x := x0; x <= x1; x++ {
-			t.lines[y][x] = t.cur.Attr
-			t.lines[y][x].Char = ' '
+		row := t.lines[y][x0 : x1+1]
+		for x := range row {
+			row[x] = blank
 		}
 	}
 }
