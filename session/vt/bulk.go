@@ -181,7 +181,7 @@ func (s *Screen) bulkScroll(text string) {
 func (b *bulk) lay(text string) {
 	tried := -1 // the LF of the last line direct refused: not tried again after its SGRs
 	for i := 0; i < len(text); {
-		if b.used == 0 && i > tried {
+		if b.used == 0 && b.x == 0 && !b.wrap && i > tried {
 			if n := b.direct(text[i:]); n > 0 {
 				i += n
 				continue
