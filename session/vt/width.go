@@ -1,10 +1,8 @@
 package vt
 
 import (
+	"sort"
 	"sync"
-	"unicode"
-
-	"github.com/mattn/go-runewidth"
 )
 
 // placeholder is the rune fed to vt10x after a wide rune so that the cursor
@@ -20,13 +18,15 @@ const placeholder = '\uFDD0'
 // reads as a blank cell with FlagPad; one the child sends becomes U+FFFD.
 const padRune = '\uFDD1'
 
-// widths follows wcwidth(3) per code point, as xterm does: no grapheme
-// clustering and East Asian ambiguous characters are narrow.
-var widths = &runewidth.Condition{EastAsianWidth: false}
-
-// runeWidth returns how many columns r takes: 0, 1 or 2. Marks, format
-// characters (ZWJ, variation selectors) and controls take none; glibc's
-// wcwidth, which tmux uses, agrees except for a few hundred rare code points.
+// runeWidth returns how many columns r takes: 0, 1 or 2, following
+// wcwidth(3) per code point, as xterm does: no grapheme clustering and
+// East Asian ambiguous characters are narrow. Marks, format characters
+// (ZWJ, variation selectors) and controls take none; glibc's wcwidth,
+// which tmux uses, agrees except for a few hundred rare code points. The
+// widths come from widthtab.go, made from the Unicode tables and
+// go-runewidth by TestWidthTableIsTheTables: go-runewidth itself fills a
+// 2 MiB table at its first lookup past U+02FF, which a server kept for
+// good once any pane printed a box-drawing character.
 func runeWidth(r rune) int {
 	if r < 0x80 {
 		return asciiWidth(r)
@@ -47,8 +47,8 @@ func asciiWidth(r rune) int {
 
 // The widths of the Basic Multilingual Plane, two bits a code point, made
 // the first time a pane meets a rune past ASCII: box drawing, symbols and
-// CJK text took 70 % of their parse in the lookups below (16 KiB, made
-// in about 6 ms, once per server).
+// CJK text took 70 % of their parse in searches of the ranges (16 KiB,
+// made once per server).
 const bmp = 0x10000
 
 var (
@@ -57,26 +57,30 @@ var (
 )
 
 func fillBMP() {
-	for r := rune(0); r < bmp; r++ {
-		bmpWidths[r>>2] |= uint8(widthOf(r)) << (r & 3 * 2)
+	for i := range bmpWidths {
+		bmpWidths[i] = 0b01010101 // width 1 (ASCII is asciiWidth's)
+	}
+	for _, wr := range widthRanges {
+		if wr.lo >= bmp {
+			break
+		}
+		for r := wr.lo; r <= min(wr.hi, bmp-1); r++ {
+			bmpWidths[r>>2] = bmpWidths[r>>2]&^(3<<(r&3*2)) | wr.w<<(r&3*2)
+		}
 	}
 }
 
-// widthOf is runeWidth computed from the Unicode tables.
+// widthRange is a run of code points of one width.
+type widthRange struct {
+	lo, hi rune
+	w      uint8
+}
+
+// widthOf is the width of r past ASCII, from the ranges.
 func widthOf(r rune) int {
-	switch {
-	case r < 0x20, r >= 0x7f && r < 0xa0:
-		return 0
-	case r < 0x7f:
-		return 1
-	case r == 0xad: // soft hyphen: visible in xterm and glibc
-		return 1
-	case r >= 0x1160 && r <= 0x11ff, r >= 0xd7b0 && r <= 0xd7ff:
-		// Hangul medial vowels and final consonants conjoin with the
-		// syllable before them (they compose under NFC).
-		return 0
-	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
-		return 0
+	i := sort.Search(len(widthRanges), func(i int) bool { return widthRanges[i].hi >= r })
+	if i < len(widthRanges) && widthRanges[i].lo <= r {
+		return int(widthRanges[i].w)
 	}
-	return widths.RuneWidth(r)
+	return 1
 }
