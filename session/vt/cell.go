@@ -111,6 +111,13 @@ func (c *Cell) style() style {
 	return style{fg: c.FG, bg: c.BG, ul: c.UL, attrs: c.Attrs, under: c.Under, link: c.Link}
 }
 
+// hasStyle reports whether the cell's style is st (whose cleared is
+// false, as every cell's), without making the cell's style first.
+func (c *Cell) hasStyle(st *style) bool {
+	return c.FG == st.fg && c.BG == st.bg && c.UL == st.ul && c.Attrs == st.attrs &&
+		c.Under == st.under && c.Link == st.link
+}
+
 // setStyle gives the cell the style st.
 func (c *Cell) setStyle(st style) {
 	c.FG, c.BG, c.UL, c.Attrs, c.Under, c.Link = st.fg, st.bg, st.ul, st.attrs, st.under, st.link

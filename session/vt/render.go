@@ -53,6 +53,13 @@ func renderRow(dst []byte, row []Cell, links []string) []byte {
 	var cur style
 	for x := 0; x < len(row); x++ {
 		c := &row[x]
+		if c.Rune >= 0x20 && c.Rune < 0x7f && c.Text == "" && c.Flags == 0 && c.hasStyle(&cur) {
+			// Most of a row: a printable ASCII character in the style of
+			// the one before, as printable and the style change below
+			// would have it.
+			dst = append(dst, byte(c.Rune))
+			continue
+		}
 		r, wide := printable(row, x)
 		if st := c.style(); st != cur {
 			if st.link != cur.link {
