@@ -320,8 +320,23 @@ func (s *Screen) readRowInto(y int, row []Cell) {
 
 // cellsOf converts the first len(row) of glyphs, a row of the screen.
 func (s *Screen) cellsOf(glyphs []vt10x.Glyph, row []Cell) {
+	// ASCII takes its pen's cell, made once for a run of that pen; the
+	// rest the whole conversion. fixWide only changes cells past ASCII.
+	pen, tmpl, past := ^uint32(0), Cell{}, false
 	for x := range row {
-		row[x] = s.cellOf(glyphs[x])
+		g := glyphs[x]
+		if g.Char <= 0 || g.Char >= 0x7f {
+			past = past || g.Char >= 0x7f
+			row[x] = s.cellOf(g)
+			continue
+		}
+		if id := glyphPen(g); id != pen {
+			pen, tmpl = id, s.cellOf(vt10x.Glyph{Char: ' ', FG: g.FG, BG: g.BG})
+		}
+		tmpl.Rune = g.Char
+		row[x] = tmpl
 	}
-	fixWide(row)
+	if past {
+		fixWide(row)
+	}
 }
