@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,11 +18,7 @@ import (
 // ring: sealed segments are packed, and a window reaching across them
 // still replays to the exact screen, resizes included.
 func TestRingPacksSealedSegments(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame := strings.ToValidUTF8(string(data), "\uFFFD")
+	frame := vimStream(t)
 	synctest.Test(t, func(t *testing.T) {
 		a := vt.New(80, 24)
 		defer a.Close()
@@ -43,12 +37,7 @@ func TestRingPacksSealedSegments(t *testing.T) {
 		if got := ring.Bytes(); got > raw/4 {
 			t.Errorf("the ring holds %d bytes of %d written; packed, a redrawn screen takes under a quarter", got, raw)
 		}
-		var cast bytes.Buffer
-		if err := ring.SaveLast(&cast, time.Hour, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := replay(t, cast.Bytes())
-		if msg := diff(a, b); msg != "" {
+		if msg := windowDiff(t, ring, a, time.Hour); msg != "" {
 			t.Fatal(msg)
 		}
 	})
@@ -171,11 +160,7 @@ func TestUnpackS2Bounded(t *testing.T) {
 // are long enough to pack well; a window across them still replays to
 // the exact screen.
 func TestRingDefaultKeyframeEvery(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream := strings.ToValidUTF8(string(data), "\uFFFD")
+	stream := vimStream(t)
 	synctest.Test(t, func(t *testing.T) {
 		a := vt.New(80, 24)
 		defer a.Close()
@@ -193,12 +178,7 @@ func TestRingDefaultKeyframeEvery(t *testing.T) {
 		if n != 3 {
 			t.Errorf("12 s of output made %d segments, want 3 (a keyframe at the start, after 5 s and after 10 s)", n)
 		}
-		var cast bytes.Buffer
-		if err := ring.SaveLast(&cast, 7*time.Second, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := replay(t, cast.Bytes())
-		if msg := diff(a, b); msg != "" {
+		if msg := windowDiff(t, ring, a, 7*time.Second); msg != "" {
 			t.Fatal(msg)
 		}
 	})
@@ -208,11 +188,7 @@ func TestRingDefaultKeyframeEvery(t *testing.T) {
 // zstd, a segment filled at 400 KB/s included; windows starting in either
 // replay to the exact screen.
 func TestRingPacksFloodWithS2(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream := strings.ToValidUTF8(string(data), "\uFFFD")
+	stream := vimStream(t)
 	flood := floodText(1 << 20)
 	synctest.Test(t, func(t *testing.T) {
 		a := vt.New(80, 24)
@@ -242,12 +218,7 @@ func TestRingPacksFloodWithS2(t *testing.T) {
 			t.Fatalf("sealed segments packed %q after the flood, %q in all; want only S2 (s) for the flood, zstd (z) after", floods, all)
 		}
 		for _, d := range []time.Duration{time.Hour, time.Since(start) - 3*time.Millisecond, 7 * time.Second, time.Second} {
-			var cast bytes.Buffer
-			if err := ring.SaveLast(&cast, d, time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			b, _ := replay(t, cast.Bytes())
-			if msg := diff(a, b); msg != "" {
+			if msg := windowDiff(t, ring, a, d); msg != "" {
 				t.Fatalf("window %v: %s", d, msg)
 			}
 		}

@@ -69,6 +69,29 @@ func replay(t *testing.T, cast []byte) (*vt.Screen, []asciicast.Event) {
 	return b, events
 }
 
+// windowDiff saves ring's last d as a cast, replays it and returns how
+// the replayed screen differs from a ("" when it is the same).
+func windowDiff(t *testing.T, ring *Ring, a *vt.Screen, d time.Duration) string {
+	t.Helper()
+	var cast bytes.Buffer
+	if err := ring.SaveLast(&cast, d, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := replay(t, cast.Bytes())
+	return diff(a, b)
+}
+
+// vimStream is the real vim session of session/vt's replay corpus, as
+// text a screen takes.
+func vimStream(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD")
+}
+
 // diff compares two screens cell by cell (links by URL), with cursor,
 // modes and title.
 func diff(a, b *vt.Screen) string {
@@ -225,12 +248,7 @@ func TestSaveLastReplayCorpus(t *testing.T) {
 		}
 		for _, d := range []time.Duration{300 * time.Millisecond, 1100 * time.Millisecond, 2500 * time.Millisecond,
 			7 * time.Second, 13 * time.Second, time.Hour} {
-			var cast bytes.Buffer
-			if err := ring.SaveLast(&cast, d, time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			b, _ := replay(t, cast.Bytes())
-			if msg := diff(a, b); msg != "" {
+			if msg := windowDiff(t, ring, a, d); msg != "" {
 				t.Fatalf("window %v: %s", d, msg)
 			}
 		}
