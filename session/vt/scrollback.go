@@ -331,7 +331,8 @@ func (s *Screen) cellsOf(glyphs []vt10x.Glyph, row []Cell) {
 			continue
 		}
 		if id := glyphPen(g); id != pen {
-			pen, tmpl = id, s.cellOf(vt10x.Glyph{Char: ' ', FG: g.FG, BG: g.BG})
+			pen, tmpl = id, Cell{}
+			tmpl.setStyle(s.cellStyle(id))
 		}
 		tmpl.Rune = g.Char
 		row[x] = tmpl
