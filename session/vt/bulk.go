@@ -249,7 +249,7 @@ func (b *bulk) sgr(seq string) {
 			r = penResult{s.f.st.pen, s.printPen}
 			s.penCache[k] = r
 		}
-		s.penRecent[s.penNext%uint8(len(s.penRecent))] = penMemo{k, r, true}
+		s.penRecent[s.penNext%uint8(len(s.penRecent))] = penMemo{k, r}
 		s.penNext++
 	}
 	s.f.st.pen, s.printPen, s.erasePenID = r.st, r.id, -1
@@ -257,16 +257,16 @@ func (b *bulk) sgr(seq string) {
 
 // penMemo is one of the sequences applied to a pen most recently: a log
 // cycles through a few, and comparing them beats hashing the sequence.
+// An empty one has no sequence, which no SGR is.
 type penMemo struct {
-	k   penKey
-	r   penResult
-	set bool
+	k penKey
+	r penResult
 }
 
 // recentPen finds k among the recent sequences.
 func (s *Screen) recentPen(k penKey) (penResult, bool) {
 	for i := range s.penRecent {
-		if m := &s.penRecent[i]; m.set && m.k.pen == k.pen && m.k.sgr == k.sgr {
+		if m := &s.penRecent[i]; m.k == k {
 			return m.r, true
 		}
 	}
