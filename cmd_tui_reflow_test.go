@@ -143,11 +143,14 @@ func TestTUIIdleShellStaysIdleOnResize(t *testing.T) {
 	dir := first.dir
 	first.waitStarted()
 	// Idle after the prompt was printed, not the idle of a pane that has
-	// printed nothing yet (which the prompt then turns working).
+	// printed nothing yet (which the prompt then turns working). The
+	// session stamps its output when read, the state when the loop weighs
+	// it, so "no output yet" can be shown since after the prompt's stamp:
+	// only the reason says the prompt was weighed and went quiet.
 	var before control.SessionInfo
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		before = sessionInfo(t, dir)
-		if before.State == "idle" && before.LastOutput != nil && before.Since != nil && before.Since.After(*before.LastOutput) {
+		if before.State == "idle" && strings.HasPrefix(before.Reason, "quiet for") && before.LastOutput != nil && before.Since != nil && before.Since.After(*before.LastOutput) {
 			break
 		}
 		if time.Now().After(deadline) {
