@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
@@ -85,14 +84,10 @@ var errPacked = errors.New("record: a packed segment is damaged")
 // burst came, and one filled over seconds (an agent printing a long
 // diff) is what zstd packs best, for little CPU.
 func (s *segment) codec(segmentBytes int) byte {
-	if len(s.data) < segmentBytes || len(s.events) == 0 {
+	if at, ok := s.lastEvent(); s.outLen() < segmentBytes || !ok || !s.flooding(at) {
 		return packZstd
 	}
-	span := s.events[len(s.events)-1].at - s.start
-	if span < int64(len(s.data))*int64(time.Second)/floodRate {
-		return packS2
-	}
-	return packZstd
+	return packS2
 }
 
 // pack replaces the segment's keyframe, output and events with one
@@ -102,11 +97,25 @@ func (s *segment) pack(codec byte) {
 	if s.packed != nil {
 		return
 	}
+	out, data, events := (*[]byte)(nil), s.data, s.events
+	if len(s.chunks) > 0 {
+		out = getScratch()
+		var err error
+		if data, events, err = s.output((*out)[:0]); err != nil {
+			// A bug (sandmux packed the chunks itself): the segment is
+			// packed without them, and unpack says it is damaged.
+			data, events = nil, []event{{end: 1, kind: 'o'}}
+		}
+		*out = data
+	}
 	raw := getScratch()
-	*raw = s.marshal((*raw)[:0])
+	*raw = s.marshal((*raw)[:0], data, events)
 	s.packed = encode(codec, *raw)
 	putScratch(raw)
-	s.kf, s.data, s.events = "", nil, nil
+	if out != nil {
+		putScratch(out)
+	}
+	s.kf, s.data, s.chunks, s.base, s.events = "", nil, nil, 0, nil
 }
 
 // unpack turns a copy of a packed segment (SaveLast's, off the ring's
@@ -201,17 +210,24 @@ func decodeS2(p []byte) ([]byte, error) {
 	return raw, nil
 }
 
-// marshal appends the segment's keyframe, output and events to raw as
-// varints, the times relative to the segment's start and each other.
-func (s *segment) marshal(raw []byte) []byte {
-	raw = slices.Grow(raw, len(s.kf)+len(s.data)+len(s.events)*8+3*binary.MaxVarintLen64)
-	raw = binary.AppendUvarint(raw, uint64(len(s.kf)))
-	raw = binary.AppendUvarint(raw, uint64(len(s.data)))
-	raw = binary.AppendUvarint(raw, uint64(len(s.events)))
-	raw = append(raw, s.kf...)
-	raw = append(raw, s.data...)
-	at, end := s.start, 0
-	for _, e := range s.events {
+// marshal appends the segment's keyframe, output (data, the whole of it)
+// and events (all of them) to raw.
+func (s *segment) marshal(raw, data []byte, events []event) []byte {
+	return marshalOut(raw, s.kf, data, events, s.start, 0)
+}
+
+// marshalOut appends a keyframe, output and the events in it to raw as
+// varints, the times relative to at0 and each other, the ends to end0
+// (where the output starts in its segment) and each other.
+func marshalOut(raw []byte, kf string, data []byte, events []event, at0 int64, end0 int) []byte {
+	raw = slices.Grow(raw, len(kf)+len(data)+len(events)*8+3*binary.MaxVarintLen64)
+	raw = binary.AppendUvarint(raw, uint64(len(kf)))
+	raw = binary.AppendUvarint(raw, uint64(len(data)))
+	raw = binary.AppendUvarint(raw, uint64(len(events)))
+	raw = append(raw, kf...)
+	raw = append(raw, data...)
+	at, end := at0, end0
+	for _, e := range events {
 		raw = binary.AppendVarint(raw, e.at-at)
 		raw = binary.AppendUvarint(raw, uint64(e.end-end))
 		raw = append(raw, e.kind)
@@ -226,20 +242,31 @@ func (s *segment) marshal(raw []byte) []byte {
 
 // unmarshal reads what marshal wrote into the segment; raw is kept.
 func (s *segment) unmarshal(raw []byte) error {
+	kf, data, events, err := unmarshalOut(raw, s.start, 0)
+	if err != nil {
+		return err
+	}
+	s.kf, s.data, s.events, s.packed = kf, data, events, nil
+	return nil
+}
+
+// unmarshalOut reads what marshalOut wrote with at0 and end0; every
+// event must end within the output. raw is kept.
+func unmarshalOut(raw []byte, at0 int64, end0 int) (kf string, data []byte, events []event, err error) {
 	r := reader{b: raw}
 	nkf, ndata, nev := r.uvarint(), r.uvarint(), r.uvarint()
 	if r.bad || nkf+ndata > uint64(len(r.b)) || nev > uint64(len(r.b)) {
-		return errPacked
+		return "", nil, nil, errPacked
 	}
-	kf, data := string(r.b[:nkf]), r.b[nkf:nkf+ndata]
+	kf, data = string(r.b[:nkf]), r.b[nkf:nkf+ndata]
 	r.b = r.b[nkf+ndata:]
-	events := make([]event, 0, nev)
-	at, end := s.start, 0
+	events = make([]event, 0, nev)
+	at, end := at0, end0
 	for range nev {
 		at += r.varint()
 		n := r.uvarint()
-		if n > uint64(len(data)-end) {
-			return errPacked
+		if n > uint64(end0+len(data)-end) {
+			return "", nil, nil, errPacked
 		}
 		end += int(n)
 		e := event{at: at, end: end, kind: r.byte()}
@@ -247,12 +274,11 @@ func (s *segment) unmarshal(raw []byte) error {
 			e.cols, e.rows = int32(r.uvarint()), int32(r.uvarint())
 		}
 		if r.bad {
-			return errPacked
+			return "", nil, nil, errPacked
 		}
 		events = append(events, e)
 	}
-	s.kf, s.data, s.events, s.packed = kf, data, events, nil
-	return nil
+	return kf, data, events, nil
 }
 
 // reader reads the varints of a packed segment; bad says one was cut.

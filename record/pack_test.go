@@ -167,7 +167,7 @@ func TestRingDefaultKeyframeEvery(t *testing.T) {
 		ring := NewRing(RingOptions{}, nil)
 		ring.Attach(a)
 		defer ring.Close()
-		for i := range 1200 { // 12 s
+		for i := range 2200 { // 22 s
 			off := i * 200 % len(stream)
 			a.Write(stream[off:min(off+200, len(stream))])
 			time.Sleep(10 * time.Millisecond)
@@ -176,9 +176,9 @@ func TestRingDefaultKeyframeEvery(t *testing.T) {
 		n := len(ring.segs)
 		ring.mu.Unlock()
 		if n != 3 {
-			t.Errorf("12 s of output made %d segments, want 3 (a keyframe at the start, after 5 s and after 10 s)", n)
+			t.Errorf("22 s of output made %d segments, want 3 (a keyframe at the start, after 10 s and after 20 s)", n)
 		}
-		if msg := windowDiff(t, ring, a, 7*time.Second); msg != "" {
+		if msg := windowDiff(t, ring, a, 14*time.Second); msg != "" {
 			t.Fatal(msg)
 		}
 	})
@@ -202,7 +202,7 @@ func TestRingPacksFloodWithS2(t *testing.T) {
 			time.Sleep(100 * time.Microsecond)
 		}
 		floods := ring.codecs()
-		for i := range 1200 { // 12 s at 20 KB/s, then 2 s at 400 KB/s
+		for i := range 2200 { // 22 s at 20 KB/s, then 2 s at 400 KB/s
 			off := i * 200 % len(stream)
 			a.Write(stream[off:min(off+200, len(stream))])
 			time.Sleep(10 * time.Millisecond)
@@ -248,7 +248,7 @@ func FuzzUnpack(f *testing.F) {
 	for _, codec := range []byte{packZstd, packS2} {
 		s := testSegment(7, 1<<10, time.Millisecond)
 		s.events = append(s.events, event{at: 9e9, end: len(s.data), kind: 'r', cols: 70, rows: 20})
-		f.Add(codec, s.marshal(nil), false)
+		f.Add(codec, s.marshal(nil, s.data, s.events), false)
 		s.pack(codec)
 		f.Add(codec, s.packed, true)
 	}

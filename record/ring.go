@@ -22,7 +22,7 @@ import (
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-// Defaults for RingOptions. A keyframe every 5 s of output (or 256 KiB,
+// Defaults for RingOptions. A keyframe every 10 s of output (or 256 KiB,
 // whichever comes first) bounds what SaveLast replays to find the screen
 // at the window's start to that much, tens of milliseconds; a keyframe of
 // a busy 200x50 screen may reach tens of KiB, so a time-triggered one also
@@ -30,14 +30,15 @@ import (
 // which keeps keyframes at most a third of the ring. Not more often: each
 // segment is packed alone, and a longer one finds more of what a
 // full-screen program draws again (the same rows, the same colours) and
-// carries fewer keyframes. Five minutes of htop, vim and apt, 20 KB/s
-// each, took 456, 1261 and 226 KB of ring per pane with a keyframe every
-// 2 s, 279, 609 and 185 KB every 5 s; every 10 s the open segment, kept
-// plain, outweighs what packing gains.
+// carries fewer keyframes, while the open segment is packed a chunk at a
+// time (chunk.go). Five minutes of vim, htop and apt at 20 KB/s each
+// (BenchmarkRingRetain with bench/streams.sh's recordings) took 612, 354
+// and 210 KiB of ring per pane with a keyframe every 5 s and the open
+// segment plain, 338, 173 and 94 KiB every 10 s and chunked.
 const (
 	DefaultRetain       = 5 * time.Minute
 	DefaultRetainBytes  = 16 << 20
-	DefaultEvery        = 5 * time.Second
+	DefaultEvery        = 10 * time.Second
 	DefaultSegmentBytes = 256 << 10
 )
 
@@ -85,7 +86,10 @@ type segment struct {
 	start      int64
 	cols, rows int
 	kf         string
-	data       []byte
+	data       []byte // output not yet in chunks, plain
+	chunks     [][]byte
+	base       int   // output packed into chunks (chunk.go)
+	chunkedAt  int64 // the time of the last event in them
 	events     []event
 	packed     []byte // kf, data and events once sealed (pack.go); they are empty then
 	size       int    // bytes counted for it
@@ -93,7 +97,11 @@ type segment struct {
 }
 
 func (s *segment) measure() int {
-	return segOverhead + len(s.kf) + cap(s.data) + cap(s.events)*eventSize + cap(s.packed)
+	n := segOverhead + len(s.kf) + cap(s.data) + cap(s.events)*eventSize + cap(s.packed) + cap(s.chunks)*chunkHeader
+	for _, c := range s.chunks {
+		n += cap(c)
+	}
+	return n
 }
 
 // Ring keeps the recent output of one screen: segments, each a keyframe
@@ -161,8 +169,9 @@ func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
 	if n := len(r.segs); n > 0 {
 		last := r.segs[n-1]
 		// As much room as the last segment took: a busy screen fills
-		// its segments, and growing them would copy each one again.
-		seg.data = make([]byte, 0, min(len(last.data), r.opts.SegmentBytes))
+		// its segments, and growing them would copy each one again; a
+		// chunk's, if it took chunks.
+		seg.data = make([]byte, 0, last.room(r.opts.SegmentBytes))
 		last.pack(last.codec(r.opts.SegmentBytes))
 		sealed = last.measure() - last.size
 		last.size += sealed
@@ -198,8 +207,9 @@ func (r *Ring) add(at time.Time, e event, text string) {
 	seg := r.segs[n-1]
 	e.at = at.UnixNano()
 	seg.data = append(seg.data, text...)
-	e.end = len(seg.data)
+	e.end = seg.outLen()
 	seg.events = append(seg.events, e)
+	seg.chunk(e.at)
 	r.lastAt = e.at
 	grown := seg.measure() - seg.size
 	seg.size += grown
@@ -218,10 +228,10 @@ func (r *Ring) WantKeyframe() bool {
 		return !r.closed
 	}
 	seg := r.segs[n-1]
-	if len(seg.data) >= r.opts.SegmentBytes {
+	if seg.outLen() >= r.opts.SegmentBytes {
 		return true
 	}
-	return time.Duration(r.lastAt-seg.start) >= r.opts.Every && len(seg.data) >= len(seg.kf)/2
+	return time.Duration(r.lastAt-seg.start) >= r.opts.Every && seg.outLen() >= len(seg.kf)/2
 }
 
 // trim drops the segments the ring's own bounds no longer keep and
@@ -245,7 +255,7 @@ func (r *Ring) dropOldest(k int) int {
 	for _, s := range r.segs[:k] {
 		freed += s.size
 		s.gone.Store(true)
-		s.data, s.events, s.kf, s.packed = nil, nil, "", nil
+		s.data, s.chunks, s.events, s.kf, s.packed = nil, nil, nil, "", nil
 	}
 	r.segs = append(r.segs[:0], r.segs[k:]...)
 	clear(r.segs[len(r.segs):cap(r.segs)])

@@ -37,10 +37,11 @@ func (r *Ring) SaveLast(w io.Writer, d time.Duration, now time.Time) error {
 	segs = segs[i:]
 	i = 0
 	for j := range segs {
+		unpack := segs[j].unpack
 		if segs[j].packed == nil {
-			continue
+			unpack = segs[j].unchunk
 		}
-		if err := segs[j].unpack(); err != nil {
+		if err := unpack(); err != nil {
 			return fmt.Errorf("save last %v: %w", d, err)
 		}
 	}
@@ -63,15 +64,16 @@ func (r *Ring) SaveLast(w io.Writer, d time.Duration, now time.Time) error {
 	return nil
 }
 
-// snapshot copies the segments' headers: their data and events are only
-// ever appended to, so the slices stay valid off the lock.
+// snapshot copies the segments' headers: their data, chunks and events
+// are only ever appended to (a chunked tail is replaced, not reused), so
+// the slices stay valid off the lock.
 func (r *Ring) snapshot() []segment {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]segment, 0, len(r.segs))
 	for _, s := range r.segs {
 		out = append(out, segment{start: s.start, cols: s.cols, rows: s.rows, kf: s.kf,
-			data: s.data, events: s.events, packed: s.packed})
+			data: s.data, chunks: s.chunks, base: s.base, chunkedAt: s.chunkedAt, events: s.events, packed: s.packed})
 	}
 	return out
 }

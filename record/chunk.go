@@ -1,0 +1,107 @@
+package record
+
+import "time"
+
+// The open segment's output is packed as it comes, a chunk at a time, so
+// what a pane holds between keyframes is a chunk of plain output and the
+// packed ones before it, not the whole segment plain: 48 panes of a
+// TUI's 20 KB/s held some 115 KiB each in their open segments, more than
+// a minute of their packed past. Sealing unpacks the chunks and packs the
+// segment whole (pack), as a chunk alone finds little of what the program
+// drew again: vim's redraws packed in 16 KiB chunks take three times what
+// they take in 5-second segments. A flood is not chunked: it fills its
+// segment in milliseconds, and the time bound seals it soon after anyway.
+const (
+	chunkBytes = 16 << 10
+	// chunkSlack is room past chunkBytes, so the write that crosses it
+	// does not grow the tail first.
+	chunkSlack = 4 << 10
+	// chunkCodec packs chunks: zstd's fastest level packs a TUI's
+	// output to a third, S2 to half, and the chunk is unpacked and packed
+	// again at the seal, so this is a second pass over slow output only.
+	chunkCodec = packZstd
+	// chunkHeader is what the chunks slice takes per chunk.
+	chunkHeader = 24
+)
+
+// outLen is the segment's output so far: its chunks' and its tail's.
+func (s *segment) outLen() int { return s.base + len(s.data) }
+
+// lastEvent is when the segment's last event came, if it has one.
+func (s *segment) lastEvent() (int64, bool) {
+	if n := len(s.events); n > 0 {
+		return s.events[n-1].at, true
+	}
+	return s.chunkedAt, len(s.chunks) > 0
+}
+
+// flooding says whether the segment's output came faster than floodRate,
+// from its keyframe to at.
+func (s *segment) flooding(at int64) bool {
+	return at-s.start < int64(s.outLen())*int64(time.Second)/floodRate
+}
+
+// chunk packs the plain tail and its events once the tail holds a chunk,
+// unless the output is a flood's. The tail and events start again in new
+// arrays: a snapshot may hold the old ones. The ring's lock is held.
+func (s *segment) chunk(at int64) {
+	if len(s.data) < chunkBytes || s.flooding(at) {
+		return
+	}
+	raw := getScratch()
+	*raw = marshalOut((*raw)[:0], "", s.data, s.events, s.start, s.base)
+	s.chunks = append(s.chunks, encode(chunkCodec, *raw))
+	putScratch(raw)
+	s.base += len(s.data)
+	s.chunkedAt = at
+	s.data = make([]byte, 0, chunkBytes+chunkSlack)
+	s.events = make([]event, 0, cap(s.events))
+}
+
+// room is what the segment after this one starts its tail with: as much
+// as this one's output, up to segmentBytes, or a chunk's if it took
+// chunks.
+func (s *segment) room(segmentBytes int) int {
+	if len(s.chunks) > 0 {
+		return chunkBytes + chunkSlack
+	}
+	return min(s.outLen(), segmentBytes)
+}
+
+// output returns the segment's whole output, appended to buf, and all its
+// events: its chunks' unpacked, then its tail's.
+func (s *segment) output(buf []byte) ([]byte, []event, error) {
+	var events []event
+	base := 0
+	for _, c := range s.chunks {
+		raw, err := decode(c)
+		if err != nil {
+			return buf, nil, err
+		}
+		_, data, evs, err := unmarshalOut(raw, s.start, base)
+		if err != nil {
+			return buf, nil, err
+		}
+		buf = append(buf, data...)
+		events = append(events, evs...)
+		base += len(data)
+	}
+	if base != s.base {
+		return buf, nil, errPacked
+	}
+	return append(buf, s.data...), append(events, s.events...), nil
+}
+
+// unchunk makes data and events the segment's whole output and events, on
+// SaveLast's copy of an open segment.
+func (s *segment) unchunk() error {
+	if len(s.chunks) == 0 {
+		return nil
+	}
+	data, events, err := s.output(make([]byte, 0, s.outLen()))
+	if err != nil {
+		return err
+	}
+	s.data, s.events, s.chunks, s.base = data, events, nil, 0
+	return nil
+}

@@ -1,0 +1,75 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/sandmux/sandmux/session/vt"
+)
+
+// BenchmarkRingRetain replays a program's output into a ring at 20 KB/s,
+// in 200-byte writes every 10 ms as a TUI writes, for the default five
+// minutes, and reports what the ring holds per pane after 20 s (the open
+// segment weighs most) and after 5 minutes (the sealed ones), and the
+// open segment alone. The streams are bench/streams.sh's recordings of
+// real programs, from the directory in SANDMUX_STREAMS; without it the
+// benchmark replays the vim session of vt's corpus.
+func BenchmarkRingRetain(b *testing.B) {
+	streams := map[string]string{}
+	if dir := os.Getenv("SANDMUX_STREAMS"); dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.stream"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			streams[strings.TrimSuffix(filepath.Base(f), ".stream")] = strings.ToValidUTF8(string(data), "\uFFFD")
+		}
+	}
+	if len(streams) == 0 {
+		data, err := os.ReadFile(filepath.Join("..", "session", "vt", "testdata", "replay", "vim.vt"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		streams["corpus-vim"] = strings.ToValidUTF8(string(data), "\uFFFD")
+	}
+	for name, stream := range streams {
+		b.Run(name, func(b *testing.B) {
+			var early, late, open int
+			for b.Loop() {
+				synctest.Test(&testing.T{}, func(*testing.T) {
+					early, late, open = ringRetain(stream)
+				})
+			}
+			b.ReportMetric(float64(early)/1024, "KiB@20s")
+			b.ReportMetric(float64(late)/1024, "KiB@5m")
+			b.ReportMetric(float64(open)/1024, "KiB-open@5m")
+		})
+	}
+}
+
+func ringRetain(stream string) (early, late, open int) {
+	s := vt.New(80, 24)
+	defer s.Close()
+	ring := NewRing(RingOptions{}, nil)
+	ring.Attach(s)
+	defer ring.Close()
+	const step = 10 * time.Millisecond
+	for i := range int(DefaultRetain / step) {
+		off := i * 200 % len(stream)
+		s.Write(stream[off:min(off+200, len(stream))])
+		time.Sleep(step)
+		if i == int(20*time.Second/step) {
+			early = ring.Bytes()
+		}
+	}
+	late = ring.Bytes()
+	ring.mu.Lock()
+	open = ring.segs[len(ring.segs)-1].size
+	ring.mu.Unlock()
+	return early, late, open
+}
