@@ -8,17 +8,19 @@ import "time"
 // TUI's 20 KB/s held some 115 KiB each in their open segments, more than
 // a minute of their packed past. Sealing unpacks the chunks and packs the
 // segment whole (pack), as a chunk alone finds little of what the program
-// drew again: vim's redraws packed in 16 KiB chunks take three times what
-// they take in 5-second segments. A flood is not chunked: it fills its
-// segment in milliseconds, and the time bound seals it soon after anyway.
+// drew again: vim's redraws packed in 32 KiB chunks take almost three
+// times what they take in 10-second segments. A flood is not chunked: it
+// fills its segment in milliseconds, and its bound seals it soon after.
 const (
-	chunkBytes = 16 << 10
-	// chunkSlack is room past chunkBytes, so the write that crosses it
-	// does not grow the tail first.
-	chunkSlack = 4 << 10
-	// chunkCodec packs chunks: zstd's fastest level packs a TUI's
-	// output to a third, S2 to half, and the chunk is unpacked and packed
-	// again at the seal, so this is a second pass over slow output only.
+	// chunkBytes: zstd's fastest level packs vim's output a quarter
+	// smaller, and half again as fast, in chunks of 32 KiB as of 16.
+	chunkBytes = 32 << 10
+	// tailRoom is what a chunked segment's tail starts with; it grows
+	// as output comes, so a pane holds a chunk's room only when full.
+	tailRoom = 4 << 10
+	// chunkCodec packs chunks: each is unpacked and packed again at the
+	// seal, so this is a second pass, over slow output only (about 1
+	// MB/s for 48 busy panes, at some 150 MB/s).
 	chunkCodec = packZstd
 	// chunkHeader is what the chunks slice takes per chunk.
 	chunkHeader = 24
@@ -54,16 +56,16 @@ func (s *segment) chunk(at int64) {
 	putScratch(raw)
 	s.base += len(s.data)
 	s.chunkedAt = at
-	s.data = make([]byte, 0, chunkBytes+chunkSlack)
+	s.data = make([]byte, 0, tailRoom)
 	s.events = make([]event, 0, cap(s.events))
 }
 
 // room is what the segment after this one starts its tail with: as much
-// as this one's output, up to segmentBytes, or a chunk's if it took
-// chunks.
+// as this one's output, up to segmentBytes (a flood fills its segment,
+// and growing it would copy it again), or tailRoom if it took chunks.
 func (s *segment) room(segmentBytes int) int {
 	if len(s.chunks) > 0 {
-		return chunkBytes + chunkSlack
+		return tailRoom
 	}
 	return min(s.outLen(), segmentBytes)
 }

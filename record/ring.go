@@ -34,7 +34,7 @@ import (
 // time (chunk.go). Five minutes of vim, htop and apt at 20 KB/s each
 // (BenchmarkRingRetain with bench/streams.sh's recordings) took 612, 354
 // and 210 KiB of ring per pane with a keyframe every 5 s and the open
-// segment plain, 338, 173 and 94 KiB every 10 s and chunked.
+// segment plain, 311, 156 and 76 KiB every 10 s and chunked.
 const (
 	DefaultRetain       = 5 * time.Minute
 	DefaultRetainBytes  = 16 << 20
