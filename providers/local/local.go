@@ -185,6 +185,7 @@ func newHandle(master *ptyMaster, cmd *exec.Cmd, cg *cgroup, marker string) *han
 
 func (h *handle) reap() {
 	defer close(h.waitDone)
+	awaitExit(h.cmd.Process.Pid)
 	err := h.cmd.Wait()
 	defer func() {
 		// Usually nothing outlives the leader: note it now, before its
