@@ -28,6 +28,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/sandmux/sandmux/gcpace"
 )
 
 // command is one subcommand: its name, one line of help, and what runs it.
@@ -96,22 +98,22 @@ func main() {
 	// The emulator no longer allocates for every character it parses
 	// (third_party/vt10x), so collecting often costs little, where GOGC
 	// 400 let 48 busy panes' 23 MB of live heap sit in 146 MB of memory.
-	// Half the live heap again, not Go's default of all of it: most of a
-	// busy server's heap is its rings' packed output, which the collector
-	// marks without scanning, so a collection costs about the same as
-	// the rings fill while the headroom would grow with them. 48 busy
-	// panes after 5 minutes: 31 MB live in a goal of 47 MB, where Go's
-	// default sets 62; twice the collections, about 6 ms of CPU each, a
-	// collection every 1.5 s. Only the server: every other command (the
-	// attach client above all) allocates less than Go's 4 MiB minimum
-	// heap and, at Go's default, never collects, which holds less memory
-	// than the collector's own structures would (GOGC, when set, wins).
+	// The server's headroom is half its heap up to 12 MiB, 6 MiB past
+	// that (package gcpace): most of a busy server's heap is its rings'
+	// packed output, which fills for their five minutes while what the
+	// server allocates a second does not, so a headroom that grew with
+	// the rings would only hold memory. 48 busy panes hold some 11 MB
+	// before their rings fill, 25 after; at GOGC 50 that was 41 MB of
+	// memory after 5 minutes. Every other command (the attach client
+	// above all) allocates less than Go's 4 MiB minimum heap and, at Go's
+	// default, never collects, which holds less memory than the
+	// collector's own structures would (GOGC, when set, wins).
 	if os.Getenv("GOGC") == "" {
-		pct := 100
 		if len(os.Args) > 1 && os.Args[1] == "serve" {
-			pct = 50
+			gcpace.Start(50, 12<<20)
+		} else {
+			debug.SetGCPercent(100)
 		}
-		debug.SetGCPercent(pct)
 	}
 	// With a hundred panes the live heap is large too: past this soft
 	// limit the collector runs as often as it must instead (GOMEMLIMIT,
