@@ -7,8 +7,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/sandmux/sandmux/session/vt"
 )
 
 // An open segment that output fills slowly is packed a chunk at a time,
@@ -87,16 +85,8 @@ func TestRingDoesNotChunkAFlood(t *testing.T) {
 func TestSaveLastInChunkedSegment(t *testing.T) {
 	stream := vimStream(t)
 	synctest.Test(t, func(t *testing.T) {
-		a := vt.New(80, 24)
-		defer a.Close()
-		ring := NewRing(RingOptions{Every: time.Hour}, nil)
-		ring.Attach(a)
-		defer ring.Close()
-		for i := range 900 { // 9 s at 20 KB/s
-			off := i * 200 % len(stream)
-			a.Write(stream[off:min(off+200, len(stream))])
-			time.Sleep(10 * time.Millisecond)
-		}
+		a, ring := tapped(t, 80, 24, RingOptions{Every: time.Hour})
+		pace(a, stream, 0, 900) // 9 s at 20 KB/s
 		ring.mu.Lock()
 		n, chunks := len(ring.segs), len(ring.segs[0].chunks)
 		ring.mu.Unlock()

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/sandmux/sandmux/session/vt"
 )
 
 // A full-screen program redrawing keeps a fraction of its output in the
@@ -20,11 +18,7 @@ import (
 func TestRingPacksSealedSegments(t *testing.T) {
 	frame := vimStream(t)
 	synctest.Test(t, func(t *testing.T) {
-		a := vt.New(80, 24)
-		defer a.Close()
-		ring := NewRing(RingOptions{Every: time.Second}, nil)
-		ring.Attach(a)
-		defer ring.Close()
+		a, ring := tapped(t, 80, 24, RingOptions{Every: time.Second})
 		raw := 0
 		for i := range 200 {
 			a.Write(frame)
@@ -162,16 +156,8 @@ func TestUnpackS2Bounded(t *testing.T) {
 func TestRingDefaultKeyframeEvery(t *testing.T) {
 	stream := vimStream(t)
 	synctest.Test(t, func(t *testing.T) {
-		a := vt.New(80, 24)
-		defer a.Close()
-		ring := NewRing(RingOptions{}, nil)
-		ring.Attach(a)
-		defer ring.Close()
-		for i := range 2200 { // 22 s
-			off := i * 200 % len(stream)
-			a.Write(stream[off:min(off+200, len(stream))])
-			time.Sleep(10 * time.Millisecond)
-		}
+		a, ring := tapped(t, 80, 24, RingOptions{})
+		pace(a, stream, 0, 2200) // 22 s
 		ring.mu.Lock()
 		n := len(ring.segs)
 		ring.mu.Unlock()
@@ -191,22 +177,14 @@ func TestRingPacksFloodWithS2(t *testing.T) {
 	stream := vimStream(t)
 	flood := floodText(1 << 20)
 	synctest.Test(t, func(t *testing.T) {
-		a := vt.New(80, 24)
-		defer a.Close()
-		ring := NewRing(RingOptions{}, nil)
-		ring.Attach(a)
-		defer ring.Close()
+		a, ring := tapped(t, 80, 24, RingOptions{})
 		start := time.Now()
 		for i := 0; i < len(flood); i += 16 << 10 { // 160 MB/s
 			a.Write(flood[i:min(i+16<<10, len(flood))])
 			time.Sleep(100 * time.Microsecond)
 		}
 		floods := ring.codecs()
-		for i := range 2200 { // 22 s at 20 KB/s, then 2 s at 400 KB/s
-			off := i * 200 % len(stream)
-			a.Write(stream[off:min(off+200, len(stream))])
-			time.Sleep(10 * time.Millisecond)
-		}
+		pace(a, stream, 0, 2200) // 22 s at 20 KB/s, then 2 s at 400 KB/s
 		a.Write("\x1b[H\x1b[2J")
 		for range 200 {
 			a.Write(flood[:4<<10])

@@ -81,6 +81,31 @@ func windowDiff(t *testing.T, ring *Ring, a *vt.Screen, d time.Duration) string 
 	return diff(a, b)
 }
 
+// tapped returns a screen of cols x rows with a ring of opts attached,
+// both closed when the test ends.
+func tapped(t *testing.T, cols, rows int, opts RingOptions) (*vt.Screen, *Ring) {
+	t.Helper()
+	a := vt.New(cols, rows)
+	ring := NewRing(opts, nil)
+	ring.Attach(a)
+	t.Cleanup(func() {
+		ring.Close()
+		a.Close()
+	})
+	return a, ring
+}
+
+// pace writes stream to s as a TUI does at 20 KB/s, 200 bytes every 10
+// ms, looping, for the steps from to to (under synctest the sleeps take
+// no time).
+func pace(s *vt.Screen, stream string, from, to int) {
+	for i := from; i < to; i++ {
+		off := i * 200 % len(stream)
+		s.Write(stream[off:min(off+200, len(stream))])
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // vimStream is the real vim session of session/vt's replay corpus, as
 // text a screen takes.
 func vimStream(t *testing.T) string {
@@ -144,11 +169,7 @@ func TestSaveLastMidScreen(t *testing.T) {
 	var want string
 	var startCols int
 	synctest.Test(t, func(t *testing.T) {
-		a := vt.New(40, 12)
-		defer a.Close()
-		ring := NewRing(RingOptions{Every: time.Second}, nil)
-		ring.Attach(a)
-		defer ring.Close()
+		a, ring := tapped(t, 40, 12, RingOptions{Every: time.Second})
 		for i := range 30 {
 			a.Write(fmt.Sprintf("\x1b[3%dmold line %d\x1b[m\r\n", i%8, i))
 			time.Sleep(200 * time.Millisecond)
@@ -187,11 +208,7 @@ func TestSaveLastMidScreen(t *testing.T) {
 // starts at the oldest keyframe.
 func TestSaveLastBeforeHistory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := vt.New(20, 5)
-		defer a.Close()
-		ring := NewRing(RingOptions{Retain: 3 * time.Second, Every: time.Second}, nil)
-		ring.Attach(a)
-		defer ring.Close()
+		a, ring := tapped(t, 20, 5, RingOptions{Retain: 3 * time.Second, Every: time.Second})
 		for i := range 20 {
 			a.Write(fmt.Sprintf("\x1b[1;%dmline %d\r\n", 31+i%7, i))
 			time.Sleep(500 * time.Millisecond)
@@ -232,11 +249,7 @@ func TestSaveLastReplayCorpus(t *testing.T) {
 	}
 	text := stream.String()
 	synctest.Test(t, func(t *testing.T) {
-		a := vt.New(80, 24)
-		defer a.Close()
-		ring := NewRing(RingOptions{Every: 500 * time.Millisecond}, nil)
-		ring.Attach(a)
-		defer ring.Close()
+		a, ring := tapped(t, 80, 24, RingOptions{Every: 500 * time.Millisecond})
 		for i := 0; i < len(text); {
 			j := min(i+97, len(text))
 			for j < len(text) && !utf8.RuneStart(text[j]) {

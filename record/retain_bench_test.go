@@ -59,14 +59,9 @@ func ringRetain(stream string) (early, late, open int) {
 	ring.Attach(s)
 	defer ring.Close()
 	const step = 10 * time.Millisecond
-	for i := range int(DefaultRetain / step) {
-		off := i * 200 % len(stream)
-		s.Write(stream[off:min(off+200, len(stream))])
-		time.Sleep(step)
-		if i == int(20*time.Second/step) {
-			early = ring.Bytes()
-		}
-	}
+	pace(s, stream, 0, int(20*time.Second/step)+1)
+	early = ring.Bytes()
+	pace(s, stream, int(20*time.Second/step)+1, int(DefaultRetain/step))
 	late = ring.Bytes()
 	ring.mu.Lock()
 	open = ring.segs[len(ring.segs)-1].size
