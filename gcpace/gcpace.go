@@ -27,12 +27,6 @@ import (
 // proportion still, so collections do not come back to back.
 const minPercent = 5
 
-var samples = []metrics.Sample{
-	{Name: "/gc/heap/live:bytes"},
-	{Name: "/gc/scan/stack:bytes"},
-	{Name: "/gc/scan/globals:bytes"},
-}
-
 // sentinel is what each collection frees, to call the next tune: it
 // holds a pointer, so it is not batched with other tiny objects, whose
 // block may outlive a collection.
@@ -43,7 +37,9 @@ type sentinel struct{ _ *int }
 type Pacer struct {
 	percent  int
 	capBytes uint64
-	stopped  atomic.Bool
+	// samples are read on the runtime's cleanup goroutine only.
+	samples []metrics.Sample
+	stopped atomic.Bool
 	// last is the GOGC set last, for the tests.
 	last atomic.Int64
 }
@@ -51,7 +47,11 @@ type Pacer struct {
 // Start sets GOGC to percent now and, after every collection from now on,
 // to what gives percent of capBytes as headroom once the heap outgrows it.
 func Start(percent int, capBytes uint64) *Pacer {
-	p := &Pacer{percent: percent, capBytes: capBytes}
+	p := &Pacer{percent: percent, capBytes: capBytes, samples: []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/scan/stack:bytes"},
+		{Name: "/gc/scan/globals:bytes"},
+	}}
 	debug.SetGCPercent(percent)
 	p.last.Store(int64(percent))
 	p.arm()
@@ -81,9 +81,9 @@ func (p *Pacer) tune() {
 	if p.stopped.Load() {
 		return
 	}
-	metrics.Read(samples)
-	live := samples[0].Value.Uint64()
-	roots := samples[1].Value.Uint64() + samples[2].Value.Uint64()
+	metrics.Read(p.samples)
+	live := p.samples[0].Value.Uint64()
+	roots := p.samples[1].Value.Uint64() + p.samples[2].Value.Uint64()
 	pct := Percent(p.percent, p.capBytes, live+roots)
 	if int64(pct) != p.last.Load() {
 		debug.SetGCPercent(pct)
