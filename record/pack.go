@@ -97,24 +97,23 @@ func (s *segment) pack(codec byte) {
 	if s.packed != nil {
 		return
 	}
-	out, data, events := (*[]byte)(nil), s.data, s.events
+	data, events := s.data, s.events
 	if len(s.chunks) > 0 {
-		out = getScratch()
+		out := getScratch()
+		defer putScratch(out)
 		var err error
-		if data, events, err = s.output((*out)[:0]); err != nil {
+		data, events, err = s.output((*out)[:0])
+		*out = data
+		if err != nil {
 			// A bug (sandmux packed the chunks itself): the segment is
 			// packed without them, and unpack says it is damaged.
 			data, events = nil, []event{{end: 1, kind: 'o'}}
 		}
-		*out = data
 	}
 	raw := getScratch()
 	*raw = s.marshal((*raw)[:0], data, events)
 	s.packed = encode(codec, *raw)
 	putScratch(raw)
-	if out != nil {
-		putScratch(out)
-	}
 	s.kf, s.data, s.chunks, s.base, s.events = "", nil, nil, 0, nil
 }
 
