@@ -10,7 +10,8 @@
 #   REPEAT=1                runs of each row (the table shows every run)
 #   PROFILE=DIR             also take a 6 s CPU and a heap profile of sandmux
 #                           during each agents run, into DIR
-#   ONLY="agents tp lat idle"  which rows
+#   ONLY="agents tp lat bin idle"  which rows (lat also times bench/relay, the
+#                           floor of a Go echo; bin, the binary's own memory)
 #   BEFORE=BINARY           another sandmux (say, an older build) as a column of its own
 # Timings on a shared machine are noisy: compare the columns of one run.
 set -u
@@ -20,7 +21,7 @@ BENCH=${BENCH:-$(readlink -f "$H/../../shared/bench" 2>/dev/null || echo /work/s
 export SANDMUX=$(readlink -f "${SANDMUX:-./sandmux}")
 SD=${1:-${TMPDIR:-/tmp}/sandmux-streams}
 STREAMS=${STREAMS:-htop vim apt}; PANES=${PANES:-48 16}; RATE=${RATE:-20000}
-REPEAT=${REPEAT:-1}; ONLY=${ONLY:-agents tp lat idle}; PROFILE=${PROFILE:-}
+REPEAT=${REPEAT:-1}; ONLY=${ONLY:-agents tp lat bin idle}; PROFILE=${PROFILE:-}
 [ -n "$PROFILE" ] && mkdir -p "$PROFILE"
 for s in $STREAMS; do [ -f "$SD/$s.stream" ] || { "$H/streams.sh" "$SD" >/dev/null; break; }; done
 val() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
@@ -61,6 +62,23 @@ for r in $(seq "$REPEAT"); do
     m=$(python3 "$BENCH/latency.py" "$SANDMUX" -L lat$$ cat); "$SANDMUX" ctl -L lat$$ quit --kill >/dev/null 2>&1
     b=""; [ -n "$BEFORE" ] && { b=$(python3 "$BENCH/latency.py" "$BEFORE" -L latb$$ cat); "$BEFORE" ctl -L latb$$ quit --kill >/dev/null 2>&1; }
     row "idle pane echo med/p90" "$(val median_ms "$t")/$(val p90_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")ms"
+    # The floor of a Go program's echo here (bench/relay): cat on a PTY,
+    # relayed with no goroutine hand-off, then with one each way.
+    R=$(mktemp -d)
+    if (cd "$H/.." && go build -o "$R/relay" ./bench/relay) 2>/dev/null; then
+      z=$(python3 "$BENCH/latency.py" "$R/relay" -handoffs 0); o=$(python3 "$BENCH/latency.py" "$R/relay" -handoffs 1)
+      row "Go relay echo, 0 | 1 hand-off" "-" "$(val median_ms "$z")/$(val p90_ms "$z") | $(val median_ms "$o")/$(val p90_ms "$o")ms" ""
+    fi
+    rm -rf "$R"
+  fi
+  if [[ $ONLY == *bin* ]]; then
+    # What the binary alone holds: the peak resident set of printing its
+    # version (its pages mapped, its packages initialised), per process.
+    peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+    if [ -x /usr/bin/time ]; then
+      row "the binary alone: peak RSS" "$(( $(peak tmux -V) / 1024 ))MB" "$(( $(peak "$SANDMUX" --version) / 1024 ))MB" \
+        "$([ -n "$BEFORE" ] && echo $(( $(peak "$BEFORE" --version) / 1024 ))MB)"
+    else echo "(no /usr/bin/time, Debian's time: the binary's own row left out)"; fi
   fi
   if [[ $ONLY == *idle* ]]; then
     t=$("$BENCH/idle.sh" tmux 32); m=$("$BENCH/idle.sh" sandmux 32)

@@ -1,0 +1,89 @@
+// Command relay is the floor of an idle key's echo through a Go program
+// on this machine, for bench/scale.sh to time beside tmux and sandmux.
+//
+// It runs cat on a PTY and relays the terminal's keys to it and its
+// output back, both files read and written through Go's poller as
+// sandmux's are. With -handoffs 0 one goroutine reads and writes each
+// direction; with -handoffs 1 each direction's reader passes what it
+// read to a writer goroutine over a channel, once: a key then crosses
+// two hand-offs, where sandmux's crosses three (the terminal's reader to
+// the model's loop; the PTY's reader to the watch command, and on to the
+// model's loop), since every view's state is the model's.
+//
+// It is a measuring tool, not part of sandmux: the terminal it relays is
+// opened anew (/dev/tty), so its standard input never turns
+// non-blocking, and it is restored on exit.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+func main() {
+	handoffs := flag.Int("handoffs", 0, "goroutine hand-offs in each direction: 0 or 1")
+	flag.Parse()
+	if err := relay(*handoffs); err != nil {
+		fmt.Fprintln(os.Stderr, "relay:", err)
+		os.Exit(1)
+	}
+}
+
+func relay(handoffs int) error {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open the terminal (run it on one): %w", err)
+	}
+	defer tty.Close()
+	state, err := term.MakeRaw(tty.Fd())
+	if err != nil {
+		return fmt.Errorf("put the terminal in raw mode: %w", err)
+	}
+	defer func() { _ = term.Restore(tty.Fd(), state) }() // Best effort on the way out.
+	cat := exec.Command("cat")
+	ptmx, err := pty.Start(cat)
+	if err != nil {
+		return fmt.Errorf("start cat on a PTY: %w", err)
+	}
+	go pipe(ptmx, tty, handoffs) // keys: until the terminal closes
+	pipe(tty, ptmx, handoffs)    // output: until cat is gone
+	_ = ptmx.Close()             // Best effort: cat is gone.
+	_ = cat.Wait()               // its status is not the measure
+	return nil
+}
+
+// pipe copies src to dst, directly or through one hand-off.
+func pipe(dst io.Writer, src io.Reader, handoffs int) {
+	if handoffs == 0 {
+		_, _ = io.Copy(dst, src) // Either side ending ends the copy.
+		return
+	}
+	ch := make(chan []byte)
+	go func() {
+		defer close(ch)
+		for {
+			b := make([]byte, 4096)
+			n, err := src.Read(b)
+			if n > 0 {
+				ch <- b[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for b := range ch {
+		if _, err := dst.Write(b); err != nil {
+			break
+		}
+	}
+	for range ch { // let the reader end
+	}
+}
