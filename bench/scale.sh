@@ -5,7 +5,7 @@
 # the directory holding agents.sh, throughput.sh, idle.sh, latency.py,
 # gen-output.py). STREAMDIR holds the *.stream files agents.sh replays
 # (made with bench/streams.sh when missing). Environment:
-#   STREAMS="htop vim apt"  which streams; PANES="48 16"  agents' pane counts
+#   STREAMS="htop vim apt log"  which streams; PANES="48 16"  agents' pane counts
 #   RATE=20000              bytes/s each agent pane writes
 #   REPEAT=1                runs of each row (the table shows every run)
 #   PROFILE=DIR             also take a 6 s CPU and a heap profile of sandmux
@@ -20,7 +20,7 @@ BENCH=${BENCH:-$(readlink -f "$H/../../shared/bench" 2>/dev/null || echo /work/s
 [ -f "$BENCH/agents.sh" ] || BENCH=/work/shared/bench
 export SANDMUX=$(readlink -f "${SANDMUX:-./sandmux}")
 SD=${1:-${TMPDIR:-/tmp}/sandmux-streams}
-STREAMS=${STREAMS:-htop vim apt}; PANES=${PANES:-48 16}; RATE=${RATE:-20000}
+STREAMS=${STREAMS:-htop vim apt log}; PANES=${PANES:-48 16}; RATE=${RATE:-20000}
 REPEAT=${REPEAT:-1}; ONLY=${ONLY:-agents tp lat bin idle}; PROFILE=${PROFILE:-}
 [ -n "$PROFILE" ] && mkdir -p "$PROFILE"
 for s in $STREAMS; do [ -f "$SD/$s.stream" ] || { "$H/streams.sh" "$SD" >/dev/null; break; }; done

@@ -1,14 +1,16 @@
 #!/bin/bash
 # Records real full-screen programs with `sandmux record` and writes each
 # one's output as a raw byte stream for ../shared/bench/agents.sh (and
-# scale.sh): htop refreshing, vim scrolling through a source file, and
-# apt-get's progress bar (a scroll region and a bar redrawn in place).
+# scale.sh): htop refreshing, vim scrolling through a source file,
+# apt-get's progress bar (a scroll region and a bar redrawn in place), and
+# grep's coloured matches scrolling by (a log: every line kept in the
+# scrollback, as an agent's transcript is).
 # usage: SANDMUX=./sandmux bench/streams.sh OUTDIR
-# Writes OUTDIR/{htop,vim,apt}.cast and .stream; the streams lose the
+# Writes OUTDIR/{htop,vim,apt,log}.cast and .stream; the streams lose the
 # characters {}`& (agents.sh types them and looks for their echo).
 # The apt stream reinstalls htop from apt's cache (needs root; skipped else).
 set -eu
-OUT=$1; B=$(readlink -f "${SANDMUX:-./sandmux}"); SRC=$(dirname "$(readlink -f "$0")")/..
+OUT=$1; B=$(readlink -f "${SANDMUX:-./sandmux}"); SRC=$(readlink -f "$(dirname "$(readlink -f "$0")")/..")
 mkdir -p "$OUT"
 rec() { local name=$1; shift; rm -f "$OUT/$name.cast"; "$B" record --size 80x24 -o "$OUT/$name.cast" -- "$@" </dev/null >/dev/null || true; }
 command -v htop >/dev/null && rec htop timeout -s INT 20 htop -d 3
@@ -27,6 +29,7 @@ endfunction
 call timer_start(60, 'Step', {'repeat': -1})
 VIM
 rec vim vim -N -u NONE -i NONE -S "$OUT/scroll.vim" "$SRC/session/vt/screen.go"
+rec log grep -rn --color=always -e 'func ' -e 'return ' "$SRC/session" "$SRC/ui" "$SRC/mux"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   rec apt sh -c 'for i in 1 2 3; do apt-get install --reinstall -y -o Dpkg::Progress-Fancy=1 -o APT::Color=1 htop; done'
 fi
