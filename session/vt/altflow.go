@@ -22,7 +22,7 @@ func (s *Screen) reflowAltMain(cols int) {
 	if oldCols == 0 || len(s.altMain) < oldCols*s.rows {
 		return
 	}
-	out := &scrollback{max: s.sb.max}
+	out := &scrollback{max: s.sb.max, styles: s.sb.table()}
 	r := newReflower(cols, s.rows, out)
 	var buf []Cell
 	for i := range s.sb.len() {
@@ -63,7 +63,7 @@ func (s *Screen) glyphRows(rows []flowRow, cols int) []vt10x.Glyph {
 		cells := fr.cells
 		if fr.sb != nil {
 			cells = make([]Cell, fr.sb.width())
-			fr.sb.cells(cells)
+			fr.sb.cells(s.sb.styles, cells)
 		}
 		start := len(out)
 		for i := range cells {

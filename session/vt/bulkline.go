@@ -68,6 +68,7 @@ func (b *bulk) direct(t string) int {
 	s := b.s
 	var l *sbLine
 	if s.sb.max > 0 {
+		s.sb.compactStyles()
 		l = s.sb.slot()
 		l.runs, l.clusters = l.runs[:0], l.clusters[:0]
 	}
@@ -136,9 +137,9 @@ func (b *bulk) directText(t string, l *sbLine) {
 		}
 		if id := s.printPen; id != pen {
 			pen = id
-			st := s.cellStyle(id)
-			if k := len(l.runs); k == 0 || l.runs[k-1].st != st {
-				l.runs = append(l.runs, sbRun{st: st})
+			st := s.sb.table().internPen(id, s.cellStyle(id))
+			if k := len(l.runs); k == 0 || l.runs[k-1].id != st {
+				l.runs = append(l.runs, sbRun{id: st})
 			}
 		}
 		l.runs[len(l.runs)-1].n += n

@@ -143,7 +143,7 @@ func (s *Screen) topChain(k int) [][]Cell {
 // the last column, so that the next character wraps.
 func (s *Screen) paintPulled(l *sbLine) bool {
 	cells := make([]Cell, l.width())
-	l.cells(cells)
+	l.cells(s.sb.styles, cells)
 	if len(cells) > s.cols {
 		cells = cells[:s.cols]
 		if c := &cells[s.cols-1]; c.Flags&FlagWide != 0 {
@@ -208,7 +208,7 @@ func (s *Screen) reflowPlan(cols int) (rows []flowRow, cx, cy int) {
 	if s.cur.wrap {
 		x = s.cols
 	}
-	out := &scrollback{max: s.sb.max}
+	out := &scrollback{max: s.sb.max, styles: s.sb.table()}
 	r := newReflower(cols, s.rows, out)
 	var buf []Cell
 	for i := range s.sb.len() {
@@ -267,7 +267,7 @@ func (s *Screen) paintFlow(rows []flowRow, cx, cy int) {
 	for y := range rows {
 		if l := rows[y].sb; l != nil {
 			rows[y].cells = make([]Cell, l.width())
-			l.cells(rows[y].cells)
+			l.cells(s.sb.styles, rows[y].cells)
 		}
 		cells := rows[y].cells
 		wraps := rows[y].wrapped && y < len(rows)-1

@@ -119,9 +119,13 @@ func (s *Screen) linkRoots(mark func(id uint16)) {
 			mark(e.st.link)
 		}
 	}
-	for i := range s.sb.lines {
-		for _, r := range s.sb.lines[i].runs {
-			mark(r.st.link)
+	// The styles no line names any more go first: a link only they
+	// name is free. (Links are collected while output is parsed, never
+	// during a reflow, so the scrollback is the table's one user.)
+	s.sb.compact()
+	if t := s.sb.styles; t != nil {
+		for _, st := range t.list {
+			mark(st.link)
 		}
 	}
 	// s.sweep emptied the pen cache, whose styles may name links.

@@ -33,6 +33,10 @@ func (s *Screen) MemBytes() int64 {
 // bytes is what the scrollback's lines hold.
 func (b *scrollback) bytes() int {
 	n := cap(b.lines) * int(unsafe.Sizeof(sbLine{}))
+	if t := b.styles; t != nil {
+		// the list, and the map's key and value a style
+		n += cap(t.list)*int(unsafe.Sizeof(style{})) + len(t.ids)*int(unsafe.Sizeof(style{})+4)
+	}
 	for i := range b.lines {
 		l := &b.lines[i]
 		n += len(l.text) + cap(l.runs)*int(unsafe.Sizeof(sbRun{})) + cap(l.clusters)*int(unsafe.Sizeof(sbCluster{}))

@@ -61,7 +61,7 @@ func (r *reflower) passLine(l *sbLine, buf []Cell) []Cell {
 		buf = make([]Cell, w)
 	}
 	buf = buf[:w]
-	l.cells(buf)
+	l.cells(r.out.styles, buf)
 	r.feed(buf, l.wrapped, -1)
 	return buf
 }

@@ -27,7 +27,7 @@ func joined(s *Screen) []string {
 	for i := range s.sb.len() {
 		l := s.sb.line(i)
 		row := make([]Cell, l.width())
-		l.cells(row)
+		l.cells(s.sb.styles, row)
 		add(row, l.wrapped)
 	}
 	row := make([]Cell, s.cols)

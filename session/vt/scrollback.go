@@ -19,6 +19,9 @@ type scrollback struct {
 	// finds caches the search text of special lines by their index in
 	// lines (search.go), built on a search's first visit to each.
 	finds map[int32]*findLine
+	// styles are the runs' styles (sbstyle.go), shared with the
+	// scrollback a reflow builds from this one: lines move between them.
+	styles *styleTable
 }
 
 type sbLine struct {
@@ -41,8 +44,8 @@ type sbCluster struct {
 }
 
 type sbRun struct {
-	n  int32 // cells
-	st style
+	n  int32  // cells
+	id uint32 // its style in the scrollback's styles
 }
 
 func (b *scrollback) len() int { return len(b.lines) }
@@ -113,7 +116,7 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 		if prev != nil && sameStyle(prev, c) {
 			l.runs[len(l.runs)-1].n++
 		} else {
-			l.runs = append(l.runs, sbRun{n: 1, st: c.style()})
+			l.runs = append(l.runs, sbRun{n: 1, id: b.table().intern(c.style())})
 		}
 		prev = c
 	}
@@ -166,16 +169,18 @@ func blankStyle(st style) bool {
 	return blank(&c)
 }
 
-// cells writes line l into dst (len = frame width), padding with blanks.
-func (l *sbLine) cells(dst []Cell) {
+// cells writes line l, its styles in t, into dst (len = frame width),
+// padding with blanks.
+func (l *sbLine) cells(t *styleTable, dst []Cell) {
 	text := l.text
 	x := 0
 	for _, r := range l.runs {
+		st := t.style(r.id)
 		for k := int32(0); k < r.n && x < len(dst); k++ {
 			ch, size := utf8.DecodeRuneInString(text)
 			text = text[size:]
 			dst[x] = Cell{Rune: ch}
-			dst[x].setStyle(r.st)
+			dst[x].setStyle(st)
 			x++
 		}
 	}
@@ -197,6 +202,7 @@ func (l *sbLine) cells(dst []Cell) {
 // skipped (see bulk.go).
 func (s *Screen) capture(n int) {
 	s.flush()
+	s.sb.compactStyles()
 	for y := 0; y < n && y < s.rows; y++ {
 		if s.suppress > 0 {
 			s.suppress--
@@ -292,9 +298,9 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 		}
 		if id := glyphPen(g); id != pen {
 			pen = id
-			st := s.cellStyle(id)
-			if n := len(l.runs); n == 0 || l.runs[n-1].st != st {
-				l.runs = append(l.runs, sbRun{n: 1, st: st})
+			st := s.sb.table().internPen(id, s.cellStyle(id))
+			if n := len(l.runs); n == 0 || l.runs[n-1].id != st {
+				l.runs = append(l.runs, sbRun{n: 1, id: st})
 				continue
 			}
 		}

@@ -183,7 +183,7 @@ func (s *Screen) snapshotRange(f *Frame, first, n int) {
 		row := f.Row(y)
 		if i := first + y; i < sbLen {
 			l := s.sb.line(i)
-			l.cells(row)
+			l.cells(s.sb.styles, row)
 			f.Wrapped = append(f.Wrapped, l.wrapped)
 		} else {
 			s.readRowInto(i-sbLen, row)
