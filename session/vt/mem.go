@@ -34,8 +34,9 @@ func (s *Screen) MemBytes() int64 {
 func (b *scrollback) bytes() int {
 	n := cap(b.lines) * int(unsafe.Sizeof(sbLine{}))
 	if t := b.styles; t != nil {
-		// the list, and the map's key and value a style
-		n += cap(t.list)*int(unsafe.Sizeof(style{})) + len(t.ids)*int(unsafe.Sizeof(style{})+4)
+		// the list, the map's key and value a style, the pens' cache
+		n += cap(t.list)*int(unsafe.Sizeof(style{})) + len(t.ids)*int(unsafe.Sizeof(style{})+4) +
+			cap(t.byPen)*int(unsafe.Sizeof(sbCached{}))
 	}
 	for i := range b.lines {
 		l := &b.lines[i]

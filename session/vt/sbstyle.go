@@ -12,12 +12,11 @@ type styleTable struct {
 	list  []style
 	ids   map[style]uint32
 	limit int // past this many styles, compact at the next chance
-	// recent holds styles interned lately, by a hash of a few fields:
-	// a log's lines take turns between a handful of pens, and looking
-	// each run's style up in ids cost a tenth of a coloured parse.
-	recent [16]sbCached
 	// byPen holds the id of each pen's style, by pen id, for the lines
-	// written from vt10x's glyphs (pens are reused: the style checks).
+	// written from vt10x's glyphs (pens are reused: the style checks):
+	// looking each run's style up in ids cost a tenth of a coloured
+	// parse. The lines made from cells (wide runes, clusters) are rare
+	// enough to look up.
 	byPen []sbCached
 }
 
@@ -49,20 +48,15 @@ const minStyleLimit = 1024
 
 // intern returns st's id, adding it if new.
 func (t *styleTable) intern(st style) uint32 {
-	e := &t.recent[(uint32(st.fg)*2654435761^uint32(st.bg)*40503^uint32(st.attrs)*97^uint32(st.link))>>28]
-	if e.ok && e.st == st {
-		return e.id
+	if id, ok := t.ids[st]; ok {
+		return id
 	}
-	id, ok := t.ids[st]
-	if !ok {
-		if t.ids == nil {
-			t.ids = make(map[style]uint32)
-		}
-		id = uint32(len(t.list))
-		t.list = append(t.list, st)
-		t.ids[st] = id
+	if t.ids == nil {
+		t.ids = make(map[style]uint32)
 	}
-	e.st, e.id, e.ok = st, id, true
+	id := uint32(len(t.list))
+	t.list = append(t.list, st)
+	t.ids[st] = id
 	return id
 }
 
