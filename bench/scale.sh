@@ -41,6 +41,11 @@ agents() { # KIND N STREAM [profile tag]
 }
 mb() { local v; v=$(val rss_kb "$1"); echo $(( ${v:-0} / 1024 )); }
 fmt_agents() { echo "$(val cpu_pct "$1")% $(val rss_mb "$1")MB $(val echo_median_ms "$1")/$(val echo_p90_ms "$1")ms"; }
+RELAY=""
+if [[ $ONLY == *lat* ]]; then # built once, for every run's lat rows
+  R=$(mktemp -d); trap 'rm -rf "$R"' EXIT
+  (cd "$H/.." && go build -o "$R/relay" ./bench/relay) 2>/dev/null && RELAY=$R/relay
+fi
 for r in $(seq "$REPEAT"); do
   if [[ $ONLY == *agents* ]]; then
     for n in $PANES; do for s in $STREAMS; do
@@ -64,12 +69,10 @@ for r in $(seq "$REPEAT"); do
     row "idle pane echo med/p90" "$(val median_ms "$t")/$(val p90_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")ms"
     # The floor of a Go program's echo here (bench/relay): cat on a PTY,
     # relayed with no goroutine hand-off, then with one each way.
-    R=$(mktemp -d)
-    if (cd "$H/.." && go build -o "$R/relay" ./bench/relay) 2>/dev/null; then
-      z=$(python3 "$BENCH/latency.py" "$R/relay" -handoffs 0); o=$(python3 "$BENCH/latency.py" "$R/relay" -handoffs 1)
+    if [ -x "$RELAY" ]; then
+      z=$(python3 "$BENCH/latency.py" "$RELAY" -handoffs 0); o=$(python3 "$BENCH/latency.py" "$RELAY" -handoffs 1)
       row "Go relay echo, 0 | 1 hand-off" "-" "$(val median_ms "$z")/$(val p90_ms "$z") | $(val median_ms "$o")/$(val p90_ms "$o")ms" ""
     fi
-    rm -rf "$R"
   fi
   if [[ $ONLY == *bin* ]]; then
     # What the binary alone holds: the peak resident set of printing its
