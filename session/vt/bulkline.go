@@ -70,13 +70,13 @@ func (b *bulk) direct(t string) int {
 	if s.sb.max > 0 {
 		s.sb.compactStyles()
 		l = s.sb.slot()
-		l.runs, l.clusters = l.runs[:0], l.clusters[:0]
 	}
-	b.directText(t[:end], l)
+	b.directText(t[:end], l != nil)
 	if l != nil {
-		s.textBuf = l.trimDirect(s, s.textBuf, s.tailPens)
-		l.text, l.span, l.wrapped, l.special = string(s.textBuf), 0, false, false
-		l.mask = lineMask(l.text)
+		s.textBuf, s.runBuf = trimDirect(s, s.textBuf, s.runBuf, s.tailPens)
+		l.pack(s.textBuf, s.runBuf, nil)
+		l.span, l.wrapped, l.special = 0, false, false
+		l.mask = lineMask(l.text())
 	}
 	s.directs++
 	b.blankRow()
@@ -90,10 +90,10 @@ func (b *bulk) direct(t string) int {
 
 // directText applies the line's SGRs and gathers its text into
 // s.textBuf, the pens of its trailing spaces into s.tailPens, and its
-// runs into l (nil: no scrollback to fill).
-func (b *bulk) directText(t string, l *sbLine) {
+// runs into s.runBuf (when runs: there is a scrollback to fill).
+func (b *bulk) directText(t string, runs bool) {
 	s := b.s
-	text, tail := s.textBuf[:0], s.tailPens[:0]
+	text, tail, rs := s.textBuf[:0], s.tailPens[:0], s.runBuf[:0]
 	pen := ^uint32(0) // the pen the last run was made for
 	for i := 0; i < len(t); {
 		switch t[i] {
@@ -132,25 +132,26 @@ func (b *bulk) directText(t string, l *sbLine) {
 			tail = append(tail, s.printPen)
 		}
 		i = j
-		if l == nil {
+		if !runs {
 			continue
 		}
 		if id := s.printPen; id != pen {
 			pen = id
 			st := s.sb.table().internPen(id, s.cellStyle(id))
-			if k := len(l.runs); k == 0 || l.runs[k-1].id != st {
-				l.runs = append(l.runs, sbRun{id: st})
+			if k := len(rs); k == 0 || rs[k-1].id != st {
+				rs = append(rs, sbRun{id: st})
 			}
 		}
-		l.runs[len(l.runs)-1].n += n
+		rs[len(rs)-1].n += n
 	}
-	s.textBuf, s.tailPens = text, tail
+	s.textBuf, s.tailPens, s.runBuf = text, tail, rs
 }
 
 // trimDirect drops the trailing spaces pushLine would have left out of
-// the line (tail: the pens they were drawn with): first those with no
-// pen or a cleared one, then those that show as blank cells.
-func (l *sbLine) trimDirect(s *Screen, text []byte, tail []uint32) []byte {
+// a direct line's text and runs (tail: the pens they were drawn with):
+// first those with no pen or a cleared one, then those that show as
+// blank cells.
+func trimDirect(s *Screen, text []byte, runs []sbRun, tail []uint32) ([]byte, []sbRun) {
 	k := len(tail)
 	for k > 0 && (tail[k-1] == 0 || s.clearedPen(tail[k-1])) {
 		k--
@@ -164,13 +165,13 @@ func (l *sbLine) trimDirect(s *Screen, text []byte, tail []uint32) []byte {
 		k--
 	}
 	for drop := len(tail) - k; drop > 0; {
-		r := &l.runs[len(l.runs)-1]
+		r := &runs[len(runs)-1]
 		d := min(drop, int(r.n))
 		r.n -= int32(d)
 		drop -= d
 		if r.n == 0 {
-			l.runs = l.runs[:len(l.runs)-1]
+			runs = runs[:len(runs)-1]
 		}
 	}
-	return text[:len(text)-(len(tail)-k)]
+	return text[:len(text)-(len(tail)-k)], runs
 }

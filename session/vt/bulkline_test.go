@@ -62,9 +62,9 @@ type styledRun struct {
 }
 
 func styledRuns(b *scrollback, l *sbLine) []styledRun {
-	out := make([]styledRun, len(l.runs))
-	for i, r := range l.runs {
-		out[i] = styledRun{r.n, b.styles.style(r.id)}
+	var out []styledRun
+	for it := l.runs(); it.next(); {
+		out = append(out, styledRun{it.n, b.styles.style(it.id)})
 	}
 	return out
 }
@@ -79,8 +79,8 @@ func sameScrollback(t *testing.T, a, b *Screen) {
 	}
 	for i := range a.sb.len() {
 		la, lb := a.sb.line(i), b.sb.line(i)
-		if la.text != lb.text || la.wrapped != lb.wrapped || la.span != lb.span || la.special != lb.special ||
-			la.mask != lb.mask || !slices.Equal(styledRuns(&a.sb, la), styledRuns(&b.sb, lb)) || len(la.clusters)+len(lb.clusters) > 0 {
+		if la.text() != lb.text() || la.wrapped != lb.wrapped || la.span != lb.span || la.special != lb.special ||
+			la.mask != lb.mask || !slices.Equal(styledRuns(&a.sb, la), styledRuns(&b.sb, lb)) || len(la.clusterList())+len(lb.clusterList()) > 0 {
 			t.Fatalf("line %d differs:\ndirect: %+v\nglyphs: %+v", i, *la, *lb)
 		}
 	}

@@ -40,8 +40,11 @@ func (b *scrollback) bytes() int {
 	}
 	for i := range b.lines {
 		l := &b.lines[i]
-		n += len(l.text) + cap(l.runs)*int(unsafe.Sizeof(sbRun{})) + cap(l.clusters)*int(unsafe.Sizeof(sbCluster{}))
-		for _, c := range l.clusters {
+		n += len(l.data)
+		if l.clusters != nil {
+			n += int(unsafe.Sizeof([]sbCluster{})) + cap(*l.clusters)*int(unsafe.Sizeof(sbCluster{}))
+		}
+		for _, c := range l.clusterList() {
 			n += len(c.text)
 		}
 	}

@@ -179,8 +179,8 @@ func (r *reflower) rows() []flowRow {
 // included.
 func (l *sbLine) width() int {
 	n := 0
-	for _, r := range l.runs {
-		n += int(r.n)
+	for it := l.runs(); it.next(); {
+		n += int(it.n)
 	}
 	return max(n, int(l.span))
 }

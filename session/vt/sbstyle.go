@@ -87,11 +87,10 @@ func (b *scrollback) compact() {
 		return
 	}
 	var next styleTable
+	rename := func(id uint32) uint32 { return next.intern(t.list[id]) }
+	var scratch []sbRun
 	for i := range b.lines {
-		runs := b.lines[i].runs
-		for k := range runs {
-			runs[k].id = next.intern(t.list[runs[k].id])
-		}
+		scratch = b.lines[i].remap(rename, scratch)
 	}
 	next.limit = 2 * len(next.list)
 	*t = next

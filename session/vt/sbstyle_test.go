@@ -42,12 +42,12 @@ func TestScrollbackStylesInternedAndBounded(t *testing.T) {
 		cells := make([]Cell, l.width())
 		l.cells(s.sb.styles, cells)
 		var num int
-		if _, err := fmt.Sscanf(strings.TrimLeft(l.text[strings.LastIndexByte(l.text, ' ')+1:], " "), "%d", &num); err != nil {
-			t.Fatalf("line %d %q: %v", i, l.text, err)
+		if _, err := fmt.Sscanf(strings.TrimLeft(l.text()[strings.LastIndexByte(l.text(), ' ')+1:], " "), "%d", &num); err != nil {
+			t.Fatalf("line %d %q: %v", i, l.text(), err)
 		}
 		want := RGBColor(uint8(num%251), uint8(num/251), 7)
 		if cells[0].FG != want || !cells[len(cells)-1].FG.IsDefault() {
-			t.Fatalf("line %d %q: colours %v … %v, want %v … the default", i, l.text, cells[0].FG, cells[len(cells)-1].FG, want)
+			t.Fatalf("line %d %q: colours %v … %v, want %v … the default", i, l.text(), cells[0].FG, cells[len(cells)-1].FG, want)
 		}
 	}
 }

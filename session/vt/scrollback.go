@@ -1,7 +1,6 @@
 package vt
 
 import (
-	"strings"
 	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
@@ -22,30 +21,15 @@ type scrollback struct {
 	// styles are the runs' styles (sbstyle.go), shared with the
 	// scrollback a reflow builds from this one: lines move between them.
 	styles *styleTable
+	// build is the scratch a line is built in before it is packed.
+	build sbBuild
 }
 
-type sbLine struct {
-	text     string // a rune per cell: a cluster's first code point
+// sbBuild holds a line's parts while it is built.
+type sbBuild struct {
+	text     []byte
 	runs     []sbRun
-	clusters []sbCluster // cells holding more than one code point
-	wrapped  bool        // the line continues on the next one (auto-wrap)
-	// span is how many cells a wrapped line took, its trailing blanks
-	// (trimmed like any line's) included: the text goes on after them.
-	span int32
-	// special: text holds a wide rune's placeholder or the line has
-	// clusters, so its search text differs from text (search.go).
-	special bool
-	mask    uint64 // lineMask(text) unless special (search.go)
-}
-
-type sbCluster struct {
-	x    int32
-	text string
-}
-
-type sbRun struct {
-	n  int32  // cells
-	id uint32 // its style in the scrollback's styles
+	clusters []sbCluster
 }
 
 func (b *scrollback) len() int { return len(b.lines) }
@@ -88,41 +72,41 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	if wrapped {
 		l.span = int32(len(row))
 	}
-	var sb strings.Builder
-	sb.Grow(end)
-	l.runs, l.clusters = l.runs[:0], l.clusters[:0]
+	text, runs, clusters := b.build.text[:0], b.build.runs[:0], b.build.clusters[:0]
 	var prev *Cell
 	special := false
 	for x := 0; x < end; x++ {
 		c := &row[x]
 		if c.Text != "" {
-			l.clusters = append(l.clusters, sbCluster{int32(x), c.Text})
+			clusters = append(clusters, sbCluster{int32(x), c.Text})
 			special = true
 		}
 		switch {
 		case c.Rune < utf8.RuneSelf && c.Rune > 0 && c.Flags == 0:
-			sb.WriteByte(byte(c.Rune))
+			text = append(text, byte(c.Rune))
 		case c.Flags&FlagPlaceholder != 0:
-			sb.WriteRune(placeholder)
+			text = utf8.AppendRune(text, placeholder)
 			special = true
 		case c.Flags&FlagPad != 0:
-			sb.WriteRune(padRune)
+			text = utf8.AppendRune(text, padRune)
 			special = true
 		case c.Rune == 0:
-			sb.WriteByte(' ')
+			text = append(text, ' ')
 		default:
-			sb.WriteRune(c.Rune)
+			text = utf8.AppendRune(text, c.Rune)
 		}
 		if prev != nil && sameStyle(prev, c) {
-			l.runs[len(l.runs)-1].n++
+			runs[len(runs)-1].n++
 		} else {
-			l.runs = append(l.runs, sbRun{n: 1, id: b.table().intern(c.style())})
+			runs = append(runs, sbRun{n: 1, id: b.table().intern(c.style())})
 		}
 		prev = c
 	}
-	l.text, l.wrapped, l.special = sb.String(), wrapped, special
+	l.pack(text, runs, clusters)
+	b.build = sbBuild{text, runs, clusters}
+	l.wrapped, l.special = wrapped, special
 	if !special {
-		l.mask = lineMask(l.text)
+		l.mask = lineMask(l.text())
 	}
 }
 
@@ -172,11 +156,11 @@ func blankStyle(st style) bool {
 // cells writes line l, its styles in t, into dst (len = frame width),
 // padding with blanks.
 func (l *sbLine) cells(t *styleTable, dst []Cell) {
-	text := l.text
+	text := l.text()
 	x := 0
-	for _, r := range l.runs {
-		st := t.style(r.id)
-		for k := int32(0); k < r.n && x < len(dst); k++ {
+	for it := l.runs(); it.next(); {
+		st := t.style(it.id)
+		for k := int32(0); k < it.n && x < len(dst); k++ {
 			ch, size := utf8.DecodeRuneInString(text)
 			text = text[size:]
 			dst[x] = Cell{Rune: ch}
@@ -187,7 +171,7 @@ func (l *sbLine) cells(t *styleTable, dst []Cell) {
 	for ; x < len(dst); x++ {
 		dst[x] = Cell{Rune: ' '}
 	}
-	for _, c := range l.clusters {
+	for _, c := range l.clusterList() {
 		if int(c.x) < len(dst) {
 			dst[c.x].Text = c.text
 		}
@@ -284,8 +268,7 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 	if wrapped {
 		l.span = int32(s.cols)
 	}
-	text := s.textBuf[:0]
-	l.runs, l.clusters = l.runs[:0], l.clusters[:0]
+	text, runs := s.textBuf[:0], s.runBuf[:0]
 	pen := ^uint32(0)
 	for _, g := range glyphs[:end] {
 		switch r := g.Char; {
@@ -299,16 +282,17 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 		if id := glyphPen(g); id != pen {
 			pen = id
 			st := s.sb.table().internPen(id, s.cellStyle(id))
-			if n := len(l.runs); n == 0 || l.runs[n-1].id != st {
-				l.runs = append(l.runs, sbRun{n: 1, id: st})
+			if n := len(runs); n == 0 || runs[n-1].id != st {
+				runs = append(runs, sbRun{n: 1, id: st})
 				continue
 			}
 		}
-		l.runs[len(l.runs)-1].n++
+		runs[len(runs)-1].n++
 	}
-	s.textBuf = text
-	l.text, l.wrapped, l.special = string(text), wrapped, false
-	l.mask = lineMask(l.text)
+	s.textBuf, s.runBuf = text, runs
+	l.pack(text, runs, nil)
+	l.wrapped, l.special = wrapped, false
+	l.mask = lineMask(l.text())
 	return true
 }
 

@@ -130,7 +130,7 @@ func (ls *searchLines) copyScrollback(b *scrollback, from, to int) {
 	for k := from; k < to; k++ {
 		l := &b.lines[k]
 		if !l.special {
-			ls.texts, ls.masks = append(ls.texts, l.text), append(ls.masks, l.mask)
+			ls.texts, ls.masks = append(ls.texts, l.text()), append(ls.masks, l.mask)
 			continue
 		}
 		fl := b.finds[int32(k)]
@@ -215,16 +215,17 @@ func appendRowText(b *strings.Builder, cols []int32, row []Cell) (_ []int32, cel
 // findText builds a special scrollback line's search text.
 func (l *sbLine) findText() *findLine {
 	var b strings.Builder
-	cols := make([]int32, 0, len(l.text))
+	text, clusters := l.text(), l.clusterList()
+	cols := make([]int32, 0, len(text))
 	x, ci := 0, 0
-	for _, r := range l.text { // one rune per cell
+	for _, r := range text { // one rune per cell
 		switch {
 		case r == placeholder:
 		case r == padRune:
 			b.WriteByte(' ')
 			cols = append(cols, int32(x))
-		case ci < len(l.clusters) && int(l.clusters[ci].x) == x:
-			t := l.clusters[ci].text
+		case ci < len(clusters) && int(clusters[ci].x) == x:
+			t := clusters[ci].text
 			ci++
 			b.WriteString(t)
 			for range utf8.RuneCountInString(t) {

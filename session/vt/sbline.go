@@ -1,0 +1,150 @@
+package vt
+
+import "strings"
+
+// sbLine is one scrollback line, packed: its text and its runs of equal
+// style share one string, the rare clusters hang off a pointer, so a line
+// is a 48-byte header and one allocation. 48 panes' 2000 lines of a
+// scrolling log held 8.4 MB of 88-byte headers besides a string and a
+// runs array each, where the text is some 30 bytes and the runs a few.
+type sbLine struct {
+	// data is the text (a rune per cell: a cluster's first code point),
+	// then the runs, each its cells then its style's id in the
+	// scrollback's styles, both as uvarints (sbRuns reads them).
+	data string
+	// clusters are the cells holding more than one code point (nil:
+	// none, as nearly always).
+	clusters *[]sbCluster
+	mask     uint64 // lineMask(text) unless special (search.go)
+	tlen     uint32 // the text's bytes at the start of data
+	// span is how many cells a wrapped line took, its trailing blanks
+	// (trimmed like any line's) included: the text goes on after them.
+	span    int32
+	wrapped bool // the line continues on the next one (auto-wrap)
+	// special: text holds a wide rune's placeholder or the line has
+	// clusters, so its search text differs from text (search.go).
+	special bool
+}
+
+type sbCluster struct {
+	x    int32
+	text string
+}
+
+// sbRun is a run of cells of one style, as lines are built and read.
+type sbRun struct {
+	n  int32  // cells
+	id uint32 // its style in the scrollback's styles
+}
+
+// text is the line's text.
+func (l *sbLine) text() string { return l.data[:l.tlen] }
+
+// clusterList is the line's clusters, by cell.
+func (l *sbLine) clusterList() []sbCluster {
+	if l.clusters == nil {
+		return nil
+	}
+	return *l.clusters
+}
+
+// runs reads the line's runs in order: for it := l.runs(); it.next(); {}.
+func (l *sbLine) runs() sbRuns { return sbRuns{p: l.data[l.tlen:]} }
+
+// sbRuns walks the runs packed in a line's data.
+type sbRuns struct {
+	p string
+	sbRun
+}
+
+// next reads the next run into it, reporting false past the last.
+func (it *sbRuns) next() bool {
+	if it.p == "" {
+		return false
+	}
+	var n, id uint64
+	n, it.p = uvarint(it.p)
+	id, it.p = uvarint(it.p)
+	it.n, it.id = int32(n), uint32(id)
+	return true
+}
+
+// uvarint reads one uvarint off the front of p (written by putUvarint,
+// so well formed).
+func uvarint(p string) (uint64, string) {
+	var v uint64
+	for i := 0; i < len(p); i++ {
+		b := p[i]
+		v |= uint64(b&0x7f) << (7 * i)
+		if b < 0x80 {
+			return v, p[i+1:]
+		}
+	}
+	return v, ""
+}
+
+func putUvarint(b *strings.Builder, v uint64) {
+	for v >= 0x80 {
+		b.WriteByte(byte(v) | 0x80)
+		v >>= 7
+	}
+	b.WriteByte(byte(v))
+}
+
+// uvarintLen is how many bytes putUvarint writes for v.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+// pack sets the line's text, runs and clusters (copied: the caller's
+// buffers are its own again); its flags and mask are the caller's.
+func (l *sbLine) pack(text []byte, runs []sbRun, clusters []sbCluster) {
+	var b strings.Builder
+	b.Grow(len(text) + runsLen(runs))
+	b.Write(text)
+	l.finish(&b, len(text), runs)
+	l.clusters = nil
+	if len(clusters) > 0 {
+		c := append([]sbCluster(nil), clusters...)
+		l.clusters = &c
+	}
+}
+
+// runsLen is how many bytes runs take packed.
+func runsLen(runs []sbRun) int {
+	n := 0
+	for _, r := range runs {
+		n += uvarintLen(uint64(r.n)) + uvarintLen(uint64(r.id))
+	}
+	return n
+}
+
+// finish appends the runs to b, holding the text's n bytes, and makes it
+// the line's data.
+func (l *sbLine) finish(b *strings.Builder, n int, runs []sbRun) {
+	for _, r := range runs {
+		putUvarint(b, uint64(r.n))
+		putUvarint(b, uint64(r.id))
+	}
+	l.data, l.tlen = b.String(), uint32(n)
+}
+
+// remap renames every run's style by next (compaction): the data is
+// packed again, a new string, since strings a search copied share it.
+// scratch is a buffer of the caller's, returned for the next line.
+func (l *sbLine) remap(next func(id uint32) uint32, scratch []sbRun) []sbRun {
+	scratch = scratch[:0]
+	for it := l.runs(); it.next(); {
+		scratch = append(scratch, sbRun{it.n, next(it.id)})
+	}
+	text := l.text()
+	var b strings.Builder
+	b.Grow(len(text) + runsLen(scratch))
+	b.WriteString(text)
+	l.finish(&b, len(text), scratch)
+	return scratch
+}
