@@ -41,6 +41,10 @@ type Shared struct {
 	stateArmed  time.Time     // when the state timer fires; zero when none waits
 	stateCancel chan struct{} // closed when a timer for an earlier deadline replaces it
 	stateDues   []time.Time   // SyncStates' scratch: the deadlines it saw
+	// narrow: this Update fed the states of the touched panes alone (a
+	// key typed, panes' output drawn), so SyncStates looks at those.
+	narrow      bool
+	touched     []*Pane
 	usageArmed  bool          // a usage sample is due (usage.go)
 	usageGen    int           // the current usage timer's
 	usageIdle   int           // rounds in a row in which no pane was busy or wrote
@@ -156,6 +160,7 @@ func (s *Shared) Send(p *Pane, encode func(vt.Modes) []byte) bool {
 	if len(b) == 0 {
 		return false
 	}
+	s.touch(p) // the caller tells its tracker of the input (Answered)
 	if p.sess == nil {
 		// The session runs (its output may show) before the model learns
 		// of it: keep what is typed meanwhile, in order.

@@ -124,6 +124,7 @@ func (s *Shared) FeedSignals(p *Pane, now time.Time) {
 			p.wakeUsage()
 		}
 	}
+	s.touch(p)
 	p.st.marks = p.screen.TakeMarks(p.st.marks[:0])
 	for _, mk := range p.st.marks {
 		applyMark(t, mk)
@@ -164,9 +165,30 @@ func (s *Shared) readRules(p *Pane, now time.Time) {
 	p.st.track.Screen(p.st.rows, now)
 }
 
-// SyncStates brings every pane's state up to date, after an Update, and
-// arms the state timer for the earliest moment one must be looked at.
+// NarrowStates says that this Update feeds the states of some panes
+// alone, each told to touch as it is fed: typing into a pane, drawing
+// panes' output. The SyncStates after it looks at those panes, not at
+// all of them: with 48 panes, looking at every one was a third of a
+// key's Update and of its echo's. The others' states change only by
+// what they are fed, or at the deadlines the state timer is armed for,
+// whose message syncs every pane.
+func (s *Shared) NarrowStates() {
+	s.narrow, s.touched = true, s.touched[:0]
+}
+
+// touch notes that p's state was fed in a narrowed Update.
+func (s *Shared) touch(p *Pane) {
+	if s.narrow {
+		s.touched = append(s.touched, p)
+	}
+}
+
+// SyncStates brings every pane's state up to date, after an Update (the
+// touched panes' after a narrowed one), and arms the state timer for the
+// earliest moment one must be looked at.
 func (s *Shared) SyncStates() tea.Cmd {
+	narrow := s.narrow
+	s.narrow = false
 	if s.done {
 		return nil
 	}
@@ -181,15 +203,27 @@ func (s *Shared) SyncStates() tea.Cmd {
 			}
 		}
 	}
-	for i, p := range s.panes {
+	sync := func(i int, p *Pane) {
 		t := p.st.track
 		if t == nil {
-			continue
+			return
 		}
 		s.syncPane(i, p, now)
 		due(t.Next(now))
 		if p.st.ruleDue {
 			due(p.st.ruleAt.Add(ruleEvery))
+		}
+	}
+	if narrow {
+		for _, p := range s.touched {
+			if i := s.IndexOf(p.key); i >= 0 {
+				sync(i, p)
+			}
+		}
+		clear(s.touched) // let the panes go
+	} else {
+		for i, p := range s.panes {
+			sync(i, p)
 		}
 	}
 	next = lastWithin(dues, next, stateSlack)

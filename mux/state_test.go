@@ -115,3 +115,36 @@ func TestStateTimerGivesWay(t *testing.T) {
 		t.Errorf("a stale tick disarmed the timer (armed %v)", s.stateArmed)
 	}
 }
+
+// A narrowed Update (a key typed, panes' output drawn) looks at the
+// states of the panes it fed alone: with 48 panes, looking at all of
+// them was a third of a key's Update. The others' deadlines still come,
+// with the state timer, whose message looks at every pane.
+func TestNarrowedSyncLooksAtTouchedPanesOnly(t *testing.T) {
+	b := newFakeBackend()
+	s, _ := newTestShared(t, b, 3, Config{})
+	now := muxtest.FixedNow()
+	s.SetClock(func() time.Time { return now })
+	update(s, nil)
+	s.Grid()[1].st.track.Notify("one")
+	s.Grid()[2].st.track.Notify("two")
+	update(s, nil) // every pane: the timer is armed for their debounce
+	armed := s.stateArmed
+	if armed.IsZero() {
+		t.Fatal("test setup: no state timer for the debounce")
+	}
+	now = armed
+	s.NarrowStates()
+	s.touch(s.Grid()[2])
+	s.SyncStates()
+	if st := s.Grid()[2].State(); st.State != status.Waiting {
+		t.Errorf("the touched pane is %s after its debounce, want waiting", st.State)
+	}
+	if st := s.Grid()[1].State(); st.State == status.Waiting {
+		t.Error("a narrowed sync looked at a pane it did not feed")
+	}
+	update(s, stateMsg{at: armed})
+	if st := s.Grid()[1].State(); st.State != status.Waiting {
+		t.Errorf("after the state timer the other pane is %s, want waiting", st.State)
+	}
+}

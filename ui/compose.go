@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -12,6 +13,7 @@ import (
 // cached rendered rows; no line ends with a newline (Bubble Tea drops the
 // top line of a view one row too tall).
 func (v *view) composeLines() []string {
+	v.composes++
 	w, h := v.area()
 	idx, rects := v.pageRects()
 	var alerts map[int][]string // the bodies of panes showing a failure (start or teardown)
@@ -23,16 +25,20 @@ func (v *view) composeLines() []string {
 			alerts[i] = v.alertRows(p, rects[k].w, rects[k].h-1)
 		}
 	}
-	titles := make([]string, len(rects))
-	pvs := v.pageViews(idx) // looked up once: lineChanged reads them for every line
-	focus := v.focusIndex()
-	for k, r := range rects {
-		titles[k] = v.titleIn(idx[k], v.m.Grid()[idx[k]], r.w, r.h-1, focus)
-	}
 	// A line is composed again only when a part of it changed: a title,
 	// or a pane row rendered since. An alert, or no panes, redoes all.
 	c := &v.lines
 	whole := c.key != v.layoutKey || len(c.text) != h || alerts != nil || c.alerts || len(v.m.Grid()) == 0 || !c.sameKeys(v, idx)
+	titles := make([]string, len(rects))
+	pvs := v.pageViews(idx) // looked up once: lineChanged reads them for every line
+	focus := v.focusIndex()
+	for k, r := range rects {
+		if !whole && v.m.echoOnly && !slices.Contains(v.m.framed, c.keys[k]) {
+			titles[k] = c.titles[k] // drawing an echo: the others' titles wait for the frame
+			continue
+		}
+		titles[k] = v.titleIn(idx[k], v.m.Grid()[idx[k]], r.w, r.h-1, focus)
+	}
 	if whole {
 		c.key, c.text, c.titles, c.gens = v.layoutKey, make([]string, h), make([]string, len(idx)), make([]uint64, len(idx))
 		c.keys = make([]int, len(idx))

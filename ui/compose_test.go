@@ -2,10 +2,14 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // A view composes again only the lines whose parts changed; what it shows
@@ -54,4 +58,40 @@ func TestComposeIncrementalEqualsWhole(t *testing.T) {
 	check("alert gone")
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	check("resize")
+}
+
+// An echo drawn between two frames of busy panes looks at the echoing
+// pane's title alone, not at every pane's; the frame after it brings
+// every line up to date, equal to a composition from scratch.
+func TestEchoComposesItsPaneAlone(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 48, 200, 50)
+	tm, err := term.Open(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tm.Close() })
+	drawTo(m, tm)
+	v := m.lv()
+	m.Update(frameMsg{})
+	press(m, "a")
+	m.frameArmed = true // between two frames of the others
+	m.Grid()[0].Screen().Write("a")
+	m.Grid()[7].Screen().Write("output of another pane")
+	looks, composes := v.titleLooks, v.composes
+	m.Update(wakeMsg{kind: wakeDirty})
+	if v.composes == composes {
+		t.Fatal("the echo was not drawn")
+	}
+	if n := v.titleLooks - looks; n != 1 {
+		t.Errorf("drawing an echo looked at %d titles, want the echoing pane's alone", n)
+	}
+	if !strings.Contains(content(m), "a") {
+		t.Error("the echo is not on screen")
+	}
+	m.Update(frameMsg{})
+	got := v.composeLines()
+	v.lines = composedLines{}
+	if want := v.composeLines(); !slices.Equal(got, want) {
+		t.Error("after the frame that followed an echo the lines differ from a whole composition")
+	}
 }

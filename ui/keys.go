@@ -97,6 +97,41 @@ func (v *view) escalateClose(key string) tea.Cmd {
 // sendKey writes a key to the focused pane, or to every picked pane while
 // broadcasting, each encoded for that pane's own modes. Session.Write only
 // queues: Update does not block.
+// typedOnly reports whether msg is a key its view sends to the focused
+// pane and nothing else: what any view shows stays as it was (the echo
+// is drawn when it comes). Such an Update skips composing the views,
+// which costs a look at every line and title, so a key costs the same
+// beside 48 panes as beside one.
+func (m *Model) typedOnly(msg tea.Msg) bool {
+	cm, ok := msg.(ClientMsg)
+	if !ok {
+		return false
+	}
+	k, ok := cm.Msg.(tea.KeyPressMsg)
+	if !ok {
+		return false
+	}
+	v := m.viewByID(cm.ID)
+	return v != nil && v.plainKey(k)
+}
+
+// plainKey reports whether handleKey sends k straight to the focused
+// pane, changing nothing the view shows: no modal, copy mode, prefix,
+// notice or broadcast; the view already the active one; the pane not
+// scrolled back; k neither the prefix nor bound in the root table (an
+// alt key may be escape and the prefix typed at once: not plain).
+func (v *view) plainKey(k tea.KeyPressMsg) bool {
+	if v.readOnly || v.modal != nil || v.scrollMode || v.prefixPending || v.notice != "" ||
+		v.broadcast || v.m.active != v || v.m.Quitting() || k.Mod&tea.ModAlt != 0 {
+		return false
+	}
+	if key := k.String(); key == v.m.opts.Prefix || v.m.keys.root[key] != nil {
+		return false
+	}
+	p := v.focused()
+	return p != nil && v.pv(p).scroll == 0
+}
+
 func (v *view) sendKey(k tea.Key) tea.Cmd {
 	return v.sendInput(func(modes vt.Modes) []byte { return encode.Key(nil, k, modes) })
 }

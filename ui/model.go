@@ -49,6 +49,13 @@ func (m *Model) Init() tea.Cmd { return nil }
 // Terminal: composing is CPU work on cached rows; each Terminal's own
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.echoOnly, m.framed = false, m.framed[:0]
+	typed := m.typedOnly(msg)
+	if typed || redrawMsg(msg) {
+		// A key typed into a pane, or the redraw loop drawing what
+		// panes wrote, feeds those panes' states alone.
+		m.NarrowStates()
+	}
 	cmd := m.update(msg)
 	if m.WatchNow() {
 		// Between frames nothing watches the screens: the echo of what
@@ -59,8 +66,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if after := m.AfterUpdate(len(m.viewRecs) > 0); after != nil {
 		cmd = tea.Batch(cmd, after)
 	}
-	m.markShown()
-	if redraw := m.Redrawn(); !m.Done() && (redraw || !quiet(msg)) {
+	if !typed && !redrawMsg(msg) { // only those change no view's page
+		m.markShown()
+	}
+	if redraw := m.Redrawn(); !m.Done() && (redraw || !(typed || quiet(msg))) {
 		for _, v := range m.views {
 			v.show()
 		}
@@ -68,15 +77,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// quiet reports whether msg changes nothing anyone sees unless its
-// handler says so (redraw): the redraw loop's own messages, which arrive
-// many times a second for a busy pane without always changing a frame.
-func quiet(msg tea.Msg) bool {
+// redrawMsg reports whether msg is the redraw loop's own.
+func redrawMsg(msg tea.Msg) bool {
 	switch msg.(type) {
 	case wakeMsg, frameMsg:
 		return true
 	}
-	return mux.Quiet(msg)
+	return false
+}
+
+// quiet reports whether msg changes nothing anyone sees unless its
+// handler says so (redraw): the redraw loop's own messages, which arrive
+// many times a second for a busy pane without always changing a frame.
+func quiet(msg tea.Msg) bool {
+	return redrawMsg(msg) || mux.Quiet(msg)
 }
 
 // update dispatches each message to the code that owns it. Input comes

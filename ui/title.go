@@ -45,6 +45,7 @@ func (v *view) title(i int, p *mux.Pane, w int) string {
 // titleIn is title for a pane whose body has rows rows where it is
 // shown, in a view that focuses the pane at index focus.
 func (v *view) titleIn(i int, p *mux.Pane, w, rows, focus int) string {
+	v.titleLooks++
 	s := v.pv(p)
 	parts := titleParts{num: i + 1, attention: s.attention, picked: s.picked, rec: p.RecMark(v.m.Now()),
 		name: p.Spec().Name, provider: p.Spec().Provider, state: p.TitleState(),

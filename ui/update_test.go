@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
 	"github.com/sandmux/sandmux/status"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // TestUpdateNeverBlocks feeds Update every kind of message and key and
@@ -323,5 +325,46 @@ func TestAttentionMarker(t *testing.T) {
 	turn(m)
 	if st := m.Grid()[0].State(); st.State != status.Idle || m.lv().pv(m.Grid()[0]).attention {
 		t.Errorf("quiet pane: %v, attention %v; want idle, unmarked", st, m.lv().pv(m.Grid()[0]).attention)
+	}
+}
+
+// A key typed into the focused pane changes nothing a view shows until
+// its echo comes, so its Update composes no view: it costs the same
+// beside 48 panes as beside one. A key that does change the view (one
+// that clears a notice, the prefix) still composes it.
+func TestTypedKeyComposesNothing(t *testing.T) {
+	b := newFakeBackend()
+	m := newTestModel(t, b, 48, 200, 50)
+	tm, err := term.Open(nil, io.Discard) // a view composes only to draw
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tm.Close() })
+	drawTo(m, tm)
+	v := m.lv()
+	press(m, "x") // the first key makes the view the active one
+	before := v.composes
+	for _, k := range []string{"h", "i", "enter", "up", "space"} {
+		press(m, k)
+	}
+	if v.composes != before {
+		t.Errorf("5 keys typed into a pane composed the view %d times, want none", v.composes-before)
+	}
+	if got := b.Sessions[0].Typed(); got != "xhi\r\x1b[A " {
+		t.Errorf("the pane was sent %q", got)
+	}
+	v.notice = "a notice the next key clears"
+	press(m, "a")
+	if v.composes == before {
+		t.Error("a key that cleared a notice composed nothing: the notice stays on screen")
+	}
+	if strings.Contains(content(m), "a notice") {
+		t.Error("the notice is still shown after a key")
+	}
+	before = v.composes
+	press(m, "ctrl+b")
+	press(m, "z")
+	if v.composes == before {
+		t.Error("the prefix and z (zoom) composed nothing")
 	}
 }

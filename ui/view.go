@@ -41,9 +41,13 @@ type view struct {
 	layoutRects []rect
 
 	// lines are the lines composed last (composeLines); renderGen counts
-	// the renders of its panes' bodies.
-	lines     composedLines
-	renderGen uint64
+	// the renders of its panes' bodies; composes, the compositions (a
+	// look at every line: what a key typed must not cost), and titleLooks
+	// the titles looked at (every pane's but when an echo is drawn).
+	lines      composedLines
+	renderGen  uint64
+	composes   int
+	titleLooks int
 	// status is the status line styled, from statusParts (status.go),
 	// once statusMade.
 	statusParts statusParts

@@ -24,6 +24,11 @@ type (
 		frameArmed     bool // a frame is due
 		lastFrame      time.Time
 		framePanes     int // panes the last frame took anew: its cost, for the next one's wait
+		// echoOnly: this Update draws awaited echoes between frames, the
+		// panes in framed alone, so the views compose only their lines
+		// and titles (compose.go); the next frame brings the rest.
+		echoOnly bool
+		framed   []int // the keys of the panes this Update took frames of
 	}
 	// wakeMsg says which signal ended the wait.
 	wakeMsg  struct{ kind wakeKind }
@@ -69,6 +74,7 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 	if m.frameArmed {
 		// While an echo is awaited the loop keeps watching between
 		// frames, so the echo is drawn the moment it parsed.
+		m.echoOnly = true
 		if m.drawEchoes(m.Now()) {
 			return m.watch()
 		}
@@ -92,6 +98,7 @@ func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
 		// and a trip through the program's queue on every echo.
 		return m.handleFrame()
 	}
+	m.echoOnly = true
 	if m.drawEchoes(m.Now()) {
 		return tea.Batch(frame, m.watch())
 	}
@@ -157,6 +164,7 @@ func (m *Model) paneFrame(i int, p *mux.Pane, now time.Time) {
 	m.Redraw()
 	m.Wrote()
 	m.framePanes++
+	m.framed = append(m.framed, p.Key())
 	p.EchoDrawn()
 }
 
