@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sandmux/sandmux/mux"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // composeLines renders every screen line. Bodies come from each pane's
@@ -41,13 +42,13 @@ func (v *view) composeLines() []string {
 	}
 	if whole {
 		c.key, c.text, c.titles, c.gens = v.layoutKey, make([]string, h), make([]string, len(idx)), make([]uint64, len(idx))
-		c.keys = make([]int, len(idx))
+		c.keys, c.cuts = make([]int, len(idx)), make([][]term.Cut, h)
 	}
 	for y := range h {
 		if !whole && !c.lineChanged(y, pvs, rects, titles) {
 			continue
 		}
-		c.text[y] = v.composeLine(y, w, idx, rects, titles, alerts)
+		c.text[y], c.cuts[y] = v.composeLine(y, w, idx, rects, titles, alerts)
 	}
 	for k, i := range idx {
 		c.titles[k], c.gens[k], c.keys[k] = titles[k], pvs[k].gen, v.m.Grid()[i].Key()
@@ -67,10 +68,11 @@ func (v *view) composeLines() []string {
 type composedLines struct {
 	key    layoutKey
 	text   []string
-	titles []string // by place on the page
-	gens   []uint64 // each pane's render generation then
-	alerts bool     // some pane showed a failure in place of its body
-	keys   []int    // which pane was in each place
+	cuts   [][]term.Cut // where each line's parts start: a place's gap and title or row
+	titles []string     // by place on the page
+	gens   []uint64     // each pane's render generation then
+	alerts bool         // some pane showed a failure in place of its body
+	keys   []int        // which pane was in each place
 }
 
 // sameKeys reports whether the page holds the panes it held.
@@ -115,14 +117,18 @@ func (v *view) pageViews(idx []int) []*paneView {
 	return v.pvScratch
 }
 
-// composeLine is line y: each pane's title or body row in its place.
-func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, alerts map[int][]string) string {
+// composeLine is line y: each pane's title or body row in its place,
+// and where each place's part of it starts (a new slice: the Terminal
+// keeps it).
+func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, alerts map[int][]string) (string, []term.Cut) {
 	v.out = v.out[:0]
+	var cuts []term.Cut
 	x := 0
 	for k, r := range rects {
 		if y < r.y || y >= r.y+r.h {
 			continue
 		}
+		cuts = append(cuts, term.Cut{At: len(v.out), Col: x})
 		if r.x > x {
 			v.out = append(v.out, strings.Repeat(" ", r.x-x)...)
 		}
@@ -144,5 +150,5 @@ func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, a
 	if x < w {
 		v.out = append(v.out, strings.Repeat(" ", w-x)...)
 	}
-	return string(v.out)
+	return string(v.out), cuts
 }

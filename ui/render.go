@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session/vt"
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // Chrome styles. Pane bodies are rendered by vt's run renderer; lipgloss
@@ -157,14 +159,27 @@ func (v *view) overlayText() (string, bool) {
 // compose composes the screen's lines, the overlay if one is open, and where
 // the real cursor goes (nil: hidden).
 func (v *view) compose() ([]string, *tea.Cursor) {
+	lines, _, cursor := v.composeParts()
+	return lines, cursor
+}
+
+// composeParts is compose with where the parts of each line start (nil
+// for the lines an overlay or a notice covers, drawn whole).
+func (v *view) composeParts() ([]string, [][]term.Cut, *tea.Cursor) {
 	lines := v.composeLines()
+	// A copy: the Terminal's goroutine reads it while the next
+	// composition writes the view's.
+	cuts := slices.Clone(v.lines.cuts)
+	if len(v.m.Grid()) == 0 {
+		cuts = nil // the notice in place of the panes
+	}
 	if text, ok := v.overlayText(); ok {
-		lines = overlay(lines, v.width, text)
+		lines, cuts = overlay(lines, v.width, text), nil
 	}
 	if v.modal == nil && !v.scrollMode && !v.m.Quitting() {
-		return lines, v.cursor()
+		return lines, cuts, v.cursor()
 	}
-	return lines, nil
+	return lines, cuts, nil
 }
 
 // appendBodyRow appends row y of the pane's body, exactly w cells wide: a

@@ -213,9 +213,9 @@ func (v *view) show() {
 	if v.term == nil || v.width <= 0 || v.height <= 0 {
 		return
 	}
-	lines, cursor := v.compose()
+	lines, cuts, cursor := v.composeParts()
 	v.passCursorColor()
-	v.term.Show(lines, cursor, v.width)
+	v.term.ShowParts(lines, cuts, cursor, v.width)
 }
 
 func (v *view) focused() *mux.Pane {

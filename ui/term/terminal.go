@@ -45,15 +45,25 @@ type Terminal struct {
 
 	// Owned by the drawing goroutine.
 	prev          []string
+	prevCuts      [][]Cut // the parts of each of prev's lines, nil for a line drawn whole
 	width, height int
 	cursorShown   bool
 	cursor        tea.Cursor // where the cursor was left, when shown
 	buf           []byte
 }
 
+// Cut is where a part of a line starts: its byte in the line and its
+// column. A part starts and ends in the default style (each pane's row,
+// each title), so a part that changed can be written alone at its
+// column: a line holds a row of each pane beside it, and a frame of one
+// busy pane among 16 rewrote the other three's rows with it, 2.8 times
+// the bytes tmux sends for the same screen.
+type Cut struct{ At, Col int }
+
 // drawing is what one draw shows.
 type drawing struct {
 	lines  []string
+	cuts   [][]Cut     // each line's parts, nil (or a nil line) for whole lines
 	cursor *tea.Cursor // nil hides it
 	width  int
 	last   bool // the last frame of a view recording that is stopping
@@ -120,7 +130,15 @@ func Open(in *os.File, out io.Writer) (*Terminal, error) {
 // Show hands a frame to the drawing goroutine without waiting: a frame not
 // yet drawn is replaced by the newer one.
 func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
-	d := &drawing{lines: lines, cursor: cursor, width: width}
+	t.ShowParts(lines, nil, cursor, width)
+}
+
+// ShowParts is Show for lines made of parts (cuts, by line; a line's
+// cuts start at its byte 0): of a line that changed, only the parts that
+// changed are written, when its parts stand where they stood. The caller
+// must not change the cuts it handed over.
+func (t *Terminal) ShowParts(lines []string, cuts [][]Cut, cursor *tea.Cursor, width int) {
+	d := &drawing{lines: lines, cuts: cuts, cursor: cursor, width: width}
 	t.mu.Lock()
 	d.last = t.rec != nil && t.rec.isEnding()
 	if !d.last && t.handed.same(d) {
@@ -242,13 +260,17 @@ func (t *Terminal) render(f *drawing) []byte {
 			continue
 		}
 		changed = true
-		b = append(b, "\x1b["...)
-		b = strconv.AppendInt(b, int64(y+1), 10)
-		b = append(b, ";1H"...)
-		b = append(b, line...)
-		b = append(b, "\x1b[m"...)
+		if cuts := f.cutsOf(y); y < len(t.prev) && sameCols(cuts, t.prevCuts[y]) {
+			b = appendParts(b, y, line, cuts, t.prev[y], t.prevCuts[y])
+			continue
+		}
+		b = appendAt(b, y, 0, line)
 	}
 	t.prev = append(t.prev[:0], f.lines...)
+	t.prevCuts = t.prevCuts[:0]
+	for y := range f.lines {
+		t.prevCuts = append(t.prevCuts, f.cutsOf(y))
+	}
 	if c := f.cursor; c != nil && !changed && !full && t.cursorShown && *c == t.cursor {
 		// Nothing moved: nothing to write at all.
 		return nil
@@ -271,6 +293,58 @@ func (t *Terminal) render(f *drawing) []byte {
 	b = append(b, "\x1b[?2026l"...)
 	t.buf = b
 	return b
+}
+
+// cutsOf is line y's cuts, nil when it is drawn whole.
+func (d *drawing) cutsOf(y int) []Cut {
+	if y < len(d.cuts) {
+		return d.cuts[y]
+	}
+	return nil
+}
+
+// sameCols reports whether two lines' parts start at the same columns
+// (and both have parts).
+func sameCols(a, b []Cut) bool {
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if a[k].Col != b[k].Col {
+			return false
+		}
+	}
+	return true
+}
+
+// part is the k-th part of line.
+func part(line string, cuts []Cut, k int) string {
+	if k+1 < len(cuts) {
+		return line[cuts[k].At:cuts[k+1].At]
+	}
+	return line[cuts[k].At:]
+}
+
+// appendParts writes the parts of line y that differ from the line drawn
+// there before (prev, its parts at the same columns).
+func appendParts(b []byte, y int, line string, cuts []Cut, prev string, prevCuts []Cut) []byte {
+	for k := range cuts {
+		if p := part(line, cuts, k); p != part(prev, prevCuts, k) {
+			b = appendAt(b, y, cuts[k].Col, p)
+		}
+	}
+	return b
+}
+
+// appendAt writes text at row y, column x, and leaves the style default.
+func appendAt(b []byte, y, x int, text string) []byte {
+	b = append(b, "\x1b["...)
+	b = strconv.AppendInt(b, int64(y+1), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(x+1), 10)
+	b = append(b, 'H')
+	b = append(b, text...)
+	return append(b, "\x1b[m"...)
 }
 
 // decscusr is the DECSCUSR number of a cursor's shape and blink.
