@@ -94,9 +94,6 @@ func (v *view) escalateClose(key string) tea.Cmd {
 	return nil
 }
 
-// sendKey writes a key to the focused pane, or to every picked pane while
-// broadcasting, each encoded for that pane's own modes. Session.Write only
-// queues: Update does not block.
 // typedOnly reports whether msg is a key its view sends to the focused
 // pane and nothing else: what any view shows stays as it was (the echo
 // is drawn when it comes). Such an Update skips composing the views,
@@ -129,9 +126,16 @@ func (v *view) plainKey(k tea.KeyPressMsg) bool {
 		return false
 	}
 	p := v.focused()
-	return p != nil && v.pv(p).scroll == 0
+	if p == nil {
+		return false
+	}
+	s := v.panes[p.Key()] // not v.pv: a report that makes nothing
+	return s != nil && s.scroll == 0
 }
 
+// sendKey writes a key to the focused pane, or to every picked pane while
+// broadcasting, each encoded for that pane's own modes. Session.Write only
+// queues: Update does not block.
 func (v *view) sendKey(k tea.Key) tea.Cmd {
 	return v.sendInput(func(modes vt.Modes) []byte { return encode.Key(nil, k, modes) })
 }
