@@ -73,8 +73,8 @@ func (b *bulk) direct(t string) int {
 	}
 	b.directText(t[:end], l != nil)
 	if l != nil {
-		s.textBuf, s.runBuf = trimDirect(s, s.textBuf, s.runBuf, s.tailPens)
-		l.pack(s.textBuf, s.runBuf, nil)
+		s.textBuf, s.sb.build.runs = trimDirect(s, s.textBuf, s.sb.build.runs, s.tailPens)
+		l.pack(s.textBuf, s.sb.build.runs, nil)
 		l.span, l.wrapped, l.special = 0, false, false
 		l.mask = lineMask(l.text())
 	}
@@ -90,10 +90,10 @@ func (b *bulk) direct(t string) int {
 
 // directText applies the line's SGRs and gathers its text into
 // s.textBuf, the pens of its trailing spaces into s.tailPens, and its
-// runs into s.runBuf (when runs: there is a scrollback to fill).
+// runs into the scrollback's scratch (when runs: there is one to fill).
 func (b *bulk) directText(t string, runs bool) {
 	s := b.s
-	text, tail, rs := s.textBuf[:0], s.tailPens[:0], s.runBuf[:0]
+	text, tail, rs := s.textBuf[:0], s.tailPens[:0], s.sb.build.runs[:0]
 	pen := ^uint32(0) // the pen the last run was made for
 	for i := 0; i < len(t); {
 		switch t[i] {
@@ -144,7 +144,7 @@ func (b *bulk) directText(t string, runs bool) {
 		}
 		rs[len(rs)-1].n += n
 	}
-	s.textBuf, s.tailPens, s.runBuf = text, tail, rs
+	s.textBuf, s.tailPens, s.sb.build.runs = text, tail, rs
 }
 
 // trimDirect drops the trailing spaces pushLine would have left out of

@@ -66,7 +66,6 @@ type Screen struct {
 	rowBuf  []Cell
 	lineBuf []vt10x.Glyph // a row of vt10x read whole (termRow)
 	textBuf []byte        // a scrolled line's text being made (pushPlain)
-	runBuf  []sbRun       // and its runs
 	closed  bool
 
 	// Bulk scrolling (bulk.go).

@@ -21,7 +21,8 @@ type scrollback struct {
 	// styles are the runs' styles (sbstyle.go), shared with the
 	// scrollback a reflow builds from this one: lines move between them.
 	styles *styleTable
-	// build is the scratch a line is built in before it is packed.
+	// build is the scratch a line is built in before it is packed (by
+	// push, and by the screen's pushPlain and bulk lines).
 	build sbBuild
 }
 
@@ -103,6 +104,7 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 		prev = c
 	}
 	l.pack(text, runs, clusters)
+	clear(clusters) // packed copies: let the cells' texts go
 	b.build = sbBuild{text, runs, clusters}
 	l.wrapped, l.special = wrapped, special
 	if !special {
@@ -268,7 +270,7 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 	if wrapped {
 		l.span = int32(s.cols)
 	}
-	text, runs := s.textBuf[:0], s.runBuf[:0]
+	text, runs := s.textBuf[:0], s.sb.build.runs[:0]
 	pen := ^uint32(0)
 	for _, g := range glyphs[:end] {
 		switch r := g.Char; {
@@ -289,7 +291,7 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 		}
 		runs[len(runs)-1].n++
 	}
-	s.textBuf, s.runBuf = text, runs
+	s.textBuf, s.sb.build.runs = text, runs
 	l.pack(text, runs, nil)
 	l.wrapped, l.special = wrapped, false
 	l.mask = lineMask(l.text())
