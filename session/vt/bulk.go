@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
@@ -239,38 +240,46 @@ type penResult struct {
 func (b *bulk) sgr(seq string) {
 	s := b.s
 	k := penKey{s.printPen, seq}
-	r, ok := s.recentPen(k)
-	if !ok {
-		if r, ok = s.penCache[k]; !ok {
+	m := &s.penRecent[penSlot(k)]
+	if m.k != k {
+		v, ok := s.penCache[k]
+		if !ok {
 			s.f.write(seq)
 			if s.penCache == nil || len(s.penCache) > 4096 {
-				s.penCache = map[penKey]penResult{} // bounded: a child could vary colours forever
+				s.penCache = map[penKey]penMemo{} // bounded: a child could vary colours forever
 			}
-			r = penResult{s.f.st.pen, s.printPen}
-			s.penCache[k] = r
+			// The key is the sequence's own copy: seq is a slice of the
+			// window's text, which it would keep alive.
+			k.sgr = strings.Clone(seq)
+			v = penMemo{k, penResult{s.f.st.pen, s.printPen}}
+			s.penCache[k] = v
 		}
-		s.penRecent[s.penNext%uint8(len(s.penRecent))] = penMemo{k, r}
-		s.penNext++
+		*m = v
 	}
-	s.f.st.pen, s.printPen, s.erasePenID = r.st, r.id, -1
+	s.f.st.pen, s.printPen, s.erasePenID = m.r.st, m.r.id, -1
 }
 
-// penMemo is one of the sequences applied to a pen most recently: a log
-// cycles through a few, and comparing them beats hashing the sequence.
-// An empty one has no sequence, which no SGR is.
+// penMemo is a sequence applied to a pen and what it made of it. The
+// memo in front of penCache holds penSlots of them, one to a slot by a
+// hash cheaper than the map's: a coloured log sets a few colours and
+// resets each, fourteen pairs in gen-output.py's, which a memo of the
+// last eight, scanned in turn, missed every time. An empty memo has no
+// sequence, which no SGR is.
 type penMemo struct {
 	k penKey
 	r penResult
 }
 
-// recentPen finds k among the recent sequences.
-func (s *Screen) recentPen(k penKey) (penResult, bool) {
-	for i := range s.penRecent {
-		if m := &s.penRecent[i]; m.k == k {
-			return m.r, true
-		}
+// penSlots is the memo's size: a power of two.
+const penSlots = 32
+
+// penSlot is k's slot in the memo (FNV-1a over the pen and the sequence).
+func penSlot(k penKey) int {
+	h := (2166136261 ^ k.pen) * 16777619
+	for i := 0; i < len(k.sgr); i++ {
+		h = (h ^ uint32(k.sgr[i])) * 16777619
 	}
-	return penResult{}, false
+	return int(h>>16) & (penSlots - 1)
 }
 
 // print places r (w columns) as the wrapper's put and vt10x would.

@@ -77,11 +77,9 @@ type Screen struct {
 	bulkRow  []vt10x.Glyph
 	tailPens []uint32 // the pens of a direct line's trailing spaces (bulkline.go)
 	bulks    int      // how many bulk layouts ran, for tests
-	penCache map[penKey]penResult
-	// penRecent holds the last sequences penCache answered (penNext
-	// counts them round).
-	penRecent [8]penMemo
-	penNext   uint8
+	penCache map[penKey]penMemo
+	// penRecent is the memo in front of penCache (penSlot).
+	penRecent [penSlots]penMemo
 	inBulk    bool // a bulk layout holds pen ids in bulkRow
 
 	// Pens (pen.go).
