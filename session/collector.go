@@ -94,7 +94,7 @@ func (c *Collector) Push(ctx context.Context, p []byte) error {
 		// would not lower the bound by more than one chunk and would cost
 		// a wake-up per piece.
 		if len(c.queue)+c.held < c.capacity {
-			c.queue = append(c.queue, p...)
+			c.queue = appendPooled(c.queue, p, readBufBytes)
 			c.mu.Unlock()
 			notifyOne(c.wake)
 			return nil
@@ -186,7 +186,7 @@ func (c *Collector) Take(p []byte) string {
 		c.mu.Unlock()
 		panic("session: Collector.Take after Close")
 	}
-	c.queue = append(c.queue, p...)
+	c.queue = appendFlood(c.queue, p)
 	c.takeLocked()
 	c.mu.Unlock()
 	return c.decode(false)
@@ -297,7 +297,7 @@ func (c *Collector) takeLocked() (n int, closed bool) {
 			// No carry: swap buffers instead of copying.
 			c.win, c.queue = c.queue, c.win[:0]
 		} else {
-			c.win = append(c.win, c.queue...)
+			c.win = appendFlood(c.win, c.queue)
 			c.queue = c.queue[:0]
 		}
 		c.held += n
@@ -332,15 +332,19 @@ func (c *Collector) decode(final bool) string {
 	// window is large and the buffers stay.
 	shrink := settled < keepBuffer/4
 	if shrink && cap(c.win) > keepBuffer {
+		old := c.win
 		c.win = append([]byte(nil), c.win...)
+		releaseFlood(old)
 	}
 	if shrink && cap(c.scratch) > keepBuffer {
+		releaseFlood(c.scratch)
 		c.scratch = nil
 	}
 	c.winBytes.Store(int64(cap(c.win) + cap(c.scratch)))
 
 	c.mu.Lock()
 	if shrink && len(c.queue) == 0 && cap(c.queue) > keepBuffer {
+		releaseFlood(c.queue)
 		c.queue = nil
 	}
 	released := c.held > 0
