@@ -61,14 +61,28 @@ func (s *segment) chunk(at int64) {
 }
 
 // room is what the segment after this one starts its tail with: as much
-// as this one's output, up to segmentBytes (a flood fills its segment,
-// and growing it would copy it again), or tailRoom if it took chunks.
+// as this one's output, up to twice segmentBytes (a flood fills its
+// segment, and its last window takes it past the bound: growing it would
+// copy it again), or tailRoom if it took chunks.
 func (s *segment) room(segmentBytes int) int {
 	if len(s.chunks) > 0 {
 		return tailRoom
 	}
-	return min(s.outLen(), segmentBytes)
+	return min(s.outLen(), 2*segmentBytes)
 }
+
+// newTail is the tail of the segment after this one, packed now, with
+// room bytes of room: this one's own tail when it is a flood's and no
+// snapshot holds it, as a flood seals a segment every few milliseconds.
+func (s *segment) newTail(tail []byte, room int) []byte {
+	if room >= reuseMin && cap(tail) >= room && !s.shared {
+		return tail[:0]
+	}
+	return make([]byte, 0, room)
+}
+
+// reuseMin is the smallest tail worth reusing: a flood's.
+const reuseMin = chunkBytes
 
 // output returns the segment's whole output, appended to buf, and all its
 // events: its chunks' unpacked, then its tail's.

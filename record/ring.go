@@ -93,7 +93,9 @@ type segment struct {
 	events     []event
 	packed     []byte // kf, data and events once sealed (pack.go); they are empty then
 	size       int    // bytes counted for it
-	gone       atomic.Bool
+	// shared: a snapshot holds data, so it is not the next tail (newTail).
+	shared bool
+	gone   atomic.Bool
 }
 
 func (s *segment) measure() int {
@@ -170,9 +172,11 @@ func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
 		last := r.segs[n-1]
 		// As much room as the last segment took: a busy screen fills
 		// its segments, and growing them would copy each one again; a
-		// chunk's, if it took chunks.
-		seg.data = make([]byte, 0, last.room(r.opts.SegmentBytes))
+		// chunk's, if it took chunks. A flood's is the last one's tail,
+		// which packing leaves unused.
+		room, tail := last.room(r.opts.SegmentBytes), last.data
 		last.pack(last.codec(r.opts.SegmentBytes))
+		seg.data = last.newTail(tail, room)
 		sealed = last.measure() - last.size
 		last.size += sealed
 		r.bytes += sealed

@@ -72,6 +72,7 @@ func (r *Ring) snapshot() []segment {
 	defer r.mu.Unlock()
 	out := make([]segment, 0, len(r.segs))
 	for _, s := range r.segs {
+		s.shared = true
 		out = append(out, segment{start: s.start, cols: s.cols, rows: s.rows, kf: s.kf,
 			data: s.data, chunks: s.chunks, base: s.base, chunkedAt: s.chunkedAt, events: s.events, packed: s.packed})
 	}
