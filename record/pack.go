@@ -168,26 +168,30 @@ func putScratch(b *[]byte) {
 }
 
 // decode returns the bytes packed into p, whichever codec packed them.
-func decode(p []byte) ([]byte, error) {
+func decode(p []byte) ([]byte, error) { return decodeInto(nil, p) }
+
+// decodeInto is decode into dst's array when it has room: sealing a
+// chunked segment unpacks its chunks only to pack them again whole.
+func decodeInto(dst, p []byte) ([]byte, error) {
 	if len(p) == 0 {
 		return nil, fmt.Errorf("%w: empty", errPacked)
 	}
 	switch p[0] {
 	case packZstd:
-		raw, err := unpacker.DecodeAll(p[1:], nil)
+		raw, err := unpacker.DecodeAll(p[1:], dst[:0])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errPacked, err)
 		}
 		return raw, nil
 	case packS2:
-		return decodeS2(p[1:])
+		return decodeS2(dst, p[1:])
 	}
 	return nil, fmt.Errorf("%w: unknown codec %#x", errPacked, p[0])
 }
 
 // decodeS2 checks the block's length before it allocates it, as the
 // zstd decoder its memory (maxUnpacked), and its checksum after.
-func decodeS2(p []byte) ([]byte, error) {
+func decodeS2(dst, p []byte) ([]byte, error) {
 	if len(p) < 4 {
 		return nil, fmt.Errorf("%w: no checksum", errPacked)
 	}
@@ -199,7 +203,7 @@ func decodeS2(p []byte) ([]byte, error) {
 	if n > maxUnpacked {
 		return nil, fmt.Errorf("%w: %d bytes unpacked, more than %d", errPacked, n, maxUnpacked)
 	}
-	raw, err := s2.Decode(nil, block)
+	raw, err := s2.Decode(dst[:cap(dst)], block)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errPacked, err)
 	}

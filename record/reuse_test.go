@@ -1,6 +1,7 @@
 package record
 
 import (
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -70,5 +71,43 @@ func TestRingSnapshotTailNotReused(t *testing.T) {
 	flood(ring, at, text[1<<20+100<<10:]) // seals it, and many after
 	if string(open.data) != want {
 		t.Fatal("a snapshot's tail changed after its segment was packed: it was reused")
+	}
+}
+
+// A busy pane's open segment packs its tail a chunk at a time. A tail
+// started anew after each chunk grew back to a chunk a quarter at a
+// time, allocating five times what it held: 40% of what the server
+// allocated with 16 panes of vim. Unless a snapshot holds it, the tail
+// packed is the tail that goes on.
+func TestRingChunkKeepsTail(t *testing.T) {
+	ring := NewRing(RingOptions{Every: time.Hour}, nil)
+	defer ring.Close()
+	at := time.Unix(1000, 0)
+	ring.Keyframe(at, 80, 24, []byte("kf"))
+	chunks := func() int {
+		ring.mu.Lock()
+		defer ring.mu.Unlock()
+		return len(ring.segs[0].chunks)
+	}
+	write := func() { // 20 KB/s
+		at = at.Add(10 * time.Millisecond)
+		ring.Output(at, "\x1b[H\x1b[32mrow of a redraw that a TUI writes again and again, 200 bytes of it"+strings.Repeat(".", 126))
+	}
+	for chunks() == 0 {
+		write()
+	}
+	tail, _ := ring.openTail()
+	for chunks() < 4 {
+		write()
+		if next, _ := ring.openTail(); next != tail {
+			t.Fatalf("after %d chunks the tail is a new array", chunks())
+		}
+	}
+	ring.snapshot()
+	for n := chunks(); chunks() == n; {
+		write()
+	}
+	if next, _ := ring.openTail(); next == tail {
+		t.Fatal("a tail a snapshot holds was packed and written again")
 	}
 }
