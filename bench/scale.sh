@@ -72,6 +72,10 @@ for r in $(seq "$REPEAT"); do
     if [ -x "$RELAY" ]; then
       z=$(python3 "$BENCH/latency.py" "$RELAY" -handoffs 0); o=$(python3 "$BENCH/latency.py" "$RELAY" -handoffs 1)
       row "Go relay echo, 0 | 1 hand-off" "-" "$(val median_ms "$z")/$(val p90_ms "$z") | $(val median_ms "$o")/$(val p90_ms "$o")ms" ""
+      # One thread polling both files, as a C relay does: through the
+      # runtime's syscall entry, then past it (RawSyscall).
+      z=$(python3 "$BENCH/latency.py" "$RELAY" -poll go); o=$(python3 "$BENCH/latency.py" "$RELAY" -poll raw)
+      row "Go relay echo, poll: runtime | raw" "-" "$(val median_ms "$z")/$(val p90_ms "$z") | $(val median_ms "$o")/$(val p90_ms "$o")ms" ""
     fi
   fi
   if [[ $ONLY == *bin* ]]; then

@@ -10,6 +10,15 @@
 // the model's loop; the PTY's reader to the watch command, and on to the
 // model's loop), since every view's state is the model's.
 //
+// With -poll, one goroutine on one thread waits for either file with
+// ppoll and reads and writes them blocking, as a C relay does: through
+// the runtime's syscall entry (-poll go), which tells the scheduler the
+// thread may block and wakes its monitor when every processor sat idle,
+// or past it (-poll raw, RawSyscall: only for this measure, as the
+// scheduler then takes the waiting goroutine for a running one and
+// signals it every 10 ms). The two differ by what the runtime's
+// bookkeeping costs an idle key's echo here.
+//
 // It is a measuring tool, not part of sandmux: the terminal it relays is
 // opened anew (/dev/tty), so its standard input never turns
 // non-blocking, and it is restored on exit.
@@ -29,8 +38,13 @@ import (
 
 func main() {
 	handoffs := flag.Int("handoffs", 0, "goroutine hand-offs in each direction: 0 or 1")
+	poll := flag.String("poll", "", "one thread polling both files, through the runtime (go) or past it (raw)")
 	flag.Parse()
-	if err := relay(*handoffs); err != nil {
+	run := func() error { return relay(*handoffs) }
+	if *poll != "" {
+		run = func() error { return pollRelay(*poll == "raw") }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "relay:", err)
 		os.Exit(1)
 	}
