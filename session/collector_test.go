@@ -715,3 +715,26 @@ func TestCollectorFloodReusesBuffers(t *testing.T) {
 		t.Errorf("%d floods of %d bytes allocated %d bytes, more than three times their text", cycles, reads*len(read), got)
 	}
 }
+
+// A queue that grows from a read to its bound with no flood's buffer to
+// take (the pool empty) doubles: append grows a large slice by a
+// quarter, fourteen steps from 8 to 256 KiB, allocating five times what
+// the queue came to hold (15 allocations here, 9 doubling).
+func TestCollectorQueueGrowsByDoubling(t *testing.T) {
+	runtime.GC()
+	runtime.GC() // the pool keeps what it holds for two collections
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	c := NewCollector(DefaultQueueBytes)
+	read := bytes.Repeat([]byte("x"), 4<<10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range DefaultQueueBytes / len(read) {
+		if err := c.Push(context.Background(), read); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.Mallocs - before.Mallocs; n > 12 {
+		t.Errorf("a queue grown to %d bytes took %d allocations, more than 12", DefaultQueueBytes, n)
+	}
+}
