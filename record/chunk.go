@@ -47,7 +47,7 @@ func (s *segment) flooding(at int64) bool {
 // unless the output is a flood's. The tail and events start again in
 // the same arrays, unless a snapshot may hold them: a tail made anew
 // from tailRoom grew to a chunk a quarter at a time, allocating five
-// times what it held (48 panes of vim: 40% of all the server
+// times what it held (16 panes of vim: 40% of all the server
 // allocated). The ring's lock is held.
 func (s *segment) chunk(at int64) {
 	if len(s.data) < chunkBytes || s.flooding(at) {

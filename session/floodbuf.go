@@ -24,8 +24,7 @@ func releaseFlood(b []byte) {
 
 // appendFlood is append(b, p...), except that when b must grow past
 // keepBuffer it takes a buffer a flood left in the pool, if one is large
-// enough, rather than growing b by steps (a quarter at a time, past 256
-// bytes: ten steps from 4 to 32 KiB).
+// enough, and else doubles, rather than growing by a quarter at a time.
 func appendFlood(b, p []byte) []byte { return appendPooled(b, p, keepBuffer) }
 
 // appendPooled is appendFlood past a size of from: Push's queue takes a
