@@ -42,6 +42,7 @@ FUZZ_TARGETS = \
 	FuzzTemplateValuesCannotAddArguments:./providers/exec \
 	FuzzPreparser:./session/vt \
 	FuzzBulk:./session/vt \
+	FuzzTextRun:./session/vt \
 	FuzzUnpack:./record \
 	FuzzClusterTable:./session/vt \
 	FuzzMatcher:./session/vt \

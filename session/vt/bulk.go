@@ -54,10 +54,8 @@ func (s *Screen) writeText(text string) {
 // lineEnd returns the index just after the first LF at or after i, or the
 // end of text.
 func lineEnd(text string, i int) int {
-	for ; i < len(text); i++ {
-		if text[i] == '\n' {
-			return i + 1
-		}
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j + 1
 	}
 	return len(text)
 }
@@ -82,42 +80,67 @@ func (s *Screen) bulkReady() bool {
 
 // bulkPrefix finds the simple prefix of text and returns where the bulk
 // part of it ends (just after the LF that leaves a screenful of LFs in the
-// prefix; 0 when the prefix is too short) and where the prefix ends.
+// prefix; 0 when the prefix is too short) and where the prefix ends. As
+// it goes it measures each line of the prefix as directLine would
+// (s.shapes), so a bulk's lines are scanned once before they are laid
+// out, not twice.
 func (s *Screen) bulkPrefix(text string) (bulkEnd, simpleEnd int) {
-	lfs := s.lfBuf[:0]
-	i := 0
+	shapes := s.shapes[:0]
+	i, start := 0, 0
+	// Of the line being scanned: the bytes that take no column (SGR, CR,
+	// the continuation bytes of UTF-8), whether a CR precedes its LF, and
+	// whether it holds what directLine refuses.
+	skip, cr, bad := 0, false, false
 scan:
 	for i < len(text) {
+		if i+8 <= len(text) && printable8(load64(text, i)) {
+			i += 8
+			continue
+		}
 		switch c := text[i]; {
 		case c >= 0x20 && c < 0x7f:
 			i++
 		case c == '\n':
+			cols := i - start - skip
+			shapes = append(shapes, lineShape{end: i + 1, cols: cols, cr: cr, ok: !bad && cols <= s.cols})
 			i++
-			lfs = append(lfs, i)
+			start, skip, cr, bad = i, 0, false, false
 		case c == '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				cr = true
+			} else {
+				bad = true
+			}
+			skip++
 			i++
 		case c == 0x1b:
 			n := plainSGRLen(text[i:])
 			if n == 0 {
 				break scan
 			}
+			skip += n
 			i += n
 		case c >= 0x80:
 			r, n := utf8.DecodeRuneInString(text[i:])
-			if runeWidth(r) == 0 || r == placeholder || r == utf8.RuneError && n == 1 ||
+			w := runeWidth(r)
+			if w == 0 || r == placeholder || r == utf8.RuneError && n == 1 ||
 				isStandIn(r) || isRegional(r) {
 				break scan
 			}
+			if w != 1 || r == padRune {
+				bad = true
+			}
+			skip += n - 1
 			i += n
 		default:
 			break scan
 		}
 	}
-	s.lfBuf = lfs
-	if len(lfs) < s.rows+bulkMinLines {
+	s.shapes = shapes
+	if len(shapes) < s.rows+bulkMinLines {
 		return 0, i
 	}
-	return lfs[len(lfs)-1-s.rows], i
+	return shapes[len(shapes)-1-s.rows].end, i
 }
 
 // plainSGRLen returns the length of the SGR sequence (ESC [ digits and
@@ -155,7 +178,7 @@ func (s *Screen) bulkScroll(text string) {
 	}
 	s.inBulk = true
 	b := bulk{s: s, row: row, x: s.cur.x, wrap: s.cur.wrap, used: s.cols}
-	b.lay(text)
+	b.lay(text, s.shapes)
 	s.inBulk = false
 	// vt10x still shows the old screen. One scroll leaves its bottom row
 	// blank as a scroll does (filled with the erase pen, as the bulk row
@@ -178,22 +201,32 @@ func (s *Screen) bulkScroll(text string) {
 }
 
 // lay lays out text: each line direct when it can be, else a glyph at a
-// time into the row.
-func (b *bulk) lay(text string) {
-	tried := -1 // the LF of the last line direct refused: not tried again after its SGRs
+// time into the row. shapes are its lines as bulkPrefix measured them.
+func (b *bulk) lay(text string, shapes []lineShape) {
+	tried := -1      // the LF of the last line direct refused: not tried again after its SGRs
+	k, start := 0, 0 // the line i is in, and where it starts
 	for i := 0; i < len(text); {
 		if b.used == 0 && b.x == 0 && !b.wrap && i > tried {
-			if n := b.direct(text[i:]); n > 0 {
+			sh := shapes[k]
+			sh.end -= i
+			if i != start {
+				// Past a bare LF, a CR brought the cursor back to a
+				// blank row mid-line: measure what is left of it.
+				sh = b.directLine(text[i:])
+			}
+			if n := b.direct(text[i:], sh); n > 0 {
 				i += n
+				k, start = k+1, i
 				continue
 			}
-			tried = lineEnd(text, i) - 1
+			tried = shapes[k].end - 1
 		}
 		switch c := text[i]; {
 		case c == '\n':
 			b.emit(false)
 			b.wrap = false
 			i++
+			k, start = k+1, i
 		case c == '\r':
 			b.x, b.wrap = 0, false
 			i++

@@ -17,22 +17,31 @@ import "unicode/utf8"
 // trimmed the same way (TestBulkMatchesSlowPath and FuzzBulk compare the
 // two paths cell by cell).
 
-// directLine measures the line at the start of t for a direct layout. It
-// returns the length of the line through its LF, the columns it fills and
-// whether a CR precedes that LF; ok is false for any other shape: a CR
-// elsewhere, a character not one column wide, more characters than the
-// row holds, no LF.
-func (b *bulk) directLine(t string) (end, cols int, cr, ok bool) {
+// lineShape is a line measured for a direct layout: the length of the
+// line through its LF, the columns it fills and whether a CR precedes
+// that LF; ok is false for any other shape: a CR elsewhere, a character
+// not one column wide, more characters than the row holds, no LF.
+type lineShape struct {
+	end, cols int
+	cr, ok    bool
+}
+
+// directLine measures the line at the start of t for a direct layout.
+// bulkPrefix measures the lines of a bulk as it finds them; this measures
+// one from where a CR left the cursor mid-line (and is what tests hold
+// bulkPrefix's shapes to).
+func (b *bulk) directLine(t string) lineShape {
+	cols, cr := 0, false
 	for i := 0; i < len(t); {
 		switch c := t[i]; {
 		case c >= 0x20 && c < 0x7f:
 			cols++
 			i++
 		case c == '\n':
-			return i + 1, cols, cr, cols <= b.s.cols
+			return lineShape{end: i + 1, cols: cols, cr: cr, ok: cols <= b.s.cols}
 		case c == '\r':
 			if i+1 >= len(t) || t[i+1] != '\n' {
-				return 0, 0, false, false
+				return lineShape{}
 			}
 			cr = true
 			i++
@@ -41,30 +50,27 @@ func (b *bulk) directLine(t string) (end, cols int, cr, ok bool) {
 		default:
 			r, n := utf8.DecodeRuneInString(t[i:])
 			if runeWidth(r) != 1 || r == padRune || r == placeholder || isStandIn(r) {
-				return 0, 0, false, false
+				return lineShape{}
 			}
 			cols++
 			i += n
 		}
 		if cols > b.s.cols {
-			return 0, 0, false, false
+			return lineShape{}
 		}
 	}
-	return 0, 0, false, false
+	return lineShape{}
 }
 
-// direct lays out the line at the start of t straight into the
-// scrollback when it has the shape directLine accepts and the row is
-// blank with the cursor at its start. It returns the bytes it consumed,
-// 0 (having done nothing) when the line is not such a line.
-func (b *bulk) direct(t string) int {
-	if b.x != 0 || b.wrap || b.used != 0 || b.s.noDirect {
+// direct lays out the line at the start of t, measured as sh, straight
+// into the scrollback when it has the shape directLine accepts and the
+// row is blank with the cursor at its start. It returns the bytes it
+// consumed, 0 (having done nothing) when the line is not such a line.
+func (b *bulk) direct(t string, sh lineShape) int {
+	if b.x != 0 || b.wrap || b.used != 0 || b.s.noDirect || !sh.ok {
 		return 0
 	}
-	end, cols, cr, ok := b.directLine(t)
-	if !ok {
-		return 0
-	}
+	end, cols, cr := sh.end, sh.cols, sh.cr
 	s := b.s
 	var l *sbLine
 	if s.sb.max > 0 {
@@ -109,21 +115,8 @@ func (b *bulk) directText(t string, runs bool) {
 		}
 		// Characters up to the next sequence, CR or LF: one pen, one
 		// column each, their bytes the line's text as they are.
-		j, n, spaces := i, int32(0), 0
-		for ; j < len(t); j++ {
-			c := t[j]
-			if c == 0x1b || c == '\r' || c == '\n' {
-				break
-			}
-			if c&0xc0 != 0x80 {
-				n++
-			}
-			if c == ' ' {
-				spaces++
-			} else {
-				spaces = 0
-			}
-		}
+		end, chars := textRun(t[i:])
+		j, n, spaces := i+end, int32(chars), trailingSpaces(t[i:i+end])
 		text = append(text, t[i:j]...)
 		if spaces < j-i {
 			tail = tail[:0]

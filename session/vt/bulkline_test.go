@@ -88,7 +88,7 @@ func sameScrollback(t *testing.T, a, b *Screen) {
 
 func TestDirectLinesMatchGlyphRows(t *testing.T) {
 	directs := 0
-	for seed := range uint64(30) {
+	for seed := range uint64(60) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		cols, rows := 2+rng.IntN(60), 1+rng.IntN(20)
 		many := seed%5 == 4
@@ -123,6 +123,28 @@ func TestDirectLinesMatchGlyphRows(t *testing.T) {
 	}
 }
 
+// A program in raw mode may end its lines LF CR: each line then starts
+// past a bare LF, and only the CR brings the cursor back to a blank row.
+// Such lines go direct from there, and match the glyph path.
+func TestDirectLinesAfterLFCR(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "\x1b[3%dm%04d\x1b[m line λ %d\n\r", i%8, i, i*i)
+	}
+	direct := New(40, 10, WithScrollback(1000))
+	glyphs := New(40, 10, WithScrollback(1000))
+	defer direct.Close()
+	defer glyphs.Close()
+	glyphs.noDirect = true
+	direct.Write(b.String())
+	glyphs.Write(b.String())
+	sameScrollback(t, direct, glyphs)
+	if direct.directs < 200 {
+		t.Errorf("%d of 300 lines went direct", direct.directs)
+	}
+	feedBoth(t, 40, 10, []string{b.String()})
+}
+
 // directLine accepts exactly the shape direct lays out: one column
 // characters and SGR, ending in LF or CR LF, no wider than the row.
 func TestDirectLineShapes(t *testing.T) {
@@ -145,9 +167,47 @@ func TestDirectLineShapes(t *testing.T) {
 		{"no newline", 0, 0, false, false},
 		{"a\r", 0, 0, false, false},
 	} {
-		end, cols, cr, ok := b.directLine(c.line)
-		if ok != c.accept || ok && (end != c.end || cols != c.cols || cr != c.cr) {
-			t.Errorf("directLine(%q) = %d, %d, %v, %v; want %d, %d, %v, %v", c.line, end, cols, cr, ok, c.end, c.cols, c.cr, c.accept)
+		sh := b.directLine(c.line)
+		if sh.ok != c.accept || sh.ok && (sh.end != c.end || sh.cols != c.cols || sh.cr != c.cr) {
+			t.Errorf("directLine(%q) = %+v; want %d, %d, %v, %v", c.line, sh, c.end, c.cols, c.cr, c.accept)
 		}
+		if _, simple := s.bulkPrefix(c.line); simple == len(c.line) && strings.HasSuffix(c.line, "\n") {
+			if got := s.shapes[len(s.shapes)-1]; got != sh && (got.ok || sh.ok) {
+				t.Errorf("bulkPrefix measured %q as %+v, directLine as %+v", c.line, got, sh)
+			}
+		}
+	}
+}
+
+// bulkPrefix measures each line of the prefix as directLine does, so a
+// bulk lays out its lines without measuring them again.
+func TestBulkPrefixShapesMatchDirectLine(t *testing.T) {
+	lines := 0
+	for seed := range uint64(60) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		cols := 2 + rng.IntN(90)
+		s := New(cols, 5)
+		b := bulk{s: s}
+		text := simpleText(rng, 400, cols)
+		_, simple := s.bulkPrefix(text)
+		start := 0
+		for k, got := range s.shapes {
+			want := b.directLine(text[start:simple])
+			want.end += start
+			if !want.ok && !got.ok {
+				start = got.end
+				continue
+			}
+			if got != want {
+				t.Fatalf("seed %d, %d columns, line %d %q: bulkPrefix measured %+v, directLine %+v",
+					seed, cols, k, text[start:got.end], got, want)
+			}
+			lines++
+			start = got.end
+		}
+		s.Close()
+	}
+	if lines < 1000 {
+		t.Errorf("only %d direct lines compared: the test proves little", lines)
 	}
 }

@@ -18,7 +18,7 @@ func (s *Screen) MemBytes() int64 {
 	glyph := int(unsafe.Sizeof(vt10x.Glyph{}))
 	n := 2 * s.cols * s.rows * glyph // vt10x's main and alternate grids
 	n += s.sb.bytes()
-	n += cap(s.pending) + cap(s.rowBuf)*int(unsafe.Sizeof(Cell{})) + cap(s.lfBuf)*8 +
+	n += cap(s.pending) + cap(s.rowBuf)*int(unsafe.Sizeof(Cell{})) + cap(s.shapes)*int(unsafe.Sizeof(lineShape{})) +
 		(cap(s.bulkRow)+cap(s.altMain))*glyph + cap(s.clBuf) + cap(s.kfBuf) + cap(s.rowVers)*8 + cap(s.touched)*8
 	n += cap(s.pens.pens)*int(unsafe.Sizeof(penEntry{})) + len(s.pens.ids)*int(unsafe.Sizeof(style{})+8)
 	for _, t := range s.clusters.texts {

@@ -69,11 +69,11 @@ type Screen struct {
 	closed  bool
 
 	// Bulk scrolling (bulk.go).
-	noBulk   bool // tests compare against the ordinary path
-	noDirect bool // tests compare direct lines against the glyph row's
-	directs  int  // how many lines were laid out direct, for tests
-	suppress int  // captures to skip: rows a bulk already stored
-	lfBuf    []int
+	noBulk   bool        // tests compare against the ordinary path
+	noDirect bool        // tests compare direct lines against the glyph row's
+	directs  int         // how many lines were laid out direct, for tests
+	suppress int         // captures to skip: rows a bulk already stored
+	shapes   []lineShape // the lines of a bulk, measured (bulkPrefix)
 	bulkRow  []vt10x.Glyph
 	tailPens []uint32 // the pens of a direct line's trailing spaces (bulkline.go)
 	bulks    int      // how many bulk layouts ran, for tests
