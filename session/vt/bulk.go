@@ -49,7 +49,15 @@ func (s *Screen) writeText(text string) {
 		text = text[n:]
 	}
 	s.suppress = 0 // always spent by the screenful after a bulk; never carried over
+	if cap(s.shapes) > keptShapes {
+		s.shapes = nil // a slice of blank lines measured: not kept for the pane's life
+	}
 }
+
+// keptShapes is how many line measures a screen keeps between writes: a
+// slice of a log's lines (64 KiB of 80-column lines is some 800), not
+// one of empty lines (64 Ki of them, 768 KiB of measures).
+const keptShapes = 4096
 
 // lineEnd returns the index just after the first LF at or after i, or the
 // end of text.
@@ -102,7 +110,7 @@ scan:
 			i++
 		case c == '\n':
 			cols := i - start - skip
-			shapes = append(shapes, lineShape{end: i + 1, cols: cols, cr: cr, ok: !bad && cols <= s.cols})
+			shapes = append(shapes, lineShape{end: int32(i + 1), cols: int32(cols), cr: cr, ok: !bad && cols <= s.cols})
 			i++
 			start, skip, cr, bad = i, 0, false, false
 		case c == '\r':
@@ -140,7 +148,7 @@ scan:
 	if len(shapes) < s.rows+bulkMinLines {
 		return 0, i
 	}
-	return shapes[len(shapes)-1-s.rows].end, i
+	return int(shapes[len(shapes)-1-s.rows].end), i
 }
 
 // plainSGRLen returns the length of the SGR sequence (ESC [ digits and
@@ -208,7 +216,7 @@ func (b *bulk) lay(text string, shapes []lineShape) {
 	for i := 0; i < len(text); {
 		if b.used == 0 && b.x == 0 && !b.wrap && i > tried {
 			sh := shapes[k]
-			sh.end -= i
+			sh.end -= int32(i)
 			if i != start {
 				// Past a bare LF, a CR brought the cursor back to a
 				// blank row mid-line: measure what is left of it.
@@ -219,7 +227,7 @@ func (b *bulk) lay(text string, shapes []lineShape) {
 				k, start = k+1, i
 				continue
 			}
-			tried = shapes[k].end - 1
+			tried = int(shapes[k].end) - 1
 		}
 		switch c := text[i]; {
 		case c == '\n':

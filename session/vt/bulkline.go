@@ -22,7 +22,7 @@ import "unicode/utf8"
 // that LF; ok is false for any other shape: a CR elsewhere, a character
 // not one column wide, more characters than the row holds, no LF.
 type lineShape struct {
-	end, cols int
+	end, cols int32 // a bulk's text is a write's slice, at most maxWriteSlice
 	cr, ok    bool
 }
 
@@ -38,7 +38,7 @@ func (b *bulk) directLine(t string) lineShape {
 			cols++
 			i++
 		case c == '\n':
-			return lineShape{end: i + 1, cols: cols, cr: cr, ok: cols <= b.s.cols}
+			return lineShape{end: int32(i + 1), cols: int32(cols), cr: cr, ok: cols <= b.s.cols}
 		case c == '\r':
 			if i+1 >= len(t) || t[i+1] != '\n' {
 				return lineShape{}
@@ -70,7 +70,7 @@ func (b *bulk) direct(t string, sh lineShape) int {
 	if b.x != 0 || b.wrap || b.used != 0 || b.s.noDirect || !sh.ok {
 		return 0
 	}
-	end, cols, cr := sh.end, sh.cols, sh.cr
+	end, cols, cr := int(sh.end), int(sh.cols), sh.cr
 	s := b.s
 	var l *sbLine
 	if s.sb.max > 0 {

@@ -168,7 +168,7 @@ func TestDirectLineShapes(t *testing.T) {
 		{"a\r", 0, 0, false, false},
 	} {
 		sh := b.directLine(c.line)
-		if sh.ok != c.accept || sh.ok && (sh.end != c.end || sh.cols != c.cols || sh.cr != c.cr) {
+		if sh.ok != c.accept || sh.ok && (int(sh.end) != c.end || int(sh.cols) != c.cols || sh.cr != c.cr) {
 			t.Errorf("directLine(%q) = %+v; want %d, %d, %v, %v", c.line, sh, c.end, c.cols, c.cr, c.accept)
 		}
 		if _, simple := s.bulkPrefix(c.line); simple == len(c.line) && strings.HasSuffix(c.line, "\n") {
@@ -193,9 +193,9 @@ func TestBulkPrefixShapesMatchDirectLine(t *testing.T) {
 		start := 0
 		for k, got := range s.shapes {
 			want := b.directLine(text[start:simple])
-			want.end += start
+			want.end += int32(start)
 			if !want.ok && !got.ok {
-				start = got.end
+				start = int(got.end)
 				continue
 			}
 			if got != want {
@@ -203,11 +203,30 @@ func TestBulkPrefixShapesMatchDirectLine(t *testing.T) {
 					seed, cols, k, text[start:got.end], got, want)
 			}
 			lines++
-			start = got.end
+			start = int(got.end)
 		}
 		s.Close()
 	}
 	if lines < 1000 {
 		t.Errorf("only %d direct lines compared: the test proves little", lines)
+	}
+}
+
+// A write of many empty lines measures each; the screen does not keep
+// those measures for the pane's life, while a log's stay for its next
+// write.
+func TestBulkKeepsNoHugeShapes(t *testing.T) {
+	s := New(80, 24)
+	defer s.Close()
+	s.Write(strings.Repeat("\r\n", 30000))
+	if s.bulks == 0 {
+		t.Fatal("no bulk layout ran; the test shows nothing")
+	}
+	if c := cap(s.shapes); c > keptShapes {
+		t.Errorf("the screen keeps %d line measures after a write of empty lines, want at most %d", c, keptShapes)
+	}
+	s.Write(strings.Repeat("a line of a log, as a build prints it\r\n", 500))
+	if c := cap(s.shapes); c < 500 {
+		t.Errorf("the screen keeps %d line measures after a log's 500 lines: it measures them anew each write", c)
 	}
 }
