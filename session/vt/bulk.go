@@ -215,9 +215,11 @@ func (b *bulk) lay(text string, shapes []lineShape) {
 	k, start := 0, 0 // the line i is in, and where it starts
 	for i := 0; i < len(text); {
 		if b.used == 0 && b.x == 0 && !b.wrap && i > tried {
-			sh := shapes[k]
-			sh.end -= int32(i)
-			if i != start {
+			var sh lineShape
+			if i == start {
+				sh = shapes[k]
+				sh.end -= int32(i)
+			} else {
 				// Past a bare LF, a CR brought the cursor back to a
 				// blank row mid-line: measure what is left of it.
 				sh = b.directLine(text[i:])

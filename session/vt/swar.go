@@ -1,6 +1,9 @@
 package vt
 
-import "math/bits"
+import (
+	"math/bits"
+	"strings"
+)
 
 // Word-at-a-time scans of the bytes a flood's lines are made of, eight
 // at once. Bulk layout reads every byte of a log twice (bulkPrefix to
@@ -26,7 +29,7 @@ func load64(s string, i int) uint64 {
 // 0x20-0x7e: none below 0x20 (a borrow out of some byte) and none above
 // 0x7e (a carry into, or already in, some byte's high bit).
 func printable8(x uint64) bool {
-	return (x-0x20*lowBits)&^x&highBits == 0 && ((x+lowBits)|x)&highBits == 0
+	return !hasControl8(x) && ((x+lowBits)|x)&highBits == 0
 }
 
 // hasControl8 reports whether some byte of x is below 0x20.
@@ -56,10 +59,4 @@ func textRun(t string) (end, chars int) {
 }
 
 // trailingSpaces counts the spaces at the end of t.
-func trailingSpaces(t string) int {
-	n := 0
-	for n < len(t) && t[len(t)-1-n] == ' ' {
-		n++
-	}
-	return n
-}
+func trailingSpaces(t string) int { return len(t) - len(strings.TrimRight(t, " ")) }
