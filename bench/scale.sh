@@ -11,7 +11,11 @@
 #   PROFILE=DIR             also take a 6 s CPU and a heap profile of sandmux
 #                           during each agents run, into DIR
 #   ONLY="agents tp lat bin idle"  which rows (lat also times bench/relay, the
-#                           floor of a Go echo; bin, the binary's own memory)
+#                           floor of a Go echo; bin, the binary's own memory;
+#                           steady, not run unless named: memory once the
+#                           rings are full, bench/steady.sh, 5.5 min a stream)
+#   STEADY="log vim"        the streams of the steady rows, 48 panes each
+#   STEADY_SECS=330         how long they run before memory is read
 #   BEFORE=BINARY           another sandmux (say, an older build) as a column of its own
 # Timings on a shared machine are noisy: compare the columns of one run.
 set -u
@@ -86,6 +90,15 @@ for r in $(seq "$REPEAT"); do
       row "the binary alone: peak RSS" "$(( $(peak tmux -V) / 1024 ))MB" "$(( $(peak "$SANDMUX" --version) / 1024 ))MB" \
         "$([ -n "$BEFORE" ] && echo $(( $(peak "$BEFORE" --version) / 1024 ))MB)"
     else echo "(no /usr/bin/time, Debian's time: the binary's own row left out)"; fi
+  fi
+  if [[ $ONLY == *steady* ]]; then
+    # Every kind at once, past [record] retain, so each sees the same machine.
+    for st in ${STEADY:-log vim}; do
+      out=$("$H/steady.sh" 48 "$SD/$st.stream" "${STEADY_SECS:-330}" tmux "$SANDMUX" ${BEFORE:+"$BEFORE"})
+      t=$(grep '^tmux ' <<<"$out"); m=$(grep "^$SANDMUX " <<<"$out"); b=$([ -n "$BEFORE" ] && grep "^$BEFORE " <<<"$out")
+      fmt_steady() { [ -n "$1" ] && echo "$(val rss_mb "$1")MB (anon $(val anon_mb "$1"), pss $(val pss_mb "$1"))"; }
+      row "48×$st after ${STEADY_SECS:-330}s: mem" "$(fmt_steady "$t")" "$(fmt_steady "$m")" "$(fmt_steady "$b")"
+    done
   fi
   if [[ $ONLY == *idle* ]]; then
     t=$("$BENCH/idle.sh" tmux 32); m=$("$BENCH/idle.sh" sandmux 32)

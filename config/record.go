@@ -33,14 +33,20 @@ type RecordConfig struct {
 // rings should ever be given, and far from overflowing an int.
 const maxRetainBytes = 64 << 30
 
+// The rings' defaults are sized for many busy panes: 48 agents each
+// scrolling 20 KB/s filled 40 MiB of rings in their five minutes, which
+// with the server's own memory came to half again what tmux holds for
+// them; 16 MiB keeps five minutes of some 19 such panes, or the last
+// minute and a half of each of 48. retain_bytes is the ring's own
+// default (record.DefaultRetainBytes).
 var recordOptions = []option[RecordConfig]{
 	{table: "record", key: "retain", def: "5m",
 		help: `How far back each pane keeps its output, for save-last (prefix S, ctl save-last); "0" keeps none.`,
 		kind: durationKind(func(r *RecordConfig) *time.Duration { return &r.Retain }, 0, 24*time.Hour)},
-	{table: "record", key: "retain_bytes", def: "16MiB",
-		help: `How much memory one pane's kept output may take, such as "16MiB"; the oldest goes first.`,
+	{table: "record", key: "retain_bytes", def: "4MiB",
+		help: `How much memory one pane's kept output may take, such as "4MiB"; the oldest goes first.`,
 		kind: byteSizeKind(func(r *RecordConfig) *int64 { return &r.RetainBytes }, 64<<10)},
-	{table: "record", key: "retain_total", def: "64MiB",
+	{table: "record", key: "retain_total", def: "16MiB",
 		help: `How much memory every pane's kept output may take together; the oldest of all goes first.`,
 		kind: byteSizeKind(func(r *RecordConfig) *int64 { return &r.RetainTotal }, 64<<10)},
 	{table: "record", key: "dir", def: "",

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sandmux/sandmux/record"
 )
 
 func TestParseByteSize(t *testing.T) {
@@ -62,7 +64,7 @@ func TestConfigRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := RecordConfig{Retain: 0, RetainBytes: 1 << 20, RetainTotal: 64 << 20, Dir: filepath.Join(dir, "casts"), IdleLimit: 2 * time.Second}
+	want := RecordConfig{Retain: 0, RetainBytes: 1 << 20, RetainTotal: 16 << 20, Dir: filepath.Join(dir, "casts"), IdleLimit: 2 * time.Second}
 	if c.Record != want {
 		t.Errorf("got %+v, want %+v", c.Record, want)
 	}
@@ -72,5 +74,21 @@ func TestConfigRecord(t *testing.T) {
 	c.Record.Dir = ""
 	if d, err := c.Record.RecordDir(); err != nil || d != filepath.Join(dir, ".local", "share", "sandmux", "recordings") {
 		t.Errorf("default RecordDir = %q, %v", d, err)
+	}
+}
+
+// The config's defaults are the ring's own, so a ring made without a
+// config (a test, play) keeps what a server keeps.
+func TestConfigRecordDefaultsAreTheRings(t *testing.T) {
+	c, err := parseConfig("sandmux.toml", []byte("[[sandbox]]\nname = \"a\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Record.Retain != record.DefaultRetain || int(c.Record.RetainBytes) != record.DefaultRetainBytes {
+		t.Errorf("[record] defaults retain %v, retain_bytes %d; the ring's are %v, %d",
+			c.Record.Retain, c.Record.RetainBytes, record.DefaultRetain, record.DefaultRetainBytes)
+	}
+	if c.Record.RetainTotal < c.Record.RetainBytes {
+		t.Errorf("default retain_total %d is less than retain_bytes %d", c.Record.RetainTotal, c.Record.RetainBytes)
 	}
 }

@@ -38,9 +38,9 @@ const (
 // writes about 20 KB/s (ring.go), a redrawn screen tens of KB at once;
 // there zstd's ratio is what keeps 48 panes of 5 minutes small, for a
 // few milliseconds of CPU a second. A flood's ring is bounded by its
-// bytes, not by Retain (the default 16 MiB holds some 15 s of output at
-// floodRate, a second of a 50 MB/s flood), so S2's ratio costs some of
-// those seconds, not memory.
+// bytes, not by Retain (the default 4 MiB holds some 3 s of output at
+// floodRate, a fifth of a second of a 50 MB/s flood), so S2's ratio
+// costs some of those seconds, not memory.
 const floodRate = 4 << 20 // bytes a second
 
 // maxUnpacked bounds what a packed segment may unpack to, with either

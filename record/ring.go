@@ -34,10 +34,13 @@ import (
 // time (chunk.go). Five minutes of vim, htop and apt at 20 KB/s each
 // (BenchmarkRingRetain with bench/streams.sh's recordings) took 612, 354
 // and 210 KiB of ring per pane with a keyframe every 5 s and the open
-// segment plain, 311, 156 and 76 KiB every 10 s and chunked.
+// segment plain, 311, 156 and 76 KiB every 10 s and chunked. A scrolling
+// log at 20 KB/s takes some 850 KiB, so a ring's 4 MiB bounds only a
+// flood, which would otherwise push the other panes' windows out of
+// what all rings share (retain_total, config).
 const (
 	DefaultRetain       = 5 * time.Minute
-	DefaultRetainBytes  = 16 << 20
+	DefaultRetainBytes  = 4 << 20
 	DefaultEvery        = 10 * time.Second
 	DefaultSegmentBytes = 256 << 10
 )
