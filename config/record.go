@@ -35,8 +35,8 @@ const maxRetainBytes = 64 << 30
 
 // The rings' defaults are sized for many busy panes: 48 agents each
 // scrolling 20 KB/s filled 40 MiB of rings in their five minutes, which
-// with the server's own memory came to half again what tmux holds for
-// them; 16 MiB keeps five minutes of some 19 such panes, or the last
+// with the server's own memory came to more than twice what tmux holds
+// for them; 16 MiB keeps five minutes of some 19 such panes, or the last
 // minute and a half of each of 48. retain_bytes is the ring's own
 // default (record.DefaultRetainBytes).
 var recordOptions = []option[RecordConfig]{
