@@ -45,6 +45,7 @@ agents() { # KIND N STREAM [profile tag]
 }
 mb() { local v; v=$(val rss_kb "$1"); echo $(( ${v:-0} / 1024 )); }
 fmt_agents() { echo "$(val cpu_pct "$1")% $(val rss_mb "$1")MB $(val echo_median_ms "$1")/$(val echo_p90_ms "$1")ms"; }
+fmt_steady() { [ -n "$1" ] && echo "$(val rss_mb "$1")MB (anon $(val anon_mb "$1"), pss $(val pss_mb "$1"))"; }
 RELAY=""
 if [[ $ONLY == *lat* ]]; then # built once, for every run's lat rows
   R=$(mktemp -d); trap 'rm -rf "$R"' EXIT
@@ -96,7 +97,6 @@ for r in $(seq "$REPEAT"); do
     for st in ${STEADY:-log vim}; do
       out=$("$H/steady.sh" 48 "$SD/$st.stream" "${STEADY_SECS:-330}" tmux "$SANDMUX" ${BEFORE:+"$BEFORE"})
       t=$(grep '^tmux ' <<<"$out"); m=$(grep "^$SANDMUX " <<<"$out"); b=$([ -n "$BEFORE" ] && grep "^$BEFORE " <<<"$out")
-      fmt_steady() { [ -n "$1" ] && echo "$(val rss_mb "$1")MB (anon $(val anon_mb "$1"), pss $(val pss_mb "$1"))"; }
       row "48×$st after ${STEADY_SECS:-330}s: mem" "$(fmt_steady "$t")" "$(fmt_steady "$m")" "$(fmt_steady "$b")"
     done
   fi

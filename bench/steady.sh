@@ -50,10 +50,12 @@ print('rings_mb=%.1f' % (sum(p.get('mem_bytes', 0) for p in json.load(sys.stdin)
     "rss_mb=$(( $(sum VmRSS status $P) / 1024 )) anon_mb=$(( $(sum RssAnon status $P) / 1024 ))" \
     "pss_mb=$(( $(sum Pss smaps_rollup $P) / 1024 )) $rings"
 done
-for name in "${names[@]}"; do
-  tmux -L "out$name" kill-server 2>/dev/null; tmux -L "$name" kill-server 2>/dev/null
-done
+i=0
 for k in "$@"; do
-  [ "$k" = tmux ] && continue
-  for name in "${names[@]}"; do "$k" ctl -L "$name" quit --kill >/dev/null 2>&1; done
+  name=${names[$i]}; i=$((i + 1))
+  tmux -L "out$name" kill-server 2>/dev/null
+  case $k in
+    tmux) tmux -L "$name" kill-server 2>/dev/null;;
+    *) "$k" ctl -L "$name" quit --kill >/dev/null 2>&1;;
+  esac
 done
