@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -11,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -75,20 +75,22 @@ const (
 var pageHTML []byte
 
 // pagePolicy lets the page run its own script and style only (by their
-// hashes), talk to its own origin only, and be framed by nobody.
-var pagePolicy = func() string {
+// hashes), talk to its own origin only, and be framed by nobody. It is
+// worked out at the first request, not at start: every sandmux process
+// (each ctl call, each client) links this package, and most never serve.
+var pagePolicy = sync.OnceValue(func() string {
 	hash := func(tag string) string {
-		re := regexp.MustCompile(`(?s)<` + tag + `>(.*?)</` + tag + `>`)
-		m := re.FindSubmatch(pageHTML)
-		if m == nil {
+		_, rest, ok := bytes.Cut(pageHTML, []byte("<"+tag+">"))
+		body, _, closed := bytes.Cut(rest, []byte("</"+tag+">"))
+		if !ok || !closed {
 			panic("web: page.html has no <" + tag + ">")
 		}
-		sum := sha256.Sum256(m[1])
+		sum := sha256.Sum256(body)
 		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 	}
 	return "default-src 'none'; script-src " + hash("script") + "; style-src " + hash("style") +
 		"; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-}()
+})
 
 // Server serves the page and its WebSocket.
 type Server struct {
@@ -171,7 +173,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", pagePolicy)
+	h.Set("Content-Security-Policy", pagePolicy())
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
