@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"charm.land/ssh"
-	"charm.land/wish/v2"
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/termsafe"
 	gossh "golang.org/x/crypto/ssh"
@@ -82,10 +81,7 @@ func New(cfg Config) (*Server, error) {
 		conns: map[net.Conn]*slot{},
 		ptys:  map[ssh.Session]*terminal{},
 	}
-	if s.ssh, err = s.newSSH(signer); err != nil {
-		_ = ln.Close() // Best effort: the configuration error is the one to report.
-		return nil, err
-	}
+	s.ssh = s.newSSH(signer)
 	return s, nil
 }
 
@@ -98,38 +94,33 @@ func (s *Server) HostKeyPath() string { return s.cfg.HostKeyPath }
 
 // newSSH configures the ssh server: public-key auth only (no password, no
 // keyboard-interactive, no "none"), session channels only, no forwarding,
-// no global requests.
-func (s *Server) newSSH(signer gossh.Signer) (*ssh.Server, error) {
-	srv, err := wish.NewServer(
-		// The host key first: without one, wish writes a new key to the
-		// working directory.
-		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
-		wish.WithVersion("sandmux"),
-		wish.WithPublicKeyAuth(s.authorize),
-		wish.WithIdleTimeout(s.cfg.IdleTimeout),
-		func(srv *ssh.Server) error {
-			srv.Handler = s.handleSession
-			srv.PtyHandler = s.recordPty
-			srv.HandshakeTimeout = s.cfg.HandshakeTimeout
-			srv.ServerConfigCallback = func(ssh.Context) *gossh.ServerConfig {
-				return &gossh.ServerConfig{MaxAuthTries: 6}
-			}
-			srv.ConnectionFailedCallback = func(c net.Conn, err error) {
-				s.refusal(fmt.Sprintf("ssh connection from %s ended before attaching: %s", c.RemoteAddr(), termsafe.Message(err.Error())))
-			}
-			srv.ConnCallback = func(ctx ssh.Context, c net.Conn) net.Conn {
-				ctx.SetValue(connKey{}, c)
-				return c
-			}
-			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.trackSession}
-			srv.RequestHandlers = map[string]ssh.RequestHandler{}
-			return nil
+// no global requests. It is charm.land/ssh's server as it is: wish's
+// options only set these fields, and linking wish would link its logger,
+// whose colour detection runs in every sandmux process at start (see
+// ui's pen).
+func (s *Server) newSSH(signer gossh.Signer) *ssh.Server {
+	srv := &ssh.Server{
+		Version:          "sandmux",
+		PublicKeyHandler: s.authorize,
+		IdleTimeout:      s.cfg.IdleTimeout,
+		Handler:          s.handleSession,
+		PtyHandler:       s.recordPty,
+		HandshakeTimeout: s.cfg.HandshakeTimeout,
+		ServerConfigCallback: func(ssh.Context) *gossh.ServerConfig {
+			return &gossh.ServerConfig{MaxAuthTries: 6}
 		},
-	)
-	if err != nil {
-		return nil, fmt.Errorf("ssh: configure the server: %w", err)
+		ConnectionFailedCallback: func(c net.Conn, err error) {
+			s.refusal(fmt.Sprintf("ssh connection from %s ended before attaching: %s", c.RemoteAddr(), termsafe.Message(err.Error())))
+		},
+		ConnCallback: func(ctx ssh.Context, c net.Conn) net.Conn {
+			ctx.SetValue(connKey{}, c)
+			return c
+		},
+		ChannelHandlers: map[string]ssh.ChannelHandler{"session": s.trackSession},
+		RequestHandlers: map[string]ssh.RequestHandler{},
 	}
-	return srv, nil
+	srv.AddHostKey(signer)
+	return srv
 }
 
 // Serve accepts connections until ctx ends, then stops listening, lets

@@ -4,7 +4,7 @@
 // what control requests do), and one view per attached client (view.go):
 // its size, focus, page, zoom, modal, scroll, picks and frames, the
 // layout, the key map, overlays, and composing each client's screen from
-// the panes' rendered rows and lipgloss chrome. The Model is the shared
+// the panes' rendered rows and their chrome (pen.go). The Model is the shared
 // side's mux.Views (views.go): what changed of a pane reaches each view
 // there; the views read a pane only through its accessors and reach the
 // shared side only through its methods, and never change a pane's life.

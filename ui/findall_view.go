@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sandmux/sandmux/termsafe"
@@ -15,9 +14,9 @@ import (
 // of pane text (names, excerpts) is escaped before it is styled.
 
 var (
-	findMatchStyle = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214"))
-	findSelStyle   = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("45"))
-	findDimStyle   = lipgloss.NewStyle().Foreground(lipgloss.Color("244"))
+	findMatchStyle = newPen(16, 214, false)
+	findSelStyle   = newPen(16, 45, false)
+	findDimStyle   = newPen(244, -1, false)
 )
 
 // findChrome is how many rows of the box are not results: the border,
@@ -45,7 +44,7 @@ func (v *view) findText() string {
 		b.WriteString(v.foundLine(f.found[i], w, i == f.sel) + "\n")
 	}
 	b.WriteString("\n" + findDimStyle.Render(ansi.Truncate("↑↓ pgup pgdn select · enter opens its scrollback (n/N go on) · esc closes", w, "…")))
-	return overlayStyle.Render(b.String())
+	return box(b.String())
 }
 
 // summary is the line under the query.
@@ -103,7 +102,7 @@ func (v *view) foundLine(r found, w int, selected bool) string {
 	}
 	match = ansi.Truncate(match, max(1, room-ansi.StringWidth(before)), "…")
 	after = ansi.Truncate(after, max(0, room-ansi.StringWidth(before)-ansi.StringWidth(match)), "…")
-	style := lipgloss.NewStyle()
+	style := noPen
 	if selected {
 		style = findSelStyle
 	}

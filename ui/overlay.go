@@ -51,13 +51,13 @@ func (v *view) helpFrame(md helpModal) string {
 	lines := strings.Split(text, "\n")
 	rows := v.helpRows()
 	if len(lines) <= rows {
-		return overlayStyle.Render(text)
+		return box(text)
 	}
 	top := min(md.top, len(lines)-(rows-1))
 	shown := slices.Clone(lines[top : top+rows-1])
 	more := fmt.Sprintf("— %d–%d of %d: up down pgup pgdn home end scroll, other keys close —", top+1, top+rows-1, len(lines))
 	shown = append(shown, ansi.Truncate(more, max(20, v.width-4), "…"))
-	return overlayStyle.Render(strings.Join(shown, "\n"))
+	return box(strings.Join(shown, "\n"))
 }
 
 // scrollHelp is where help's text starts after key, and whether key
@@ -170,16 +170,16 @@ func (v *view) confirmText() string {
 			running++
 		}
 	}
-	return overlayStyle.Render(fmt.Sprintf("%d session(s) still running.\nQuit and tear them all down? (y/n)", running))
+	return box(fmt.Sprintf("%d session(s) still running.\nQuit and tear them all down? (y/n)", running))
 }
 
 // confirmCloseText asks before x closes a pane that runs.
 func (v *view) confirmCloseText() string {
 	i := v.m.IndexOf(v.closingKey())
 	if i < 0 {
-		return overlayStyle.Render("That pane is gone. (any key)")
+		return box("That pane is gone. (any key)")
 	}
-	return overlayStyle.Render(fmt.Sprintf("Close pane %d (%s)? It is torn down. (y/n)", i+1, termsafe.String(v.m.Grid()[i].Spec().Name)))
+	return box(fmt.Sprintf("Close pane %d (%s)? It is torn down. (y/n)", i+1, termsafe.String(v.m.Grid()[i].Spec().Name)))
 }
 
 // teardownText is the modal shown while a pane closes or everything shuts
@@ -210,5 +210,5 @@ func (v *view) teardownText() string {
 	} else {
 		b.WriteString("x or k again: kill now.")
 	}
-	return overlayStyle.Render(b.String())
+	return box(b.String())
 }

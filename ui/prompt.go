@@ -70,7 +70,7 @@ func (v *view) promptText() string {
 	if p == nil {
 		return ""
 	}
-	return overlayStyle.Render(fmt.Sprintf("%s %s▏\n\n%s", p.label, termsafe.String(p.text), p.hint))
+	return box(fmt.Sprintf("%s %s▏\n\n%s", p.label, termsafe.String(p.text), p.hint))
 }
 
 // startGoTo asks for the number of the pane to focus: any pane, on any

@@ -50,6 +50,6 @@ func (v *view) renameInput(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *view) renamePrompt(r *renameModal) string {
-	return overlayStyle.Render(fmt.Sprintf("Rename pane %d: %s▏\n\nenter keeps it, esc leaves the name as it was",
+	return box(fmt.Sprintf("Rename pane %d: %s▏\n\nenter keeps it, esc leaves the name as it was",
 		v.m.IndexOf(r.key)+1, termsafe.String(r.text)))
 }

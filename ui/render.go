@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sandmux/sandmux/providers"
@@ -13,18 +12,17 @@ import (
 	"github.com/sandmux/sandmux/ui/term"
 )
 
-// Chrome styles. Pane bodies are rendered by vt's run renderer; lipgloss
-// draws only titles, the status line and overlays.
+// Chrome pens (pen.go). Pane bodies are rendered by vt's run renderer;
+// pens draw only titles, the status line and overlays (in a box).
 var (
-	titleStyle      = lipgloss.NewStyle().Foreground(lipgloss.Color("252")).Background(lipgloss.Color("237"))
-	titleFocused    = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("45")).Bold(true)
-	titlePicked     = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214")).Bold(true)
-	titlePickedIdle = lipgloss.NewStyle().Foreground(lipgloss.Color("214")).Background(lipgloss.Color("237")).Bold(true)
-	titleFailed     = lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("124"))
-	statusStyle     = lipgloss.NewStyle().Foreground(lipgloss.Color("250")).Background(lipgloss.Color("235"))
-	statusAccent    = lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214")).Bold(true)
-	overlayStyle    = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("45")).Padding(0, 1)
-	emptyBodyStyle  = lipgloss.NewStyle().Foreground(lipgloss.Color("244"))
+	titleStyle      = newPen(252, 237, false)
+	titleFocused    = newPen(16, 45, true)
+	titlePicked     = newPen(16, 214, true)
+	titlePickedIdle = newPen(214, 237, true)
+	titleFailed     = newPen(231, 124, false)
+	statusStyle     = newPen(250, 235, false)
+	statusAccent    = newPen(16, 214, true)
+	emptyBodyStyle  = newPen(244, -1, false)
 )
 
 // area is the part of the screen the panes share: all but the status line.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sandmux/sandmux/status"
@@ -49,7 +48,7 @@ const (
 	listBorder = 4
 )
 
-var listHeadStyle = lipgloss.NewStyle().Bold(true)
+var listHeadStyle = newPen(-1, -1, true)
 
 // stateColumn is the index of the state column, which is coloured.
 const stateColumn = 3
@@ -90,7 +89,7 @@ func (v *view) sessionsText() string {
 	for k, ln := range lines {
 		lines[k] = ansi.Truncate(ln, width, "…")
 	}
-	return overlayStyle.Render(strings.Join(lines, "\n"))
+	return box(strings.Join(lines, "\n"))
 }
 
 func (v *view) sessionsTitle(shown int) string {
@@ -247,12 +246,12 @@ func humanBytes(n int64) string {
 // stateStyles colour an unfocused pane's title by its state, so that a
 // grid of twenty says at a glance which needs the user, which works and
 // which ended well or not.
-var stateStyles = map[status.State]lipgloss.Style{
+var stateStyles = map[status.State]pen{
 	status.Working:      titleStyle,
-	status.Idle:         lipgloss.NewStyle().Foreground(lipgloss.Color("250")).Background(lipgloss.Color("238")),
-	status.Waiting:      lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("220")).Bold(true),
-	status.Done:         lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("22")),
+	status.Idle:         newPen(250, 238, false),
+	status.Waiting:      newPen(16, 220, true),
+	status.Done:         newPen(231, 22, false),
 	status.Failed:       titleFailed,
-	status.Disconnected: lipgloss.NewStyle().Foreground(lipgloss.Color("16")).Background(lipgloss.Color("178")),
-	status.Closing:      lipgloss.NewStyle().Foreground(lipgloss.Color("231")).Background(lipgloss.Color("90")),
+	status.Disconnected: newPen(16, 178, false),
+	status.Closing:      newPen(231, 90, false),
 }

@@ -134,5 +134,5 @@ func (v *view) pickerText() string {
 		termsafe.Fprintf(&b, "%s %d %s\n", mark, i+1, label)
 	}
 	fmt.Fprintf(&b, "\nup/down or a number pick, enter opens, esc leaves")
-	return overlayStyle.Render(b.String())
+	return box(b.String())
 }

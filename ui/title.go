@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sandmux/sandmux/mux"
@@ -62,7 +61,7 @@ func (v *view) titleIn(i int, p *mux.Pane, w, rows, focus int) string {
 	if what, _, ok := p.Alert(); ok {
 		parts.alert, parts.hasAlert = what, true
 	}
-	var style lipgloss.Style
+	var style pen
 	style, parts.styleID = v.titleStyleOf(i == focus, p, s)
 	if s.titled && s.titleParts == parts {
 		return s.title
@@ -73,7 +72,7 @@ func (v *view) titleIn(i int, p *mux.Pane, w, rows, focus int) string {
 }
 
 // titleStyleOf is the style of a pane's title, and a rune that names it.
-func (v *view) titleStyleOf(focused bool, p *mux.Pane, s *paneView) (lipgloss.Style, rune) {
+func (v *view) titleStyleOf(focused bool, p *mux.Pane, s *paneView) (pen, rune) {
 	switch {
 	case focused:
 		return titleFocused, 'f'
