@@ -104,7 +104,10 @@ func main() {
 	// server allocates a second does not, so a headroom that grew with
 	// the rings would only hold memory. 48 busy panes hold some 11 MB
 	// before their rings fill, 25 after; at GOGC 50 that was 41 MB of
-	// memory after 5 minutes. Every other command (the attach client
+	// memory after 5 minutes. A burst of collections (a flood) widens
+	// that headroom up to four times for as long as it lasts, and a heap
+	// below Go's own least goal of 4 MiB (a server starting up) is paced
+	// as Go paces it by default. Every other command (the attach client
 	// above all) allocates less than Go's 4 MiB minimum heap and, at Go's
 	// default, never collects, which holds less memory than the
 	// collector's own structures would (GOGC, when set, wins).

@@ -12,6 +12,14 @@
 // without scanning, set GOGC to its floor and collected every 100 ms: a
 // collection's fixed costs, not its scanning, are most of it there.)
 //
+// A flood is the exception: its pane allocates as fast as it parses, and
+// at that headroom a 20 MB cat was collected 24 times in a second, a
+// ninth of the server's CPU. A run of collections each close on the one
+// before (Boost) doubles the headroom, up to maxBoost times, and one that
+// comes long after the one before halves it back. A flood holds some
+// 15 MB more while it lasts; 48 busy panes, collected a second or more
+// apart, never see it.
+//
 // It owns only the GC percentage of the process, from Start on; it reads
 // the runtime's metrics and knows nothing of rings or panes.
 package gcpace
@@ -21,6 +29,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
+	"time"
 )
 
 // minPercent bounds GOGC below, for a huge heap: some headroom in
@@ -42,18 +51,54 @@ type Pacer struct {
 	stopped atomic.Bool
 	// last is the GOGC set last, for the tests.
 	last atomic.Int64
+	// boost multiplies percent while collections come in a burst, run
+	// counts the close ones in a row, at is when the last tune ran: the
+	// cleanup goroutine's only.
+	boost, run int
+	at         time.Time
 }
 
-// Start sets GOGC to percent now and, after every collection from now on,
-// to what gives percent of capBytes as headroom once the heap outgrows it.
+// A burst of collections: burstRun in a row, each within burstGap of the
+// one before, double the headroom, and so does each one after them, up to
+// maxBoost times; one calmGap or more after the one before halves it
+// back. A single close pair is no burst: the rings' packing or a client's
+// attach brings one now and then to 48 busy panes, collected a second or
+// more apart, and doubling their headroom for it only held memory.
+const (
+	burstGap = 100 * time.Millisecond
+	burstRun = 3
+	calmGap  = 500 * time.Millisecond
+	maxBoost = 4
+)
+
+// Boost is the headroom's multiplier, and the run of close collections,
+// after one that came gap after the one before, from the multiplier and
+// the run before it.
+func Boost(boost, run int, gap time.Duration) (int, int) {
+	switch {
+	case gap < burstGap:
+		if run++; run >= burstRun {
+			boost = min(boost*2, maxBoost)
+		}
+		return boost, run
+	case gap >= calmGap:
+		return max(boost/2, 1), 0
+	}
+	return boost, 0
+}
+
+// Start sets GOGC for a heap not measured yet now and, after every
+// collection from now on, to what gives percent of capBytes as headroom
+// once the heap outgrows it (Percent).
 func Start(percent int, capBytes uint64) *Pacer {
-	p := &Pacer{percent: percent, capBytes: capBytes, samples: []metrics.Sample{
+	p := &Pacer{percent: percent, capBytes: capBytes, boost: 1, at: time.Now(), samples: []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/gc/scan/stack:bytes"},
 		{Name: "/gc/scan/globals:bytes"},
 	}}
-	debug.SetGCPercent(percent)
-	p.last.Store(int64(percent))
+	pct := Percent(percent, capBytes, 0)
+	debug.SetGCPercent(pct)
+	p.last.Store(int64(pct))
 	p.arm()
 	return p
 }
@@ -84,17 +129,32 @@ func (p *Pacer) tune() {
 	metrics.Read(p.samples)
 	live := p.samples[0].Value.Uint64()
 	roots := p.samples[1].Value.Uint64() + p.samples[2].Value.Uint64()
-	pct := Percent(p.percent, p.capBytes, live+roots)
+	now := time.Now()
+	p.boost, p.run = Boost(p.boost, p.run, now.Sub(p.at))
+	p.at = now
+	pct := Percent(p.percent*p.boost, p.capBytes, live+roots)
 	if int64(pct) != p.last.Load() {
 		debug.SetGCPercent(pct)
 		p.last.Store(int64(pct))
 	}
 }
 
+// minHeap is Go's own least heap goal at its default GOGC of 100: a
+// smaller heap is collected when it reaches this, whatever it holds.
+const minHeap = 4 << 20
+
 // Percent is the GOGC that gives a heap of heap bytes (live, stacks and
 // globals, what GOGC is a percentage of) percent of it as headroom up to
-// capBytes, and percent of capBytes past it.
+// capBytes, and percent of capBytes past it. A heap that would be
+// collected before minHeap at percent is paced as Go paces it by default
+// (100: at minHeap, or twice the heap) instead: below 100, Go lowers its
+// least goal in proportion (2 MiB at 50), and a server starting up, its
+// heap a megabyte or two, collected four times in its first 60 ms for
+// nothing. heap 0 is a heap not measured yet.
 func Percent(percent int, capBytes, heap uint64) int {
+	if heap*uint64(100+percent)/100 < minHeap {
+		return max(percent, 100)
+	}
 	if heap <= capBytes {
 		return percent
 	}

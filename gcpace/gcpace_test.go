@@ -3,6 +3,7 @@ package gcpace
 import (
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,7 +18,10 @@ func TestPercent(t *testing.T) {
 		heap uint64
 		want int
 	}{
-		{0, 50},        // nothing measured yet
+		{0, 100},       // nothing measured yet: Go's own pace, 4 MiB
+		{1 << 20, 100}, // starting up: collected at 4 MiB, not 1.5
+		{2 << 20, 100}, // 3 MiB at 50 %: 4 MiB at 100
+		{3 << 20, 50},  // 4.5 MiB at 50 %, past Go's least goal
 		{11 << 20, 50}, // 48 busy panes before their rings fill
 		{limit, 50},    // at the cap
 		{24 << 20, 25}, // their rings full: the same 6 MiB of headroom
@@ -65,5 +69,26 @@ func TestPacerFollowsCollections(t *testing.T) {
 	runtime.GC()
 	if got := debug.SetGCPercent(77); got != 77 || p.Percent() != set {
 		t.Errorf("after Stop GOGC was set to %d (pacer %d), want it left at 77", got, p.Percent())
+	}
+}
+
+// A run of close collections boosts the headroom, one close pair does
+// not, and a calm gap brings it back down.
+func TestBoost(t *testing.T) {
+	near, mid, calm := 20*time.Millisecond, 300*time.Millisecond, time.Second
+	boost, run := 1, 0
+	var got []int
+	for _, gap := range []time.Duration{
+		near, mid, // one close pair: no burst
+		near, near, near, near, near, // a flood: 2 at the third, then 4
+		mid,        // held
+		calm, calm, // back down
+	} {
+		boost, run = Boost(boost, run, gap)
+		got = append(got, boost)
+	}
+	want := []int{1, 1, 1, 1, 2, 4, 4, 4, 2, 1}
+	if !slices.Equal(got, want) {
+		t.Errorf("boosts %v, want %v", got, want)
 	}
 }
