@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,31 +75,63 @@ type Dead struct {
 // rec.Socket already (endpoint.Listen), so no other live server of it is
 // starting.
 func Register(dir string, rec Record) (*Claim, []*Dead, error) {
-	key := filepath.Join(dir, socketKey(rec.Socket))
+	for try := 1; ; try++ {
+		claim, dead, err := register(filepath.Join(dir, socketKey(rec.Socket)), rec)
+		// The socket's directory went while this server read it: the
+		// server of the socket before this one released its record last
+		// (Release). A fresh directory is made for this one.
+		if errors.Is(err, fs.ErrNotExist) && try < registerTries {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("record this server for whoever starts after it: %w", err)
+		}
+		return claim, dead, nil
+	}
+}
+
+// registerTries bounds Register's attempts, each after a Release that
+// emptied the socket's directory while it was read: one server can
+// release only once, so two attempts always do.
+const registerTries = 3
+
+// beforeCreate runs between finding the dead records and writing this
+// server's own: a gate for the tests.
+var beforeCreate = func() {}
+
+func register(key string, rec Record) (*Claim, []*Dead, error) {
 	if err := os.MkdirAll(key, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("record this server for whoever starts after it: %w", err)
+		return nil, nil, err
 	}
 	dead, err := findDead(key, rec.Socket)
 	if err != nil {
 		return nil, nil, err
 	}
+	beforeCreate()
 	f, err := lockedFile(filepath.Join(key, rec.Instance+".json"), unix.O_CREAT|unix.O_EXCL)
 	if err == nil {
-		err = writeRecord(f, rec)
+		if err = writeRecord(f, rec); err != nil {
+			_ = os.Remove(f.Name()) // Best effort: a record half written is dropped by the next server.
+			_ = f.Close()
+		}
 	}
 	if err != nil {
 		for _, d := range dead {
 			d.Done(false)
 		}
-		return nil, nil, fmt.Errorf("record this server for whoever starts after it: %w", err)
+		return nil, nil, err
 	}
 	return &Claim{f: f}, dead, nil
 }
 
 // Release removes the record once the server's teardown has finished:
-// nothing is left to reap.
+// nothing is left to reap. The socket's directory goes with its last
+// record, so that one server name after another (a script's, a test's)
+// leaves no directory behind; removing one that holds another record
+// fails, harmlessly.
 func (c *Claim) Release() error {
 	err := os.Remove(c.f.Name())
+	_ = os.Remove(filepath.Dir(c.f.Name())) // Best effort: another server's record keeps it.
 	return errors.Join(err, c.f.Close())
 }
 

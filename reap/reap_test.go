@@ -146,3 +146,41 @@ func TestHalfWrittenRecordDropped(t *testing.T) {
 func findDeadIn(dir, socket string) ([]*Dead, error) {
 	return findDead(filepath.Join(dir, socketKey(socket)), socket)
 }
+
+// The last server of a socket to release its record takes the socket's
+// directory with it, so that server names used once leave nothing; a
+// server of the same socket starting at that moment makes the directory
+// again.
+func TestLastReleaseLeavesNoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	rec := func() Record { return Record{Socket: "s", PID: os.Getpid(), Instance: NewInstance()} }
+	before, _, err := Register(dir, rec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server before quits between the next one's scan of the
+	// directory and the writing of its record.
+	released := false
+	beforeCreate = func() {
+		if !released {
+			released = true
+			if err := before.Release(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { beforeCreate = func() {} }()
+	next, dead, err := Register(dir, rec())
+	if err != nil {
+		t.Fatalf("a server starting as the one before it released: %v", err)
+	}
+	if !released || len(dead) != 0 {
+		t.Fatalf("released %v, dead %d: want the one before released, and nothing dead", released, len(dead))
+	}
+	if err := next.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
+		t.Errorf("after the last release %s holds %v (%v), want nothing", dir, ents, err)
+	}
+}
