@@ -91,8 +91,9 @@ func Register(dir string, rec Record) (*Claim, []*Dead, error) {
 }
 
 // registerTries bounds Register's attempts, each after a Release that
-// emptied the socket's directory while it was read: one server can
-// release only once, so two attempts always do.
+// emptied the socket's directory while it was read. Only the server of
+// the socket before this one can release meanwhile, so two attempts
+// always do; the third is a margin, not a loop.
 const registerTries = 3
 
 // beforeCreate runs between finding the dead records and writing this

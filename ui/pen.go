@@ -48,6 +48,10 @@ func (p pen) Render(text string) string {
 	if p.sgr == "" {
 		return text
 	}
+	if !strings.Contains(text, "\n") {
+		// A title or the status line, drawn with every frame.
+		return p.sgr + text + ansi.ResetStyle
+	}
 	var b strings.Builder
 	for i, line := range strings.Split(text, "\n") {
 		if i > 0 {
