@@ -123,28 +123,28 @@ func sessionGroups(sid, skip int) (groups []int, err error) {
 	return groups, err
 }
 
-// sessionMembers scans /proc for the live processes of session sid, and
-// reaps the members that are zombies of ours, except skip (the leader,
-// which cmd.Wait reaps).
+// sessionMembers finds the live processes of session sid in a walk of
+// /proc that began after the call (walks, shared with every pane asking
+// at the same time), and reaps the members that are zombies of ours,
+// except skip (the leader, which cmd.Wait reaps).
 func sessionMembers(sid, skip int) ([]member, error) {
-	pids, err := listPids()
+	procs, err := walks.procs()
 	if err != nil {
 		return nil, err
 	}
 	var members []member
-	for _, pid := range pids {
-		st, err := readStat(pid)
-		if err != nil || st.session != sid {
-			continue // gone meanwhile, or another session's
+	for _, p := range procs {
+		if p.st.session != sid {
+			continue // another session's
 		}
-		if st.state == 'Z' {
-			if pid != skip {
+		if p.st.state == 'Z' {
+			if p.pid != skip {
 				var ws unix.WaitStatus
-				_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort: not ours if it fails.
+				_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil) // Best effort: not ours, or reaped meanwhile.
 			}
 			continue
 		}
-		members = append(members, member{pid: pid, pgrp: st.pgrp})
+		members = append(members, member{pid: p.pid, pgrp: p.st.pgrp})
 	}
 	return members, nil
 }

@@ -27,8 +27,16 @@ type procStat struct {
 // pfKthread is the kernel's PF_KTHREAD in a stat line's flags.
 const pfKthread = 0x00200000
 
+// statBufBytes holds any stat line: 52 numbers and a name of at most 64
+// bytes (a kernel thread's); a longer one is read again whole.
+const statBufBytes = 1024
+
+// readStat reads pid's stat line. A walk reads one for every process on
+// the machine, so it takes an open, a read and a close, and parses in
+// place.
 func readStat(pid int) (procStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	var buf [statBufBytes]byte
+	b, err := readSmall("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
 	if err != nil {
 		return procStat{}, err
 	}
@@ -42,24 +50,50 @@ func parseStat(b []byte) (procStat, error) {
 	if i < 0 {
 		return procStat{}, errors.New("malformed /proc stat line")
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 || len(f[0]) != 1 {
+	var f [20][]byte
+	if fields(b[i+1:], f[:]) < len(f) || len(f[0]) != 1 {
 		return procStat{}, errors.New("malformed /proc stat line")
 	}
 	var st procStat
 	var errs [5]error
 	var flags uint64
 	st.state = f[0][0]
-	st.ppid, errs[0] = strconv.Atoi(f[1])
-	st.pgrp, errs[1] = strconv.Atoi(f[2])
-	st.session, errs[2] = strconv.Atoi(f[3])
-	flags, errs[3] = strconv.ParseUint(f[6], 10, 64)
-	st.start, errs[4] = strconv.ParseUint(f[19], 10, 64)
+	st.ppid, errs[0] = strconv.Atoi(string(f[1]))
+	st.pgrp, errs[1] = strconv.Atoi(string(f[2]))
+	st.session, errs[2] = strconv.Atoi(string(f[3]))
+	flags, errs[3] = strconv.ParseUint(string(f[6]), 10, 64)
+	st.start, errs[4] = strconv.ParseUint(string(f[19]), 10, 64)
 	st.kthread = flags&pfKthread != 0
 	if err := errors.Join(errs[:]...); err != nil {
 		return procStat{}, fmt.Errorf("malformed /proc stat line: %w", err)
 	}
 	return st, nil
+}
+
+// fields fills dst with the first len(dst) fields of b, split at ASCII
+// white space as strings.Fields would split a stat line, and returns how
+// many it found; unlike strings.Fields it allocates nothing.
+func fields(b []byte, dst [][]byte) int {
+	n := 0
+	for n < len(dst) {
+		for len(b) > 0 && asciiSpace(b[0]) {
+			b = b[1:]
+		}
+		if len(b) == 0 {
+			break
+		}
+		end := 0
+		for end < len(b) && !asciiSpace(b[end]) {
+			end++
+		}
+		dst[n], b = b[:end], b[end:]
+		n++
+	}
+	return n
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
 }
 
 // listPids lists the processes in /proc.
