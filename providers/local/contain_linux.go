@@ -123,20 +123,6 @@ func (h *handle) marked() ([]int, error) {
 	return pids, err
 }
 
-// markedPids scans /proc for live processes whose environment holds kv.
-func markedPids(kv string) ([]int, error) {
-	self := os.Getpid()
-	return pidsWhere(func(pid int) bool {
-		if pid == self {
-			return false
-		}
-		if st, err := readStat(pid); err != nil || st.state == 'Z' || st.kthread {
-			return false
-		}
-		return hasEnv(pid, kv)
-	})
-}
-
 // Survivors names the pane's processes still alive, for a teardown that
 // could not verify the pane gone (providers.SurvivorLister).
 func (h *handle) Survivors() []providers.Process {

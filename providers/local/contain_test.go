@@ -254,3 +254,9 @@ func TestStaleCgroupsSwept(t *testing.T) {
 		t.Errorf("a live sandmux's cgroup %s was swept: %v", live, err)
 	}
 }
+
+// hasEnv reports whether pid's environment holds the marker entry kv.
+func hasEnv(pid int, kv string) bool {
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return err == nil && slices.Contains(markersOf(env), kv)
+}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sandmux/sandmux/termsafe"
 )
@@ -176,30 +175,25 @@ func procCgroup(pid int) string {
 	return ""
 }
 
-// hasEnv reports whether pid's environment holds the exact entry kv. A
-// zombie's, a kernel thread's and another user's read as empty, and so
-// does a process's for an instant while it execs: an empty environment is
-// read again a few times before it counts as not holding kv.
-func hasEnv(pid int, kv string) bool {
-	for try := 0; ; try++ {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-		if err != nil {
-			return false
-		}
-		if len(b) > 0 || try == 3 {
-			return containsEntry(b, kv)
-		}
-		time.Sleep(time.Millisecond) // no event marks the end of an exec
-	}
-}
+// envRetries is how many more times an environment that read empty is
+// read, a millisecond apart: a process's reads empty for an instant while
+// it execs, and no event marks the end of an exec.
+const envRetries = 3
 
-func containsEntry(env []byte, kv string) bool {
+// envBufBytes holds most environments whole; a larger one is read again
+// whole (readSmall).
+const envBufBytes = 16 << 10
+
+// markersOf returns the entries of the environment env (NUL-separated,
+// as /proc/PID/environ holds it) that mark a pane: markerVar=VALUE.
+func markersOf(env []byte) []string {
+	var found []string
 	for entry := range bytes.SplitSeq(env, []byte{0}) {
-		if string(entry) == kv {
-			return true
+		if len(entry) > len(markerVar) && entry[len(markerVar)] == '=' && string(entry[:len(markerVar)]) == markerVar {
+			found = append(found, string(entry))
 		}
 	}
-	return false
+	return found
 }
 
 // commandOf names pid for a message: its command line, or its name in

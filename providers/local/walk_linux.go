@@ -1,7 +1,11 @@
 package local
 
 import (
+	"os"
+	"slices"
+	"strconv"
 	"sync"
+	"time"
 )
 
 // Walks of /proc. Only a walk over every process finds a session's
@@ -16,8 +20,9 @@ import (
 
 // proc is one process as a walk found it.
 type proc struct {
-	pid int
-	st  procStat
+	pid     int
+	st      procStat
+	markers []string // a marker walk's: the entries of its environment that mark a pane
 }
 
 // aWalk is one walk: done closes once procs and err are set, and they
@@ -47,8 +52,13 @@ type walker struct {
 	joined func()
 }
 
-// walks is the process's walker: the walks of every pane.
-var walks = walker{walk: walkProc}
+// walks and markWalks are the process's walkers, shared by every pane:
+// of every process's stat line, and of the live processes that carry a
+// pane's marker (the containment of panes without a cgroup).
+var (
+	walks     = walker{walk: walkProc}
+	markWalks = walker{walk: walkMarked}
+)
 
 // procs returns every process on the machine, as found by a walk that
 // began after the call. The slice is shared: read it, never change it.
@@ -106,4 +116,63 @@ func walkProc() ([]proc, error) {
 		}
 	}
 	return procs, nil
+}
+
+// walkMarked reads the environment of every live process but sandmux and
+// the kernel's threads, and returns those that carry a pane's marker. A
+// process whose environment reads empty is read again, envRetries times at
+// most, all such together. An environment that cannot be read (another
+// user's) carries no marker.
+func walkMarked() ([]proc, error) {
+	procs, err := walkProc()
+	if err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	buf := make([]byte, envBufBytes)
+	var marked, blank []proc
+	for _, p := range procs {
+		if p.pid == self || p.st.state == 'Z' || p.st.kthread {
+			continue
+		}
+		marked, blank = sortMarked(p, buf, marked, blank)
+	}
+	for try := 0; try < envRetries && len(blank) > 0; try++ {
+		time.Sleep(time.Millisecond) // no event marks the end of an exec
+		again := blank
+		blank = nil
+		for _, p := range again {
+			marked, blank = sortMarked(p, buf, marked, blank)
+		}
+	}
+	return marked, nil
+}
+
+// sortMarked reads p's environment into buf: p is added to marked when it
+// carries a marker, to blank when it reads empty.
+func sortMarked(p proc, buf []byte, marked, blank []proc) ([]proc, []proc) {
+	env, err := readSmall("/proc/"+strconv.Itoa(p.pid)+"/environ", buf)
+	switch {
+	case err != nil:
+	case len(env) == 0:
+		blank = append(blank, p)
+	default:
+		if p.markers = markersOf(env); len(p.markers) > 0 {
+			marked = append(marked, p)
+		}
+	}
+	return marked, blank
+}
+
+// markedPids lists the live processes whose environment holds the entry
+// kv, found by a marker walk that began after the call.
+func markedPids(kv string) ([]int, error) {
+	procs, err := markWalks.procs()
+	var pids []int
+	for _, p := range procs {
+		if slices.Contains(p.markers, kv) {
+			pids = append(pids, p.pid)
+		}
+	}
+	return pids, err
 }

@@ -83,3 +83,23 @@ func TestWalksAreSharedAndFresh(t *testing.T) {
 func has(procs []proc, pid int) bool {
 	return slices.ContainsFunc(procs, func(p proc) bool { return p.pid == pid })
 }
+
+// TestMarkersOf: only entries named exactly markerVar mark a pane, each
+// kept whole, whatever surrounds them.
+func TestMarkersOf(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want []string
+	}{
+		{"", nil},
+		{"A=1\x00SANDMUX_PANE_ID=local-1-ab\x00B=2\x00", []string{"SANDMUX_PANE_ID=local-1-ab"}},
+		{"SANDMUX_PANE_ID=x", []string{"SANDMUX_PANE_ID=x"}},
+		{"SANDMUX_PANE_ID=a\x00SANDMUX_PANE_ID=b", []string{"SANDMUX_PANE_ID=a", "SANDMUX_PANE_ID=b"}},
+		{"SANDMUX_PANE_IDX=a\x00XSANDMUX_PANE_ID=b\x00SANDMUX_PANE_ID\x00SANDMUX_PANE=c", nil},
+		{"SANDMUX_PANE_ID=\x00", []string{"SANDMUX_PANE_ID="}},
+	} {
+		if got := markersOf([]byte(c.env)); !slices.Equal(got, c.want) {
+			t.Errorf("markersOf(%q) = %q, want %q", c.env, got, c.want)
+		}
+	}
+}
