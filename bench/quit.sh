@@ -31,5 +31,5 @@ for kind in $KINDS; do
   s=$(date +%s.%N); $QUIT >/dev/null 2>&1 & q=$!; last=$a
   while alive "$P"; do t=$(ticks "$P"); [ "$t" -gt "$last" ] && last=$t; sleep 0.01; done
   e=$(date +%s.%N); wait $q; tmux -L o$L kill-server 2>/dev/null
-  echo "$kind panes=$N extra_procs=$EXTRA quit_seconds=$(echo "$e - $s" | bc) cpu_ticks=$((last-a))"
+  echo "$kind panes=$N extra_procs=$EXTRA quit_seconds=$(printf %.2f "$(echo "$e - $s" | bc)") cpu_ticks=$((last-a))"
 done

@@ -10,8 +10,10 @@
 #   REPEAT=1                runs of each row (the table shows every run)
 #   PROFILE=DIR             also take a 6 s CPU and a heap profile of sandmux
 #                           during each agents run, into DIR
-#   ONLY="agents tp lat bin idle"  which rows (lat also times bench/relay, the
+#   ONLY="agents tp lat bin quit idle"  which rows (lat also times the echo
+#                           beside four flooding panes, and bench/relay, the
 #                           floor of a Go echo; bin, the binary's own memory;
+#                           quit, bench/quit.sh: 48 panes beside 1000 processes;
 #                           steady, not run unless named: memory once the
 #                           rings are full, bench/steady.sh, 5.5 min a stream)
 #   STEADY="log vim"        the streams of the steady rows, 48 panes each
@@ -25,7 +27,7 @@ BENCH=${BENCH:-$(readlink -f "$H/../../shared/bench" 2>/dev/null || echo /work/s
 export SANDMUX=$(readlink -f "${SANDMUX:-./sandmux}")
 SD=${1:-${TMPDIR:-/tmp}/sandmux-streams}
 STREAMS=${STREAMS:-htop vim apt log}; PANES=${PANES:-48 16}; RATE=${RATE:-20000}
-REPEAT=${REPEAT:-1}; ONLY=${ONLY:-agents tp lat bin idle}; PROFILE=${PROFILE:-}
+REPEAT=${REPEAT:-1}; ONLY=${ONLY:-agents tp lat bin quit idle}; PROFILE=${PROFILE:-}
 [ -n "$PROFILE" ] && mkdir -p "$PROFILE"
 for s in $STREAMS; do [ -f "$SD/$s.stream" ] || { "$H/streams.sh" "$SD" >/dev/null; break; }; done
 val() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
@@ -72,6 +74,13 @@ for r in $(seq "$REPEAT"); do
     m=$(python3 "$BENCH/latency.py" "$SANDMUX" -L lat$$ cat); "$SANDMUX" ctl -L lat$$ quit --kill >/dev/null 2>&1
     b=""; [ -n "$BEFORE" ] && { b=$(python3 "$BENCH/latency.py" "$BEFORE" -L latb$$ cat); "$BEFORE" ctl -L latb$$ quit --kill >/dev/null 2>&1; }
     row "idle pane echo med/p90" "$(val median_ms "$t")/$(val p90_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")ms"
+    # The same cat beside four panes that cat a 20 MB file over and over.
+    F=$SD/mixed.txt; [ -f "$F" ] || python3 "$BENCH/gen-output.py" mixed "$F" 20
+    FL="sh -c 'while :; do cat $F; done'"
+    t=$(python3 "$BENCH/latency.py" sh -c "exec tmux -L fl$$ -f /dev/null new-session cat \\; split-window \"$FL\" \\; split-window \"$FL\" \\; split-window \"$FL\" \\; split-window \"$FL\" \\; select-layout tiled \\; select-pane -t 0"); tmux -L fl$$ kill-server 2>/dev/null
+    fecho() { python3 "$BENCH/latency.py" sh -c "exec $1 -L $2 cat \"$FL\" \"$FL\" \"$FL\" \"$FL\""; "$1" ctl -L "$2" quit --kill >/dev/null 2>&1; }
+    m=$(fecho "$SANDMUX" fl$$); b=$([ -n "$BEFORE" ] && fecho "$BEFORE" flb$$)
+    row "echo beside 4 floods med/p90" "$(val median_ms "$t")/$(val p90_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")ms"
     # The floor of a Go program's echo here (bench/relay): cat on a PTY,
     # relayed with no goroutine hand-off, then with one each way.
     if [ -x "$RELAY" ]; then
@@ -99,6 +108,12 @@ for r in $(seq "$REPEAT"); do
       t=$(grep '^tmux ' <<<"$out"); m=$(grep "^$SANDMUX " <<<"$out"); b=$([ -n "$BEFORE" ] && grep "^$BEFORE " <<<"$out")
       row "48×$st after ${STEADY_SECS:-330}s: mem" "$(fmt_steady "$t")" "$(fmt_steady "$m")" "$(fmt_steady "$b")"
     done
+  fi
+  if [[ $ONLY == *quit* ]]; then
+    # Quitting 48 panes, with 1000 more processes on the machine.
+    q=$("$H/quit.sh" 48 1000 sandmux tmux); b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE "$H/quit.sh" 48 1000 sandmux)
+    t=$(grep '^tmux ' <<<"$q"); m=$(grep '^sandmux ' <<<"$q")
+    row "quit 48 panes (+1000 procs): s, ticks" "$(val quit_seconds "$t")s $(val cpu_ticks "$t")" "$(val quit_seconds "$m")s $(val cpu_ticks "$m")" "$(val quit_seconds "$b")s $(val cpu_ticks "$b")"
   fi
   if [[ $ONLY == *idle* ]]; then
     t=$("$BENCH/idle.sh" tmux 32); m=$("$BENCH/idle.sh" sandmux 32)

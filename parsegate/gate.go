@@ -19,12 +19,10 @@ import (
 // consumer parses into its pane's screen on its own goroutine; with a
 // hundred panes flooding, a hundred goroutines ran flat out and Go's
 // scheduler served the input and the frames in turn with them, so a key
-// waited behind every pane's slice. Through the gate at most as many
-// screens as there are processors parse at a time, so the input loop
-// competes with a few parsers, not a hundred (leaving a processor idle
-// for it instead made four panes parse one after another: 4.4 s for
-// throughput.sh's 4 panes against 3.0 s, with the help still answering
-// a flood of 100 panes in a median 51 ms); the panes on screen are
+// waited behind every pane's slice. Through the gate at most width
+// screens parse at a time (sandmux gives it one processor fewer than
+// there are), so the input loop competes with a few parsers, not a
+// hundred, and a flood leaves a core to the rest; the panes on screen are
 // served first, and every backTurn-th turn goes to a pane off screen, so
 // those still make progress (their screens are right when shown, their
 // children are never stopped for good). A pane whose echo a client waits
