@@ -179,6 +179,38 @@ func (r ttyReader) Read(p []byte) (int, error) {
 
 func (r ttyReader) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadline(t) }
 
+// WriteNow draws what of p the client's handed-over terminal takes at
+// once, without waiting: short when the terminal is full or another
+// write holds it, whatever is left for Write. ok is false when the
+// client relays its terminal: only Write draws there. A failed write is
+// left for Write to meet and report.
+func (s *Conn) WriteNow(p []byte) (n int, ok bool) {
+	if s.tty == nil {
+		return 0, false
+	}
+	if len(p) == 0 || !s.wmu.TryLock() {
+		return 0, true
+	}
+	defer s.wmu.Unlock()
+	if s.finished || s.werr != nil {
+		return 0, true
+	}
+	rc, err := s.tty.SyscallConn() // not Fd, which may make the file blocking
+	if err != nil {
+		return 0, true
+	}
+	_ = rc.Control(func(fd uintptr) { // Best effort: a closed terminal is Write's to report.
+		for n < len(p) {
+			m, err := nbio.Write(int(fd), p[n:])
+			if err != nil {
+				return // EAGAIN: full; any other error is Write's to meet
+			}
+			n += m
+		}
+	})
+	return n, true
+}
+
 // writeTTY draws p on the client's terminal; called with wmu held. A
 // terminal that takes nothing for writeTimeout is cut off, as a client
 // that reads no frames is.

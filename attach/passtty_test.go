@@ -23,6 +23,22 @@ func fdFlags(t *testing.T, f *os.File) int {
 	return fl
 }
 
+// controlFlags is F_GETFL of f, read without f.Fd (which makes a file
+// blocking).
+func controlFlags(t *testing.T, f *os.File) int {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fl int
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { fl, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		t.Fatal(err, ferr)
+	}
+	return fl
+}
+
 // A client on a terminal hands it over: the server reads the keys and
 // draws on it itself, through an open file of its own (the client's
 // standard input never turns non-blocking) that no child inherits; and
@@ -48,6 +64,15 @@ func TestTerminalHandedOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.waitShown(t, "\x1b[Hstraight")
+	// A frame with an echo is written at once by its Update (WriteNow),
+	// and the server's terminal file stays non-blocking for its reads.
+	if n, ok := a.WriteNow([]byte("\x1b[Hat once")); !ok || n != len("\x1b[Hat once") {
+		t.Errorf("WriteNow on a handed terminal = %d, %v; want all of it written", n, ok)
+	}
+	p.waitShown(t, "\x1b[Hat once")
+	if fl := controlFlags(t, a.tty); fl&unix.O_NONBLOCK == 0 {
+		t.Error("the server's terminal file turned blocking after WriteNow")
+	}
 
 	if err := a.Finish(Exit{Detached: true}); err != nil {
 		t.Errorf("Finish: %v", err)
@@ -123,6 +148,9 @@ func TestTwoTerminalsAreRelayed(t *testing.T) {
 	a := fs.next(t)
 	if a.tty != nil {
 		t.Error("a terminal was handed over though input and output differ")
+	}
+	if _, ok := a.WriteNow([]byte("now")); ok {
+		t.Error("WriteNow said a relayed terminal can be written without waiting")
 	}
 	if _, err := a.Write([]byte("ready")); err != nil {
 		t.Fatal(err)

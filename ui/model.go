@@ -49,7 +49,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // Terminal: composing is CPU work on cached rows; each Terminal's own
 // goroutine writes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.echoOnly, m.framed = false, m.framed[:0]
+	m.echoOnly, m.echoed, m.framed = false, false, m.framed[:0]
 	typed := m.typedOnly(msg)
 	if typed || redrawMsg(msg) {
 		// A key typed into a pane, or the redraw loop drawing what

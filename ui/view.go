@@ -215,6 +215,10 @@ func (v *view) show() {
 	}
 	lines, cuts, cursor := v.composeParts()
 	v.passCursorColor()
+	if v.m.echoed {
+		v.term.ShowNow(lines, cuts, cursor, v.width)
+		return
+	}
 	v.term.ShowParts(lines, cuts, cursor, v.width)
 }
 

@@ -29,6 +29,9 @@ type (
 		// and titles (compose.go); the next frame brings the rest.
 		echoOnly bool
 		framed   []int // the keys of the panes this Update took frames of
+		// echoed: this Update took the frame of a pane whose echo was
+		// awaited, so the views draw it themselves (term.ShowNow).
+		echoed bool
 	}
 	// wakeMsg says which signal ended the wait.
 	wakeMsg  struct{ kind wakeKind }
@@ -165,6 +168,7 @@ func (m *Model) paneFrame(i int, p *mux.Pane, now time.Time) {
 	m.Wrote()
 	m.framePanes++
 	m.framed = append(m.framed, p.Key())
+	m.echoed = m.echoed || p.Echoing()
 	p.EchoDrawn()
 }
 

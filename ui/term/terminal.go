@@ -43,7 +43,14 @@ type Terminal struct {
 	quit    chan struct{}
 	wg      sync.WaitGroup
 
-	// Owned by the drawing goroutine.
+	// now is out when it can write without waiting (a terminal handed
+	// to the server): a frame with a key's echo is then drawn by the
+	// Update that made it (ShowNow), not handed to the goroutine.
+	now nowWriter
+
+	// drawMu is held by whoever draws, the goroutine or ShowNow: it
+	// guards what follows and keeps the frames in order.
+	drawMu        sync.Mutex
 	prev          []string
 	prevCuts      [][]Cut // the parts of each of prev's lines, nil for a line drawn whole
 	width, height int
@@ -112,6 +119,11 @@ const ColorQueries = "\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b]12;?\x1b\\"
 // starts drawing. Close undoes all of it; call it on every exit path.
 func Open(in *os.File, out io.Writer) (*Terminal, error) {
 	t := &Terminal{in: in, out: out, wake: make(chan struct{}, 1), quit: make(chan struct{})}
+	if nw, ok := out.(nowWriter); ok {
+		if _, can := nw.WriteNow(nil); can {
+			t.now = nw
+		}
+	}
 	if in != nil && xterm.IsTerminal(in.Fd()) {
 		st, err := xterm.MakeRaw(in.Fd())
 		if err != nil {
@@ -138,23 +150,30 @@ func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
 // changed are written, when its parts stand where they stood. The caller
 // must not change the cuts it handed over.
 func (t *Terminal) ShowParts(lines []string, cuts [][]Cut, cursor *tea.Cursor, width int) {
+	if t.hand(lines, cuts, cursor, width) {
+		t.poke()
+	}
+}
+
+// hand makes the frame the pending one; false when it is the frame
+// handed last (drawn or pending): drawing it again writes nothing, and
+// waking the drawing goroutine for it would cost every Update that
+// changed nothing on screen a goroutine hand-off, a key's among them.
+func (t *Terminal) hand(lines []string, cuts [][]Cut, cursor *tea.Cursor, width int) bool {
 	d := &drawing{lines: lines, cuts: cuts, cursor: cursor, width: width}
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	d.last = t.rec != nil && t.rec.isEnding()
 	if !d.last && t.handed.same(d) {
-		// The frame handed last (drawn or pending) is this one: drawing
-		// it again writes nothing, and waking the drawing goroutine for
-		// it would cost every Update that changed nothing on screen a
-		// goroutine hand-off, a key's among them.
-		t.mu.Unlock()
-		return
+		return false
 	}
 	t.pending, t.handed = d, d
-	t.mu.Unlock()
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
+	return true
+}
+
+// write writes b, waiting as long as out does.
+func (t *Terminal) write(b []byte) {
+	_, _ = t.out.Write(b) // Best effort: a terminal that went away is noticed by the input side.
 }
 
 // maxPassthrough bounds the sequences waiting to be passed on: a pane that
@@ -170,10 +189,7 @@ func (t *Terminal) Passthrough(seq string) {
 	}
 	t.through = append(t.through, seq...)
 	t.mu.Unlock()
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
+	t.poke()
 }
 
 // Close draws the last frame, stops drawing, and restores the terminal:
@@ -203,15 +219,21 @@ func (t *Terminal) draw() {
 	for {
 		select {
 		case <-t.wake:
-			t.drawPending()
 		case <-t.quit:
-			t.drawPending()
+			t.drawMu.Lock()
+			t.drawPending(t.write)
+			t.drawMu.Unlock()
 			return
 		}
+		t.drawMu.Lock()
+		t.drawPending(t.write)
+		t.drawMu.Unlock()
 	}
 }
 
-func (t *Terminal) drawPending() {
+// drawPending writes the sequences to pass on, then the pending frame,
+// with write; drawMu held.
+func (t *Terminal) drawPending(write func([]byte)) {
 	t.mu.Lock()
 	f := t.pending
 	t.pending = nil
@@ -221,7 +243,7 @@ func (t *Terminal) drawPending() {
 	t.repaint = false
 	t.mu.Unlock()
 	if len(through) > 0 {
-		_, _ = t.out.Write(through) // Best effort: as the frames below.
+		write(through)
 	}
 	if repaint {
 		if f == nil {
@@ -235,7 +257,7 @@ func (t *Terminal) drawPending() {
 	full := f.width != t.width || len(f.lines) != t.height
 	b := t.render(f)
 	if len(b) > 0 {
-		_, _ = t.out.Write(b) // Best effort: a terminal that went away is noticed by the input side.
+		write(b)
 	}
 	t.recordDrawing(rec, full, f.last, b)
 }
