@@ -47,7 +47,9 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // Update handles a message, then hands each client's new frame to its
 // Terminal: composing is CPU work on cached rows; each Terminal's own
-// goroutine writes.
+// goroutine writes, but for a frame with a key's echo, which the Update
+// writes itself when the terminal takes it without waiting
+// (term.ShowNow).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.echoOnly, m.echoed, m.framed = false, false, m.framed[:0]
 	typed := m.typedOnly(msg)
