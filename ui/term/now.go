@@ -33,6 +33,9 @@ func (t *Terminal) ShowNow(lines []string, cuts [][]Cut, cursor *tea.Cursor, wid
 		return
 	}
 	defer t.drawMu.Unlock()
+	if t.closed {
+		return
+	}
 	// Once the terminal took less than it was given, the rest of the
 	// drawing waits behind what it left, in order.
 	var left []byte

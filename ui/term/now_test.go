@@ -183,3 +183,20 @@ func TestShowNowNeverWaitsForTheGoroutine(t *testing.T) {
 		t.Errorf("the goroutine did not draw the frame ShowNow left to it: %q", got)
 	}
 }
+
+// TestShowNowAfterCloseDrawsNothing: a frame handed after Close is not
+// written past the modes Close undid.
+func TestShowNowAfterCloseDrawsNothing(t *testing.T) {
+	out := newNowBuffer(-1)
+	tm, err := Open(nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tm.ShowNow(echoFrames[0].lines, nil, nil, 3)
+	if got := out.String(); !strings.HasSuffix(got, leaveModes) {
+		t.Errorf("after Close, ShowNow wrote %q past the modes undone", got[strings.LastIndex(got, leaveModes)+len(leaveModes):])
+	}
+}

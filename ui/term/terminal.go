@@ -51,6 +51,7 @@ type Terminal struct {
 	// drawMu is held by whoever draws, the goroutine or ShowNow: it
 	// guards what follows and keeps the frames in order.
 	drawMu        sync.Mutex
+	closed        bool // Close undid the modes: nothing more is drawn
 	prev          []string
 	prevCuts      [][]Cut // the parts of each of prev's lines, nil for a line drawn whole
 	width, height int
@@ -197,6 +198,9 @@ func (t *Terminal) Passthrough(seq string) {
 func (t *Terminal) Close() error {
 	close(t.quit)
 	t.wg.Wait()
+	t.drawMu.Lock()
+	t.closed = true // no ShowNow draws past the modes undone
+	t.drawMu.Unlock()
 	_, err := io.WriteString(t.out, leaveModes)
 	return joinErr(err, t.restore())
 }
