@@ -99,26 +99,27 @@ func (h *handle) containedAlive() (bool, error) {
 // found carrying it before that are still alive and not yet zombies (their
 // environment may read empty while they exit).
 func (h *handle) marked() ([]int, error) {
-	pids, err := markedPids(h.marker)
+	found, err := markedProcs(h.marker)
 	h.seenMu.Lock()
 	defer h.seenMu.Unlock()
 	if h.seen == nil {
 		h.seen = map[int]uint64{}
 	}
-	for _, pid := range pids {
-		if st, serr := readStat(pid); serr == nil {
-			h.seen[pid] = st.start
-		}
+	pids := make([]int, 0, len(found))
+	for _, p := range found {
+		h.seen[p.pid] = p.st.start
+		pids = append(pids, p.pid)
 	}
 	for pid, start := range h.seen {
+		if slices.Contains(pids, pid) {
+			continue // the walk just found it alive
+		}
 		st, serr := readStat(pid)
 		if serr != nil || st.start != start || st.state == 'Z' {
 			delete(h.seen, pid) // gone, reused, or a zombie for the reaper
 			continue
 		}
-		if !slices.Contains(pids, pid) {
-			pids = append(pids, pid)
-		}
+		pids = append(pids, pid)
 	}
 	return pids, err
 }

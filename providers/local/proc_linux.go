@@ -137,24 +137,17 @@ func childPids() ([]int, error) {
 	return pids, nil
 }
 
+// scanChildren finds this process's children in a walk of /proc.
 func scanChildren() ([]int, error) {
-	self := os.Getpid()
-	return pidsWhere(func(pid int) bool {
-		st, err := readStat(pid)
-		return err == nil && st.ppid == self
-	})
-}
-
-// pidsWhere lists the processes in /proc that keep accepts.
-func pidsWhere(keep func(pid int) bool) ([]int, error) {
-	all, err := listPids()
+	procs, err := walks.procs()
 	if err != nil {
 		return nil, err
 	}
+	self := os.Getpid()
 	var pids []int
-	for _, pid := range all {
-		if keep(pid) {
-			pids = append(pids, pid)
+	for _, p := range procs {
+		if p.st.ppid == self {
+			pids = append(pids, p.pid)
 		}
 	}
 	return pids, nil

@@ -193,19 +193,19 @@ func parseUsage(b []byte) (ticks uint64, rssPages int64, err error) {
 	if i < 0 {
 		return 0, 0, errors.New("malformed /proc stat line")
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 22 {
+	var f [22][]byte
+	if fields(b[i+1:], f[:]) < len(f) {
 		return 0, 0, errors.New("malformed /proc stat line")
 	}
 	// Fields 14–17 and 24 of proc(5); f[0] is field 3.
 	for _, s := range f[11:15] {
-		n, err := strconv.ParseInt(s, 10, 64)
+		n, err := strconv.ParseInt(string(s), 10, 64)
 		if err != nil || n < 0 {
 			return 0, 0, fmt.Errorf("malformed /proc stat line: CPU time %q", s)
 		}
 		ticks += uint64(n)
 	}
-	rssPages, err = strconv.ParseInt(f[21], 10, 64)
+	rssPages, err = strconv.ParseInt(string(f[21]), 10, 64)
 	if err != nil || rssPages < 0 {
 		return 0, 0, fmt.Errorf("malformed /proc stat line: rss %q", f[21])
 	}

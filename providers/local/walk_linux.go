@@ -164,15 +164,15 @@ func sortMarked(p proc, buf []byte, marked, blank []proc) ([]proc, []proc) {
 	return marked, blank
 }
 
-// markedPids lists the live processes whose environment holds the entry
-// kv, found by a marker walk that began after the call.
-func markedPids(kv string) ([]int, error) {
+// markedProcs lists the live processes whose environment holds the
+// entry kv, as a marker walk that began after the call found them.
+func markedProcs(kv string) ([]proc, error) {
 	procs, err := markWalks.procs()
-	var pids []int
+	var found []proc
 	for _, p := range procs {
 		if slices.Contains(p.markers, kv) {
-			pids = append(pids, p.pid)
+			found = append(found, p)
 		}
 	}
-	return pids, err
+	return found, err
 }
