@@ -55,9 +55,11 @@ func TestSilentLinkNoticedByKeepalive(t *testing.T) {
 	px := startProxy(t, s.addr())
 	opts := s.options(t, px.addr())
 	opts["keepalive"] = "100ms"
-	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready; exec sleep 1000"}, Options: opts})
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo $$ > " + pidFile + "; echo ready; exec sleep 1000"}, Options: opts})
 	tm := watch(t, p)
 	tm.waitFor(t, "ready")
+	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
 	px.stopForwarding()
 	_, err := tm.end(t)
 	if !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "keepalive") {
@@ -66,6 +68,10 @@ func TestSilentLinkNoticedByKeepalive(t *testing.T) {
 	if _, err := wait(t, p); !errors.Is(err, ErrDisconnected) {
 		t.Errorf("Wait = %v, want ErrDisconnected", err)
 	}
+	// The remote command outlives the silent link until sshd sees its
+	// connection close; once it does, nothing of the pane may be left.
+	px.cut()
+	waitProcessGone(t, pid)
 }
 
 // Keepalives on a healthy connection change nothing.

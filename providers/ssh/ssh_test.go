@@ -318,6 +318,7 @@ func waitProcessGone(t *testing.T, pid int) {
 	deadline := time.Now().Add(20 * time.Second)
 	for processRunning(pid) {
 		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL) // a failed test leaves nothing running
 			t.Fatalf("remote process %d still runs 20s later", pid)
 		}
 		time.Sleep(10 * time.Millisecond) // a poll interval: no event to wait on
