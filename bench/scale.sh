@@ -90,6 +90,10 @@ for r in $(seq "$REPEAT"); do
       # runtime's syscall entry, then past it (RawSyscall).
       z=$(python3 "$BENCH/latency.py" "$RELAY" -poll go); o=$(python3 "$BENCH/latency.py" "$RELAY" -poll raw)
       row "Go relay echo, poll: runtime | raw" "-" "$(val median_ms "$z")/$(val p90_ms "$z") | $(val median_ms "$o")/$(val p90_ms "$o")ms" ""
+      # Waiting in Go's poller, reading and writing as sandmux does
+      # (package nbio), with no hand-off, then one each way.
+      z=$(python3 "$BENCH/latency.py" "$RELAY" -rawio); o=$(python3 "$BENCH/latency.py" "$RELAY" -rawio -handoffs 1)
+      row "Go relay echo, nbio: 0 | 1 hand-off" "-" "$(val median_ms "$z")/$(val p90_ms "$z") | $(val median_ms "$o")/$(val p90_ms "$o")ms" ""
     fi
   fi
   if [[ $ONLY == *bin* ]]; then

@@ -2,8 +2,10 @@
 // on this machine, for bench/scale.sh to time beside tmux and sandmux.
 //
 // It runs cat on a PTY and relays the terminal's keys to it and its
-// output back, both files read and written through Go's poller as
-// sandmux's are. With -handoffs 0 one goroutine reads and writes each
+// output back, both files read and written through Go's poller, or with
+// -rawio waited for in the poller but read and written past the
+// runtime's syscall entry, as sandmux's are (package nbio). With
+// -handoffs 0 one goroutine reads and writes each
 // direction; with -handoffs 1 each direction's reader passes what it
 // read to a writer goroutine over a channel, once: a key then crosses
 // two hand-offs, where sandmux's crosses three (the terminal's reader to
@@ -39,8 +41,9 @@ import (
 func main() {
 	handoffs := flag.Int("handoffs", 0, "goroutine hand-offs in each direction: 0 or 1")
 	poll := flag.String("poll", "", "one thread polling both files, through the runtime (go) or past it (raw)")
+	rawio := flag.Bool("rawio", false, "read and write past the runtime's syscall entry (package nbio), waiting in Go's poller")
 	flag.Parse()
-	run := func() error { return relay(*handoffs) }
+	run := func() error { return relay(*handoffs, *rawio) }
 	if *poll != "" {
 		run = func() error { return pollRelay(*poll == "raw") }
 	}
@@ -50,7 +53,7 @@ func main() {
 	}
 }
 
-func relay(handoffs int) error {
+func relay(handoffs int, rawio bool) error {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("open the terminal (run it on one): %w", err)
@@ -66,10 +69,17 @@ func relay(handoffs int) error {
 	if err != nil {
 		return fmt.Errorf("start cat on a PTY: %w", err)
 	}
-	go pipe(ptmx, tty, handoffs) // keys: until the terminal closes
-	pipe(tty, ptmx, handoffs)    // output: until cat is gone
-	_ = ptmx.Close()             // Best effort: cat is gone.
-	_ = cat.Wait()               // its status is not the measure
+	var term, child io.ReadWriter = tty, ptmx
+	if rawio {
+		if err := nonblock(ptmx); err != nil {
+			return fmt.Errorf("make the PTY non-blocking: %w", err)
+		}
+		term, child = rawFile{tty}, rawFile{ptmx}
+	}
+	go pipe(child, term, handoffs) // keys: until the terminal closes
+	pipe(term, child, handoffs)    // output: until cat is gone
+	_ = ptmx.Close()               // Best effort: cat is gone.
+	_ = cat.Wait()                 // its status is not the measure
 	return nil
 }
 
