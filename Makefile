@@ -66,6 +66,7 @@ FUZZ_TARGETS = \
 	FuzzParseUsage:./providers/local \
 	FuzzString:./termsafe \
 	FuzzDecode:./web \
+	FuzzChangedSpan:./ui/term \
 	FuzzScreenFastPath:./session/vt
 
 fuzz:

@@ -29,33 +29,24 @@ func partsFrame(rng *rand.Rand, texts [][]string, width int) ([]string, [][]Cut)
 }
 
 // Drawing only the parts of a line that changed shows what drawing the
-// whole line shows, and writes less.
+// whole frame anew shows, and writes less.
 func TestPartsDrawWhatWholeLinesDraw(t *testing.T) {
 	const rows, parts, width = 6, 4, 12
 	rng := rand.New(rand.NewPCG(3, 4))
-	var byParts, whole Terminal
-	sp, sw := vt.New(parts*width, rows), vt.New(parts*width, rows)
-	defer sp.Close()
-	defer sw.Close()
+	var byParts Terminal
+	screens := newScreens(t, parts*width, rows)
 	texts := make([][]string, rows)
 	for y := range texts {
 		texts[y] = make([]string, parts)
 	}
 	wroteParts, wroteWhole := 0, 0
-	var fp, fw vt.Frame
 	for step := range 200 {
 		lines, cuts := partsFrame(rng, texts, width)
 		bp := byParts.render(&drawing{lines: lines, cuts: cuts, width: parts * width})
-		bw := whole.render(&drawing{lines: lines, width: parts * width})
+		bw := (&Terminal{}).render(&drawing{lines: lines, width: parts * width}) // each frame drawn anew
 		wroteParts, wroteWhole = wroteParts+len(bp), wroteWhole+len(bw)
-		sp.Write(string(bp))
-		sw.Write(string(bw))
-		sp.Snapshot(&fp)
-		sw.Snapshot(&fw)
-		for y := range rows {
-			if a, b := string(vt.RenderRow(nil, &fp, y)), string(vt.RenderRow(nil, &fw, y)); a != b {
-				t.Fatalf("step %d row %d drawn by parts %q, whole %q", step, y, a, b)
-			}
+		if y, a, b := screens.draw(bp, bw); y >= 0 {
+			t.Fatalf("step %d row %d drawn by parts %q, whole %q", step, y, a, b)
 		}
 	}
 	if wroteParts*3 > wroteWhole*2 {
@@ -63,16 +54,46 @@ func TestPartsDrawWhatWholeLinesDraw(t *testing.T) {
 	}
 }
 
-// A line whose parts moved (another layout) is drawn whole.
+// A line whose parts moved (another layout) is drawn as one, from the
+// line drawn there before: only the cell that differs.
 func TestPartsMovedDrawWhole(t *testing.T) {
 	var tm Terminal
 	tm.render(&drawing{lines: []string{"aaabbb"}, cuts: [][]Cut{{{0, 0}, {3, 3}}}, width: 6})
 	got := string(tm.render(&drawing{lines: []string{"aabbbb"}, cuts: [][]Cut{{{0, 0}, {2, 2}}}, width: 6}))
-	if !strings.Contains(got, "\x1b[1;1Haabbbb") {
-		t.Errorf("a line whose parts moved was drawn %q, want whole", got)
+	if !strings.Contains(got, "\x1b[1;3Hb\x1b[m") || strings.Contains(got, "aa") {
+		t.Errorf("a line whose parts moved was drawn %q, want its third cell alone", got)
 	}
 	got = string(tm.render(&drawing{lines: []string{"aaBBBB"}, cuts: [][]Cut{{{0, 0}, {2, 2}}}, width: 6}))
 	if !strings.Contains(got, "\x1b[1;3HBBBB") || strings.Contains(got, "aa") {
 		t.Errorf("one changed part was drawn %q, want that part alone at its column", got)
 	}
+}
+
+// screens are two screens drawn the same frames two ways.
+type screens struct {
+	a, b   *vt.Screen
+	fa, fb vt.Frame
+	rows   int
+}
+
+// newScreens returns two screens of cols×rows, closed when t ends.
+func newScreens(t *testing.T, cols, rows int) *screens {
+	s := &screens{a: vt.New(cols, rows), b: vt.New(cols, rows), rows: rows}
+	t.Cleanup(func() { s.a.Close(); s.b.Close() })
+	return s
+}
+
+// draw writes a to the first screen and b to the second, and returns
+// the first row they then show differently, with both renderings, or -1.
+func (s *screens) draw(a, b []byte) (int, string, string) {
+	s.a.Write(string(a))
+	s.b.Write(string(b))
+	s.a.Snapshot(&s.fa)
+	s.b.Snapshot(&s.fb)
+	for y := range s.rows {
+		if ra, rb := string(vt.RenderRow(nil, &s.fa, y)), string(vt.RenderRow(nil, &s.fb, y)); ra != rb {
+			return y, ra, rb
+		}
+	}
+	return -1, "", ""
 }

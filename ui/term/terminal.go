@@ -1,8 +1,9 @@
 // Package term is the output device of one client: the Terminal that
 // puts a terminal in the modes sandmux needs, draws each frame a view
-// composed (only the lines that changed, inside a synchronized update)
-// from a goroutine of its own, passes sequences through, and records
-// what it draws as a cast (record.go; mux.CreateCast makes the file).
+// composed (only the cells of the lines that changed, span.go, inside a
+// synchronized update) from a goroutine of its own, passes sequences
+// through, and records what it draws as a cast (record.go;
+// mux.CreateCast makes the file).
 //
 // It owns the bytes written to a client's terminal. It knows no pane and
 // no view: package ui composes the lines it shows.
@@ -266,9 +267,10 @@ func (t *Terminal) drawPending(write func([]byte)) {
 	t.recordDrawing(rec, full, f.last, b)
 }
 
-// render returns the bytes that turn the previous frame into f: each
-// changed line rewritten whole at its row, inside a synchronized update
-// (terminals without it ignore the mode), the cursor hidden meanwhile.
+// render returns the bytes that turn the previous frame into f: the
+// cells of each line that changed rewritten at their columns, inside a
+// synchronized update (terminals without it ignore the mode), the
+// cursor hidden meanwhile.
 func (t *Terminal) render(f *drawing) []byte {
 	b := t.buf[:0]
 	full := f.width != t.width || len(f.lines) != t.height
@@ -288,6 +290,13 @@ func (t *Terminal) render(f *drawing) []byte {
 		changed = true
 		if cuts := f.cutsOf(y); y < len(t.prev) && sameCols(cuts, t.prevCuts[y]) {
 			b = appendParts(b, y, line, cuts, t.prev[y], t.prevCuts[y])
+			continue
+		}
+		if y < len(t.prev) {
+			// The line drawn there before, by parts or whole, shows
+			// what its bytes show from column 0 (each part starts and
+			// ends in the default style, at its column).
+			b = appendChange(b, y, 0, t.prev[y], line)
 			continue
 		}
 		b = appendAt(b, y, 0, line)
@@ -352,11 +361,12 @@ func part(line string, cuts []Cut, k int) string {
 }
 
 // appendParts writes the parts of line y that differ from the line drawn
-// there before (prev, its parts at the same columns).
+// there before (prev, its parts at the same columns): of each, the cells
+// that changed (span.go).
 func appendParts(b []byte, y int, line string, cuts []Cut, prev string, prevCuts []Cut) []byte {
 	for k := range cuts {
-		if p := part(line, cuts, k); p != part(prev, prevCuts, k) {
-			b = appendAt(b, y, cuts[k].Col, p)
+		if p, was := part(line, cuts, k), part(prev, prevCuts, k); p != was {
+			b = appendChange(b, y, cuts[k].Col, was, p)
 		}
 	}
 	return b
@@ -364,13 +374,18 @@ func appendParts(b []byte, y int, line string, cuts []Cut, prev string, prevCuts
 
 // appendAt writes text at row y, column x, and leaves the style default.
 func appendAt(b []byte, y, x int, text string) []byte {
+	b = appendCUP(b, y, x)
+	b = append(b, text...)
+	return append(b, "\x1b[m"...)
+}
+
+// appendCUP moves the cursor to row y, column x.
+func appendCUP(b []byte, y, x int) []byte {
 	b = append(b, "\x1b["...)
 	b = strconv.AppendInt(b, int64(y+1), 10)
 	b = append(b, ';')
 	b = strconv.AppendInt(b, int64(x+1), 10)
-	b = append(b, 'H')
-	b = append(b, text...)
-	return append(b, "\x1b[m"...)
+	return append(b, 'H')
 }
 
 // decscusr is the DECSCUSR number of a cursor's shape and blink.
