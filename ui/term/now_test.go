@@ -1,6 +1,7 @@
 package term
 
 import (
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -103,10 +104,7 @@ var echoFrames = []drawing{
 // order, whoever wrote them.
 func TestShowNowDrawsInTheCaller(t *testing.T) {
 	out := newNowBuffer(-1)
-	tm, err := Open(nil, out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := openOn(t, out)
 	tm.ShowNow(echoFrames[0].lines, nil, nil, 3)
 	if got := out.String(); !strings.HasSuffix(got, "\x1b[3;1Hsix\x1b[m\x1b[?2026l") || out.hits() != 1 {
 		t.Errorf("when ShowNow returned the terminal held %q, written at once %d times; want the frame, written by ShowNow", got, out.hits())
@@ -122,10 +120,7 @@ func TestShowNowDrawsInTheCaller(t *testing.T) {
 	}
 	for _, room := range []int{-1, 0, 1, 7, 40} {
 		out := newNowBuffer(room)
-		tm, err := Open(nil, out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tm := openOn(t, out)
 		want := enterModes
 		for i, f := range echoFrames {
 			// A sequence passed on goes before the frame, and so does
@@ -153,10 +148,7 @@ func TestShowNowDrawsInTheCaller(t *testing.T) {
 // its frame to the goroutine, which draws it next.
 func TestShowNowNeverWaitsForTheGoroutine(t *testing.T) {
 	out := newNowBuffer(-1)
-	tm, err := Open(nil, out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := openOn(t, out)
 	out.mu.Lock()
 	out.gate, out.inWrite = make(chan struct{}), make(chan struct{}, 8)
 	out.mu.Unlock()
@@ -188,10 +180,7 @@ func TestShowNowNeverWaitsForTheGoroutine(t *testing.T) {
 // written past the modes Close undid.
 func TestShowNowAfterCloseDrawsNothing(t *testing.T) {
 	out := newNowBuffer(-1)
-	tm, err := Open(nil, out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := openOn(t, out)
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -199,4 +188,14 @@ func TestShowNowAfterCloseDrawsNothing(t *testing.T) {
 	if got := out.String(); !strings.HasSuffix(got, leaveModes) {
 		t.Errorf("after Close, ShowNow wrote %q past the modes undone", got[strings.LastIndex(got, leaveModes)+len(leaveModes):])
 	}
+}
+
+// openOn opens a Terminal that reads nothing and draws on out.
+func openOn(t *testing.T, out io.Writer) *Terminal {
+	t.Helper()
+	tm, err := Open(nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
 }

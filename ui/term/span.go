@@ -223,10 +223,8 @@ func sameSGRs(a, b string) bool {
 
 // nextSeq is s from its next ESC on, "" when it has none.
 func nextSeq(s string) string {
-	for k := range len(s) {
-		if s[k] == 0x1b {
-			return s[k:]
-		}
+	if k := strings.IndexByte(s, 0x1b); k >= 0 {
+		return s[k:]
 	}
 	return ""
 }

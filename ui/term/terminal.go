@@ -225,15 +225,19 @@ func (t *Terminal) draw() {
 		select {
 		case <-t.wake:
 		case <-t.quit:
-			t.drawMu.Lock()
-			t.drawPending(t.write)
-			t.drawMu.Unlock()
+			t.drawOwn()
 			return
 		}
-		t.drawMu.Lock()
-		t.drawPending(t.write)
-		t.drawMu.Unlock()
+		t.drawOwn()
 	}
+}
+
+// drawOwn draws what is pending from the drawing goroutine, writing as
+// long as out takes.
+func (t *Terminal) drawOwn() {
+	t.drawMu.Lock()
+	defer t.drawMu.Unlock()
+	t.drawPending(t.write)
 }
 
 // drawPending writes the sequences to pass on, then the pending frame,
