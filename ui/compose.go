@@ -12,7 +12,8 @@ import (
 
 // composeLines renders every screen line. Bodies come from each pane's
 // cached rendered rows; no line ends with a newline (Bubble Tea drops the
-// top line of a view one row too tall).
+// top line of a view one row too tall). The slice is the view's, reused
+// by the next call.
 func (v *view) composeLines() []string {
 	v.composes++
 	w, h := v.area()
@@ -30,7 +31,8 @@ func (v *view) composeLines() []string {
 	// or a pane row rendered since. An alert, or no panes, redoes all.
 	c := &v.lines
 	whole := c.key != v.layoutKey || len(c.text) != h || alerts != nil || c.alerts || len(v.m.Grid()) == 0 || !c.sameKeys(v, idx)
-	titles := make([]string, len(rects))
+	titles := append(v.titlesScratch[:0], make([]string, len(rects))...)
+	v.titlesScratch = titles
 	pvs := v.pageViews(idx) // looked up once: lineChanged reads them for every line
 	focus := v.focusIndex()
 	for k, r := range rects {
@@ -48,19 +50,21 @@ func (v *view) composeLines() []string {
 		if !whole && !c.lineChanged(y, pvs, rects, titles) {
 			continue
 		}
-		c.text[y], c.cuts[y] = v.composeLine(y, w, idx, rects, titles, alerts)
+		var cuts []term.Cut
+		c.text[y], cuts = v.composeLine(y, w, idx, rects, titles, alerts)
+		c.cuts[y] = sameOrCopy(c.cuts[y], cuts)
 	}
 	for k, i := range idx {
 		c.titles[k], c.gens[k], c.keys[k] = titles[k], pvs[k].gen, v.m.Grid()[i].Key()
 	}
 	c.alerts = alerts != nil
-	lines := make([]string, 0, h+1)
-	lines = append(lines, c.text...)
+	lines := append(v.linesScratch[:0], c.text...)
 	if len(v.m.Grid()) == 0 && h > 0 {
 		msg := ansi.Truncate("No panes open: "+v.m.opts.Prefix+" q quits.", w, "")
 		lines[0] = emptyBodyStyle.Render(msg + strings.Repeat(" ", max(0, w-ansi.StringWidth(msg))))
 	}
-	return append(lines, v.statusLine())
+	v.linesScratch = append(lines, v.statusLine())
+	return v.linesScratch
 }
 
 // composedLines are the lines a view composed last, and what of each
@@ -118,11 +122,12 @@ func (v *view) pageViews(idx []int) []*paneView {
 }
 
 // composeLine is line y: each pane's title or body row in its place,
-// and where each place's part of it starts (a new slice: the Terminal
-// keeps it).
+// and where each place's part of it starts (in a slice the next call
+// reuses).
 func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, alerts map[int][]string) (string, []term.Cut) {
 	v.out = v.out[:0]
-	var cuts []term.Cut
+	cuts := v.cutsScratch[:0]
+	defer func() { v.cutsScratch = cuts[:0] }()
 	x := 0
 	for k, r := range rects {
 		if y < r.y || y >= r.y+r.h {
@@ -151,4 +156,17 @@ func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, a
 		v.out = append(v.out, strings.Repeat(" ", w-x)...)
 	}
 	return string(v.out), cuts
+}
+
+// sameOrCopy is a line's new cuts: the ones it had when the parts start
+// where they started (a row that changed in place, the common case),
+// else a copy of cuts of its own, as the Terminal keeps a line's cuts.
+func sameOrCopy(had, cuts []term.Cut) []term.Cut {
+	if len(cuts) == 0 {
+		return nil // no parts: the line is drawn whole
+	}
+	if slices.Equal(had, cuts) {
+		return had
+	}
+	return slices.Clone(cuts)
 }

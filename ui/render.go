@@ -155,19 +155,23 @@ func (v *view) overlayText() (string, bool) {
 }
 
 // compose composes the screen's lines, the overlay if one is open, and where
-// the real cursor goes (nil: hidden).
+// the real cursor goes (nil: hidden), in slices of their own.
 func (v *view) compose() ([]string, *tea.Cursor) {
 	lines, _, cursor := v.composeParts()
-	return lines, cursor
+	if cursor != nil {
+		c := *cursor
+		cursor = &c
+	}
+	return slices.Clone(lines), cursor
 }
 
 // composeParts is compose with where the parts of each line start (nil
-// for the lines an overlay or a notice covers, drawn whole).
+// for the lines an overlay or a notice covers, drawn whole), in the
+// view's own slices, which the next call reuses: for a Terminal, which
+// copies what it is handed.
 func (v *view) composeParts() ([]string, [][]term.Cut, *tea.Cursor) {
 	lines := v.composeLines()
-	// A copy: the Terminal's goroutine reads it while the next
-	// composition writes the view's.
-	cuts := slices.Clone(v.lines.cuts)
+	cuts := v.lines.cuts
 	if len(v.m.Grid()) == 0 {
 		cuts = nil // the notice in place of the panes
 	}
@@ -218,7 +222,8 @@ func (v *view) cursor() *tea.Cursor {
 		if c.X >= r.w || c.Y >= r.h-1 {
 			return nil
 		}
-		cur := tea.NewCursor(r.x+c.X, r.y+1+c.Y)
+		cur := &v.cursorScratch // the Terminal copies it
+		*cur = *tea.NewCursor(r.x+c.X, r.y+1+c.Y)
 		cur.Shape, cur.Blink = cursorShape(c.Shape)
 		return cur
 	}

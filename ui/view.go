@@ -61,6 +61,14 @@ type view struct {
 	colors      clientTheme    // what the terminal told of its colours (theme.go)
 	// detached is called, from Update, when the client asks to leave.
 	detached func()
+
+	// A frame's lines, titles, cursor and a line's cuts, composed again
+	// in the same places each time: the Terminal copies what it is
+	// handed.
+	linesScratch  []string
+	titlesScratch []string
+	cursorScratch tea.Cursor
+	cutsScratch   []term.Cut
 }
 
 // paneView is what one client keeps of one pane: the frame it last took

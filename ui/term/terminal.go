@@ -37,6 +37,8 @@ type Terminal struct {
 	mu      sync.Mutex
 	pending *drawing      // the newest frame not yet drawn
 	handed  *drawing      // the newest frame Show was given
+	inDraw  *drawing      // the frame being drawn, out of pending (drawMu held)
+	spare   []*drawing    // drawings none of the three holds, for the next frames (drawing.go)
 	through []byte        // sequences to pass on before the next frame
 	wake    chan struct{} // one slot: a frame is pending
 	rec     *Recording    // records what is drawn (record.go)
@@ -68,32 +70,6 @@ type Terminal struct {
 // busy pane among 16 rewrote the other three's rows with it, 2.8 times
 // the bytes tmux sends for the same screen.
 type Cut struct{ At, Col int }
-
-// drawing is what one draw shows.
-type drawing struct {
-	lines  []string
-	cuts   [][]Cut     // each line's parts, nil (or a nil line) for whole lines
-	cursor *tea.Cursor // nil hides it
-	width  int
-	last   bool // the last frame of a view recording that is stopping
-}
-
-// same reports whether d shows what o shows. Lines a view did not
-// compose again are the same strings, which compare by pointer first.
-func (d *drawing) same(o *drawing) bool {
-	if d == nil || o == nil || d.width != o.width || len(d.lines) != len(o.lines) || d.last || o.last {
-		return false
-	}
-	if (d.cursor == nil) != (o.cursor == nil) || d.cursor != nil && *d.cursor != *o.cursor {
-		return false
-	}
-	for i := range d.lines {
-		if d.lines[i] != o.lines[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // Modes sandmux sets on the outer terminal, and the sequences that undo
 // them, in reverse.
@@ -149,8 +125,10 @@ func (t *Terminal) Show(lines []string, cursor *tea.Cursor, width int) {
 
 // ShowParts is Show for lines made of parts (cuts, by line; a line's
 // cuts start at its byte 0): of a line that changed, only the parts that
-// changed are written, when its parts stand where they stood. The caller
-// must not change the cuts it handed over.
+// changed are written, when its parts stand where they stood. The
+// Terminal copies lines, cuts and cursor: the caller may compose its next
+// frame in the same slices, but must not change a line's own cuts (the
+// []Cut) once handed over.
 func (t *Terminal) ShowParts(lines []string, cuts [][]Cut, cursor *tea.Cursor, width int) {
 	if t.hand(lines, cuts, cursor, width) {
 		t.poke()
@@ -162,14 +140,17 @@ func (t *Terminal) ShowParts(lines []string, cuts [][]Cut, cursor *tea.Cursor, w
 // waking the drawing goroutine for it would cost every Update that
 // changed nothing on screen a goroutine hand-off, a key's among them.
 func (t *Terminal) hand(lines []string, cuts [][]Cut, cursor *tea.Cursor, width int) bool {
-	d := &drawing{lines: lines, cuts: cuts, cursor: cursor, width: width}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	d := t.newDrawing(lines, cuts, cursor, width)
 	d.last = t.rec != nil && t.rec.isEnding()
 	if !d.last && t.handed.same(d) {
+		t.release(d)
 		return false
 	}
+	was := t.handed
 	t.pending, t.handed = d, d
+	t.release(was)
 	return true
 }
 
@@ -245,7 +226,7 @@ func (t *Terminal) drawOwn() {
 func (t *Terminal) drawPending(write func([]byte)) {
 	t.mu.Lock()
 	f := t.pending
-	t.pending = nil
+	t.pending, t.inDraw = nil, f
 	through := t.through
 	t.through = nil
 	rec, repaint := t.rec, t.repaint
@@ -263,12 +244,16 @@ func (t *Terminal) drawPending(write func([]byte)) {
 	if f == nil {
 		return
 	}
-	full := f.width != t.width || len(f.lines) != t.height
+	full, last := f.width != t.width || len(f.lines) != t.height, f.last
 	b := t.render(f)
+	t.mu.Lock()
+	t.inDraw = nil
+	t.release(f) // rendered: its lines are in prev, and the next hand may reuse it
+	t.mu.Unlock()
 	if len(b) > 0 {
 		write(b)
 	}
-	t.recordDrawing(rec, full, f.last, b)
+	t.recordDrawing(rec, full, last, b)
 }
 
 // render returns the bytes that turn the previous frame into f: the
@@ -332,14 +317,6 @@ func (t *Terminal) render(f *drawing) []byte {
 	b = append(b, "\x1b[?2026l"...)
 	t.buf = b
 	return b
-}
-
-// cutsOf is line y's cuts, nil when it is drawn whole.
-func (d *drawing) cutsOf(y int) []Cut {
-	if y < len(d.cuts) {
-		return d.cuts[y]
-	}
-	return nil
 }
 
 // sameCols reports whether two lines' parts start at the same columns
