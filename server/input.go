@@ -113,6 +113,9 @@ type inputGuard struct {
 
 	out []byte // ready for Read
 	buf []byte // what readTerminal reads into
+	// deadline: the terminal has a read deadline set (an ESC is held);
+	// none is set or cleared for a read that needs none, the common case.
+	deadline bool
 	tokenizer
 }
 
@@ -236,11 +239,14 @@ func (g *inputGuard) readTerminal() error {
 		return io.EOF
 	default:
 	}
-	var deadline time.Time
-	if g.holding() {
-		deadline = time.Now().Add(escWait)
+	if hold := g.holding(); hold || g.deadline {
+		var deadline time.Time
+		if hold {
+			deadline = time.Now().Add(escWait)
+		}
+		_ = g.term.SetReadDeadline(deadline) // Best effort: a terminal without deadlines holds an ESC until the next key.
+		g.deadline = hold
 	}
-	_ = g.term.SetReadDeadline(deadline) // Best effort: a terminal without deadlines holds an ESC until the next key.
 	if g.buf == nil {
 		g.buf = make([]byte, readSize)
 	}
