@@ -53,6 +53,7 @@ func (v *view) composeLines() []string {
 		var cuts []term.Cut
 		c.text[y], cuts = v.composeLine(y, w, idx, rects, titles, alerts)
 		c.cuts[y] = sameOrCopy(c.cuts[y], cuts)
+		v.cutsScratch = cuts[:0] // copied or equal to what the line had: free for the next
 	}
 	for k, i := range idx {
 		c.titles[k], c.gens[k], c.keys[k] = titles[k], pvs[k].gen, v.m.Grid()[i].Key()
@@ -122,12 +123,11 @@ func (v *view) pageViews(idx []int) []*paneView {
 }
 
 // composeLine is line y: each pane's title or body row in its place,
-// and where each place's part of it starts (in a slice the next call
-// reuses).
+// and where each place's part of it starts (in the view's scratch,
+// which the caller hands back once it kept what it needs).
 func (v *view) composeLine(y, w int, idx []int, rects []rect, titles []string, alerts map[int][]string) (string, []term.Cut) {
 	v.out = v.out[:0]
 	cuts := v.cutsScratch[:0]
-	defer func() { v.cutsScratch = cuts[:0] }()
 	x := 0
 	for k, r := range rects {
 		if y < r.y || y >= r.y+r.h {
