@@ -238,11 +238,22 @@ func (s *ctlServer) waitScreen(session, want string) string {
 // fdCount is how many descriptors the server's process holds.
 func (s *ctlServer) fdCount() int {
 	s.t.Helper()
-	ents, err := os.ReadDir("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/fd")
+	dir := "/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/fd/"
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		s.t.Fatalf("count the server's descriptors: %v", err)
 	}
-	return len(ents)
+	// Sockets only: a client's connection is one, and the pane's other
+	// descriptors come and go on their own (its PTY's watched duplicate
+	// closes while its reads are paced), which under load left a new
+	// connection level with a count taken before.
+	n := 0
+	for _, e := range ents {
+		if target, err := os.Readlink(dir + e.Name()); err == nil && strings.HasPrefix(target, "socket:") {
+			n++
+		}
+	}
+	return n
 }
 
 // ls prints the documented table and JSON fields; run opens a pane that
