@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/charmbracelet/x/term"
 
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/endpoint"
+	"github.com/sandmux/sandmux/pagetrim"
 	"github.com/sandmux/sandmux/serve"
 	"github.com/sandmux/sandmux/termsafe"
 )
@@ -112,7 +114,7 @@ func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) 
 	if w, h, ok := terminalSize(s); ok {
 		hello.Size = attach.Size{Width: w, Height: h}
 	}
-	exit, err := attach.RunClient(ctx, conn, s.in, out, hello)
+	exit, err := attach.RunClient(ctx, conn, s.in, out, hello, attach.WithSettled(settleClient))
 	if err != nil {
 		termsafe.Fprintln(s.err, "sandmux:", err)
 		return exitFailure
@@ -123,6 +125,16 @@ func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) 
 		fmt.Fprintf(s.out, "[detached from %s]\n", termsafe.String(socket))
 	}
 	return exit.Code
+}
+
+// settleClient lets go of what an attached client no longer needs: the
+// heap its start left (it allocates too little after to ever collect
+// it) and the binary's pages it touched on the way (package pagetrim).
+// It waits from here on: its input and output are the server's, or
+// pass through in frames. Best effort: failing, it holds them.
+func settleClient() {
+	debug.FreeOSMemory()
+	_, _ = pagetrim.Drop()
 }
 
 const noTerminalMessage = `sandmux: the TUI needs a terminal, and standard input or output is not one.

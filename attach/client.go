@@ -53,8 +53,16 @@ const resetModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\
 type ClientOption func(*clientConfig)
 
 type clientConfig struct {
-	resize <-chan struct{} // nil: SIGWINCH
-	out    io.Writer       // nil: the out file
+	resize  <-chan struct{} // nil: SIGWINCH
+	out     io.Writer       // nil: the out file
+	settled func()          // nil: nothing
+}
+
+// WithSettled makes RunClient call settled once the attachment runs
+// (the terminal raw, handed over or relayed from here on): what the
+// client did only to get there is behind it.
+func WithSettled(settled func()) ClientOption {
+	return func(c *clientConfig) { c.settled = settled }
 }
 
 // WithResizeTrigger makes RunClient read out's size each time ch
@@ -120,6 +128,9 @@ func RunClient(ctx context.Context, conn net.Conn, in, out *os.File, hello Hello
 			return Exit{}, err
 		}
 		c.handedOver = true
+	}
+	if cfg.settled != nil {
+		cfg.settled()
 	}
 	return c.run(ctx, in, sizes)
 }

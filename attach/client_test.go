@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/creack/pty"
@@ -283,5 +284,40 @@ func TestServerStopEndsAttachment(t *testing.T) {
 	}
 	if termState(t, p) != before {
 		t.Error("the terminal was not restored")
+	}
+}
+
+// WithSettled's function runs once the attachment runs, the terminal
+// raw, and not again.
+func TestSettledOnceAttached(t *testing.T) {
+	path, fs := serve(t)
+	p := openPTY(t)
+	before := termState(t, p)
+	settled := make(chan term.State, 2)
+	res := startClient(t, t.Context(), path, p, Hello{Term: "xterm"}, WithSettled(func() {
+		st, err := term.GetState(p.tty.Fd())
+		if err != nil {
+			st = &term.State{} // not raw, and the test says so
+		}
+		settled <- *st
+	}))
+	a := fs.next(t)
+	select {
+	case st := <-settled:
+		if st == before {
+			t.Error("settled ran before the terminal was raw")
+		}
+	case <-time.After(failsafe):
+		t.Fatal("settled never ran")
+	}
+	if err := a.Finish(Exit{}); err != nil {
+		t.Errorf("Finish: %v", err)
+	}
+	a.ret <- nil
+	if r := wait(t, res); r.err != nil {
+		t.Errorf("RunClient = %+v, %v", r.exit, r.err)
+	}
+	if len(settled) != 0 {
+		t.Error("settled ran more than once")
 	}
 }

@@ -130,7 +130,7 @@ func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshat
 	if ssh != nil {
 		logger.Printf("serving SSH on %s", ssh.Addr())
 		wg.Go(func() {
-			if err := ssh.Serve(serveCtx, sv.srv); err != nil {
+			if err := ssh.Serve(serveCtx, sv.attacher); err != nil {
 				logger.Print(err)
 			}
 		})
@@ -138,6 +138,9 @@ func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshat
 	wg.Go(func() { serveWeb(serveCtx) })
 	stopSignals := quitOnSignals(sv.srv, logger.Print)
 	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
+	// Started: a server no client attaches to (sandmux serve) lets go of
+	// its start-up pages too.
+	trimStartup(logger)
 	var code int
 	runErr := sv.srv.Run(func(runErr error) attach.Exit {
 		var exit attach.Exit
@@ -158,6 +161,7 @@ type serverParts struct {
 	mgr      *session.Manager
 	model    *ui.Model
 	srv      *server.Server
+	attacher attach.Attacher // srv, letting go of start-up pages as each client attaches
 	ctl      *control.Server
 	warned   *warnings
 	notifier *notify.Runner // nil unless ui.notify has "command"
@@ -207,10 +211,11 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		Config:  ConfigFile(cfg),
 	})
 	wp := newWebParts(cfg)
+	attacher := trimOnAttach{Attacher: srv, logger: logger}
 	ctl := control.NewServer(server.NewHandler(core, hub, wp.handlerOptions()...), hub, endpoint.CheckPeer,
-		control.WithAttacher(attach.Handoff{Attacher: srv, Log: func(err error) { logger.Print(err) }}),
+		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
-	return serverParts{mgr: mgr, model: model, srv: srv, ctl: ctl, warned: warned, notifier: notifier, hub: hub, web: wp}
+	return serverParts{mgr: mgr, model: model, srv: srv, attacher: attacher, ctl: ctl, warned: warned, notifier: notifier, hub: hub, web: wp}
 }
 
 // summary waits until no session is left and says how every client

@@ -61,7 +61,7 @@ func webServer(cfg *config.Config, sv serverParts, logger *log.Logger) (func(con
 	}
 	logger.Printf("serving the web client on http://%s", ws.Addr())
 	return func(ctx context.Context) {
-		if err := ws.Serve(ctx, sv.srv); err != nil {
+		if err := ws.Serve(ctx, sv.attacher); err != nil {
 			logger.Print(err)
 		}
 	}, nil
