@@ -52,6 +52,14 @@ func TestUsageBusyAndIdle(t *testing.T) {
 			if after.CPU < b.CPU || after.RSS != 0 {
 				t.Errorf("usage once gone = %+v; want CPU at least %v and no memory", after, b.CPU)
 			}
+			if busy.cg != nil {
+				busy.cg.mu.Lock()
+				open := busy.cg.statOpen
+				busy.cg.mu.Unlock()
+				if open {
+					t.Error("the pane's cpu.stat is still open once its cgroup is gone")
+				}
+			}
 		})
 	}
 }
