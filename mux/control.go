@@ -1,6 +1,7 @@
 package mux
 
 import (
+	"errors"
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,8 +29,13 @@ func (s *Shared) find(id string) (int, *Pane, error) {
 	return -1, nil, ErrNoPane{id}
 }
 
-// Open adds a pane at the end of the grid and starts it.
-func (s *Shared) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
+// Open adds a pane at the end of the grid and starts it. A quitting
+// server opens none: a pane added then would never start, and the quit,
+// which waits for every start to report, would never end.
+func (s *Shared) Open(spec PaneSpec) (PaneInfo, tea.Cmd, error) {
+	if s.quitting {
+		return PaneInfo{}, nil, errors.New("the server is quitting: it opens no new pane (start one once it is gone)")
+	}
 	s.addPane(spec)
 	i := len(s.panes) - 1
 	var cmds []tea.Cmd
@@ -37,7 +43,7 @@ func (s *Shared) Open(spec PaneSpec) (PaneInfo, tea.Cmd) {
 		cmds = append(cmds, s.startPane(i))
 	}
 	cmds = append(cmds, s.clients.PaneAdded(s.panes[i]))
-	return *s.InfoAt(i), tea.Batch(cmds...)
+	return *s.InfoAt(i), tea.Batch(cmds...), nil
 }
 
 // ClosePane closes (kill: kills) the pane; done is told once the

@@ -20,7 +20,10 @@ func TestSharedSideTellsTheViews(t *testing.T) {
 		t.Cleanup(func() { p.Screen().Close() }) // a removed pane's too
 	}
 
-	_, open := s.Open(PaneSpec{Name: paneName(2), Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
+	_, open, err := s.Open(PaneSpec{Name: paneName(2), Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, msg := range runNow(open) {
 		update(s, msg)
 	}

@@ -112,12 +112,16 @@ func (c *serverCore) open(ctx context.Context, spec ui.PaneSpec) (control.Sessio
 	started := make(chan error, 1)
 	spec.Started = func(err error) { started <- err }
 	var info ui.PaneInfo
+	var refused error
 	if err := c.do(func(m *ui.Model) tea.Cmd {
 		var cmd tea.Cmd
-		info, cmd = m.Open(spec)
+		info, cmd, refused = m.Open(spec)
 		return cmd
 	}); err != nil {
 		return control.SessionInfo{}, err
+	}
+	if refused != nil {
+		return control.SessionInfo{}, refused
 	}
 	select {
 	case err := <-started:

@@ -70,7 +70,11 @@ func (v *view) open(spec mux.PaneSpec) tea.Cmd {
 	if v.m.Quitting() {
 		return nil
 	}
-	_, cmd := v.m.Open(spec)
+	_, cmd, err := v.m.Open(spec)
+	if err != nil {
+		v.notice = err.Error()
+		return nil
+	}
 	return tea.Batch(cmd, v.setFocus(len(v.m.Grid())-1))
 }
 
