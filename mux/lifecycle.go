@@ -16,9 +16,13 @@ import (
 // as a message carrying the pane's key and generation.
 
 // StartAll starts every pane, each at the size the views lay it out at
-// (Views.BodySize); a pane's start is one command of the batch.
+// (Views.BodySize); a pane's start is one command of the batch. After a
+// quit it starts none.
 func (s *Shared) StartAll() tea.Cmd {
 	s.started = true
+	if s.quitting {
+		return nil // a quit came first: nothing is started to be torn down
+	}
 	cmds := make([]tea.Cmd, 0, len(s.panes))
 	for i := range s.panes {
 		cmds = append(cmds, s.startPane(i))

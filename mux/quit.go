@@ -47,10 +47,12 @@ func (s *Shared) handleShutdown(msg shutdownMsg) tea.Cmd {
 	return s.finishQuit()
 }
 
-// startsPending reports whether some pane's start has not reported back.
+// startsPending reports whether some pane's start is under way and has
+// not reported back. A pane never started (the quit came before the
+// server's start) has nothing to wait for.
 func (s *Shared) startsPending() bool {
 	for _, p := range s.panes {
-		if p.phase == PhaseStarting {
+		if p.phase == PhaseStarting && p.cancelStart != nil {
 			return true
 		}
 	}

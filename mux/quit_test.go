@@ -31,3 +31,25 @@ func TestOpenWhileQuittingIsRefused(t *testing.T) {
 		t.Error("the quit did not end once every session was down")
 	}
 }
+
+// A quit that comes before the server started its panes (a SIGTERM at
+// once) ends once the shutdown reports: the panes never started have no
+// start to wait for, and none starts after it.
+func TestQuitBeforeTheStartEnds(t *testing.T) {
+	b := newFakeBackend()
+	v := &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
+	s := NewShared(t.Context(), Config{Scrollback: 1000}, b, v, []PaneSpec{{Name: "a", Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}}})
+	t.Cleanup(s.StopWatching)
+	shutdown := s.StartQuit(false)
+	if start := s.StartAll(); start != nil {
+		t.Error("StartAll after the quit starts panes")
+	}
+	for _, msg := range runNow(shutdown) {
+		for _, next := range runNow(update(s, msg)) {
+			update(s, next)
+		}
+	}
+	if !s.Done() {
+		t.Error("a quit before the start never ended")
+	}
+}
