@@ -148,12 +148,12 @@ func TestCtlServerParallelClients(t *testing.T) {
 }
 
 // Clients that go mid-stream (events) or mid-wait leave nothing behind
-// in the server: its descriptors come back to what they were, and it
-// answers as before.
+// in the server: it holds no connection of theirs once they are gone,
+// and it answers as before.
 func TestCtlServerDisconnects(t *testing.T) {
 	s := startCtlServer(t, "", "cat")
 	s.ok("wait", "1", "--state", "running")
-	base := s.fdCount()
+	s.settleConns() // that wait's connection, which may outlive its client a moment
 	for range 20 {
 		c := s.raw()
 		c.send(`{"v":1,"op":"events"}`)
@@ -165,38 +165,38 @@ func TestCtlServerDisconnects(t *testing.T) {
 		w.send(`{"v":1,"op":"wait","session":"1","state":"exited"}`)
 		_ = w.conn.Close() // Best effort: going is the point.
 	}
-	s.settleFds(base)
+	s.settleConns()
 	// The same from ctl itself, killed mid-stream and mid-wait.
 	for range 5 {
 		ev := s.events()
 		_ = ev.cmd.Process.Kill() // Best effort: it may not outlive the kill.
 		<-ev.exited
-		s.settleFds(base)
+		s.settleConns()
 		w := exec.Command(sandmuxBin, "ctl", "-S", s.sock, "wait", "1", "--state", "exited")
 		w.Env = s.env
 		if err := w.Start(); err != nil {
 			t.Fatal(err)
 		}
-		s.pollFds(func(n int) bool { return n > base }, "ctl wait to connect")
+		s.pollConns(func(n int) bool { return n > 0 }, "ctl wait to connect")
 		_ = w.Process.Kill() // Best effort: it may not outlive the kill.
 		_ = w.Wait()         // killed: its status says so
-		s.settleFds(base)
+		s.settleConns()
 	}
 	s.fails(exitFailure, "was not exited within", "wait", "1", "--state", "exited", "--timeout", "100ms")
 	s.ok("send", "1", `still\r`)
 	s.waitScreen("1", "still")
 }
 
-// settleFds waits until the server holds no more descriptors than base.
-func (s *ctlServer) settleFds(base int) {
+// settleConns waits until the server holds no connection.
+func (s *ctlServer) settleConns() {
 	s.t.Helper()
-	s.pollFds(func(n int) bool { return n <= base }, fmt.Sprintf("the server's descriptors back to %d", base))
+	s.pollConns(func(n int) bool { return n == 0 }, "the server to hold no connection")
 }
 
-func (s *ctlServer) pollFds(ok func(int) bool, what string) {
+func (s *ctlServer) pollConns(ok func(int) bool, what string) {
 	s.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for n := s.fdCount(); !ok(n); n = s.fdCount() {
+	for n := s.connCount(); !ok(n); n = s.connCount() {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("waited in vain for %s: the server holds %d", what, n)
 		}

@@ -235,25 +235,53 @@ func (s *ctlServer) waitScreen(session, want string) string {
 	}
 }
 
-// fdCount is how many descriptors the server's process holds.
-func (s *ctlServer) fdCount() int {
+// connCount is how many connections the server's process holds: its
+// Unix sockets that are not listening. Its other descriptors come and go
+// on their own (a pane's PTY keeps a watched duplicate that closes while
+// its reads are paced), and a count of every socket included a client's
+// connection the server was still closing when the count was taken as
+// the base, which a new connection then only matched.
+func (s *ctlServer) connCount() int {
 	s.t.Helper()
 	dir := "/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/fd/"
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		s.t.Fatalf("count the server's descriptors: %v", err)
+		s.t.Fatalf("count the server's connections: %v", err)
 	}
-	// Sockets only: a client's connection is one, and the pane's other
-	// descriptors come and go on their own (its PTY's watched duplicate
-	// closes while its reads are paced), which under load left a new
-	// connection level with a count taken before.
+	listening, err := listeningUnixSockets()
+	if err != nil {
+		s.t.Fatalf("count the server's connections: %v", err)
+	}
 	n := 0
 	for _, e := range ents {
-		if target, err := os.Readlink(dir + e.Name()); err == nil && strings.HasPrefix(target, "socket:") {
+		target, err := os.Readlink(dir + e.Name())
+		inode, ok := strings.CutPrefix(target, "socket:[")
+		if err == nil && ok && !listening[strings.TrimSuffix(inode, "]")] {
 			n++
 		}
 	}
 	return n
+}
+
+// listeningUnixSockets are the inodes of the listening Unix sockets, from
+// /proc/net/unix (flag __SO_ACCEPTCON).
+func listeningUnixSockets() (map[string]bool, error) {
+	b, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return nil, err
+	}
+	listening := map[string]bool{}
+	for line := range strings.Lines(string(b)) {
+		// Num RefCount Protocol Flags Type St Inode [Path]
+		f := strings.Fields(line)
+		if len(f) < 7 {
+			continue
+		}
+		if flags, err := strconv.ParseUint(f[3], 16, 32); err == nil && flags&0x10000 != 0 {
+			listening[f[6]] = true
+		}
+	}
+	return listening, nil
 }
 
 // ls prints the documented table and JSON fields; run opens a pane that
