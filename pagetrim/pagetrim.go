@@ -16,8 +16,9 @@
 // It owns that advice and nothing else. It never touches a writable
 // mapping, nor a read-only one holding pages of the process's own (a
 // relocated table, a debugger's breakpoint): the file does not have
-// their contents, and advising them away would lose them. It knows nothing of when a process is done starting;
-// its callers say so. Drop does nothing outside Linux.
+// their contents, and advising them away would lose them. It knows
+// nothing of when a process is done starting; its callers say so. Drop
+// does nothing outside Linux.
 package pagetrim
 
 import (

@@ -273,23 +273,22 @@ func (c *cgroup) readStat(buf []byte) ([]byte, error) {
 		}
 		c.stat, c.statOpen = fd, true
 	}
-	for {
-		// From offset 0, a cgroup file is shown afresh, whole when it fits.
-		n, err := unix.Pread(c.stat, buf, 0)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return nil, &os.PathError{Op: "read", Path: c.file("cpu.stat"), Err: err}
-		case n < len(buf):
-			return buf[:n], nil
-		}
-		b, err := os.ReadFile(c.file("cpu.stat"))
-		if err != nil {
-			return nil, fmt.Errorf("read %s again whole: %w", c.file("cpu.stat"), err)
-		}
-		return b, nil
+	// From offset 0, a cgroup file is shown afresh, whole when it fits.
+	n, err := unix.Pread(c.stat, buf, 0)
+	for err == unix.EINTR {
+		n, err = unix.Pread(c.stat, buf, 0)
 	}
+	switch {
+	case err != nil:
+		return nil, &os.PathError{Op: "read", Path: c.file("cpu.stat"), Err: err}
+	case n < len(buf):
+		return buf[:n], nil
+	}
+	b, err := os.ReadFile(c.file("cpu.stat"))
+	if err != nil {
+		return nil, fmt.Errorf("read %s again whole: %w", c.file("cpu.stat"), err)
+	}
+	return b, nil
 }
 
 // closeStat closes cpu.stat's descriptor, if open, before the cgroup
