@@ -75,7 +75,7 @@ func TestTUICopyMode(t *testing.T) {
 	tt.waitText("typed-after")
 
 	tt.keys("C-b", "?")
-	help := tt.waitText("show or hide this help")
+	help := tt.waitText("show or hide this help", "v starts a selection", "y or enter copies it")
 	if !strings.Contains(help, "v starts a selection") || !strings.Contains(help, "y or enter copies it") {
 		t.Errorf("help does not tell of the selection:\n%s", help)
 	}

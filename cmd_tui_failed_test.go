@@ -27,14 +27,18 @@ command = "echo FINE-READY; exec cat"
 		t.Fatal(err)
 	}
 	tt := startTerm(t, 80, 24, sandmuxBin+" -c "+cfgPath)
-	s := tt.waitText("start failed")
-	// The whole error, hint included, is there once its lines are joined.
-	joined := strings.ReplaceAll(strings.Join(strings.Fields(region(s, 0, 0, 40, 23)), " "), "- ", "-") // lines may break after a hyphen
-	for _, want := range []string{"no-such-command-for-sandmux-tests", "executable file not found", "check the command", "ctrl+b r restarts"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("the failed pane does not say %q:\n%s", want, s)
+	// The whole error, hint included, is there once its lines are joined;
+	// the wait is for all of it, as a read may fall inside a frame.
+	wants := []string{"no-such-command-for-sandmux-tests", "executable file not found", "check the command", "ctrl+b r restarts"}
+	tt.waitFor("the whole error in the failed pane", func(s string) bool {
+		joined := strings.ReplaceAll(strings.Join(strings.Fields(region(s, 0, 0, 40, 23)), " "), "- ", "-") // lines may break after a hyphen
+		for _, want := range wants {
+			if !strings.Contains(joined, want) {
+				return false
+			}
 		}
-	}
+		return strings.Contains(s, "start failed")
+	})
 	tt.keys("C-b", "q")
 	tt.waitText("y/n")
 	tt.keys("y")

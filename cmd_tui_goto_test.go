@@ -42,7 +42,7 @@ func TestTUIGoToPanePastNine(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitText("no pane 99: there are 12")
 	tt.keys("C-b", "?")
-	help := tt.waitText("show or hide this help")
+	help := tt.waitText("show or hide this help", "' g     focus the pane whose number is typed next", "w lists them all")
 	if !strings.Contains(help, "' g     focus the pane whose number is typed next") || !strings.Contains(help, "w lists them all") {
 		t.Errorf("help does not tell of prefix ' and w:\n%s", help)
 	}

@@ -58,7 +58,7 @@ func TestTUINewPaneKeys(t *testing.T) {
 		t.Errorf("esc at the prompt opened a pane:\n%s", ls)
 	}
 	b.keys("C-b", "?")
-	help := b.waitText("show or hide this help")
+	help := b.waitText("show or hide this help", "c       open a local shell pane", "C       open a pane running a command line")
 	for _, want := range []string{"c       open a local shell pane", "C       open a pane running a command line"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
@@ -88,7 +88,7 @@ workspace = "ws-beta"
 	tt.waitText("alpha-up")
 	tt.waitText("beta-up-9")
 	tt.keys("C-b", "c")
-	s := tt.waitText("New pane:")
+	s := tt.waitText("New pane:", "▶ 1 shell in ", "  2 sandbox alpha", "  3 sandbox beta")
 	for _, want := range []string{"▶ 1 shell in ", "  2 sandbox alpha", "  3 sandbox beta"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the picker lacks %q:\n%s", want, s)

@@ -90,7 +90,7 @@ workspace = %q
 			tt.keys("C-b", "x")
 			tt.waitText("(y/n)") // x asks first on a pane that runs
 			tt.keys("y")
-			s := tt.waitText("close failed")
+			s := tt.waitText("close failed", `snapshot "boxed"`, "ctrl+b x")
 			if !strings.Contains(s, `snapshot "boxed"`) || !strings.Contains(s, "ctrl+b x") {
 				t.Errorf("the pane does not say which snapshot failed and how to dismiss it:\n%s", s)
 			}

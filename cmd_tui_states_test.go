@@ -100,7 +100,9 @@ func TestTUIWaitingPaneIsFoundAndNotified(t *testing.T) {
 	outer.waitOutput("a notification", "\x1b]9;read is waiting: need input\x07")
 
 	tt.keys("C-b", "w")
-	list := tt.waitText("enter go to it")
+	list := tt.waitFor("the whole session list", func(s string) bool {
+		return strings.Contains(s, "enter go to it") && len(listRows(s)) == 12
+	})
 	rows := listRows(list)
 	if len(rows) != 12 || !strings.Contains(rows[0], "read") || !strings.Contains(rows[0], "waiting") {
 		t.Fatalf("the session list does not put the waiting pane first:\n%s", list)

@@ -175,9 +175,21 @@ func (tt *tmuxTerm) waitStarted() string {
 	})
 }
 
-func (tt *tmuxTerm) waitText(text string) string {
+// waitText waits until the screen shows text and every one of more. A
+// screen is read between the writes of a frame as often as after them, so
+// a test that checks more of a frame than its first line names it all
+// here rather than checking what one read happened to hold.
+func (tt *tmuxTerm) waitText(text string, more ...string) string {
 	tt.t.Helper()
-	return tt.waitFor(fmt.Sprintf("%q on screen", text), func(s string) bool { return strings.Contains(s, text) })
+	all := append([]string{text}, more...)
+	return tt.waitFor(fmt.Sprintf("%q on screen", all), func(s string) bool {
+		for _, want := range all {
+			if !strings.Contains(s, want) {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // waitExit waits until the command running in the terminal has exited.
