@@ -27,6 +27,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/sandmux/sandmux/control"
 	"github.com/sandmux/sandmux/termsafe"
@@ -56,11 +57,17 @@ type clientConfig struct {
 	resize  <-chan struct{} // nil: SIGWINCH
 	out     io.Writer       // nil: the out file
 	settled func()          // nil: nothing
+	// settleAfter: how long before settled; 0 is settleAfter (a test
+	// of the package waits longer).
+	settleAfter time.Duration
 }
 
-// WithSettled makes RunClient call settled once the attachment runs
-// (the terminal raw, handed over or relayed from here on): what the
-// client did only to get there is behind it.
+// WithSettled makes RunClient call settled once the attachment has run
+// for settleAfter (the terminal raw, handed over or relayed from then
+// on), unless it ended first: what the client did only to get there is
+// behind it, and so is what the relay did once as it began (its
+// goroutines started, their stacks grown, the first frame read), which
+// would otherwise take back at once what settled let go of.
 func WithSettled(settled func()) ClientOption {
 	return func(c *clientConfig) { c.settled = settled }
 }
@@ -129,11 +136,17 @@ func RunClient(ctx context.Context, conn net.Conn, in, out *os.File, hello Hello
 		}
 		c.handedOver = true
 	}
-	if cfg.settled != nil {
-		cfg.settled()
+	c.settled, c.settleAfter = cfg.settled, cfg.settleAfter
+	if c.settleAfter == 0 {
+		c.settleAfter = settleAfter
 	}
 	return c.run(ctx, in, sizes)
 }
+
+// settleAfter is how long an attachment runs before WithSettled's
+// function: the relay's one-off work takes milliseconds; a second is
+// far past it and nothing a person waits for.
+const settleAfter = time.Second
 
 // sizeOf is f's terminal size, or def when it has none.
 func sizeOf(f *os.File, def Size) Size {
@@ -206,7 +219,21 @@ type client struct {
 	drewSome bool // owned by RunClient's goroutine: the server drew on the terminal
 	// handedOver: the server reads and draws the terminal itself; this
 	// side pumps no input (set before run).
-	handedOver bool
+	handedOver  bool
+	settled     func() // WithSettled's, or nil (set before run)
+	settleAfter time.Duration
+}
+
+// settleLater calls settled once the attachment ran c.settleAfter,
+// unless done closed first.
+func (c *client) settleLater(done <-chan struct{}) {
+	t := time.NewTimer(c.settleAfter)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		c.guard(c.settled)
+	case <-done:
+	}
 }
 
 // run relays until the server's exit frame, this side's end or the
@@ -225,6 +252,9 @@ func (c *client) run(ctx context.Context, in *os.File, sizes *tty.SizeFollower) 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { c.guard(func() { c.watchHangup(ctx, done) }) })
+	if c.settled != nil {
+		wg.Go(func() { c.settleLater(done) })
+	}
 
 	exit, gotExit, readErr := c.guardedOutput()
 	close(done)

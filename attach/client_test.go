@@ -287,8 +287,30 @@ func TestServerStopEndsAttachment(t *testing.T) {
 	}
 }
 
-// WithSettled's function runs once the attachment runs, the terminal
-// raw, and not again.
+// A client that ends before it settled never calls WithSettled's
+// function, and leaves nothing of it running.
+func TestNotSettledWhenEndedFirst(t *testing.T) {
+	path, fs := serve(t)
+	p := openPTY(t)
+	settled := make(chan struct{}, 1)
+	res := startClient(t, t.Context(), path, p, Hello{Term: "xterm"},
+		WithSettled(func() { settled <- struct{}{} }),
+		func(c *clientConfig) { c.settleAfter = time.Hour })
+	a := fs.next(t)
+	if err := a.Finish(Exit{}); err != nil {
+		t.Errorf("Finish: %v", err)
+	}
+	a.ret <- nil
+	if r := wait(t, res); r.err != nil {
+		t.Errorf("RunClient = %+v, %v", r.exit, r.err)
+	}
+	if len(settled) != 0 {
+		t.Error("settled ran though the attachment ended first")
+	}
+}
+
+// WithSettled's function runs once the attachment ran a while, the
+// terminal raw, and not again.
 func TestSettledOnceAttached(t *testing.T) {
 	path, fs := serve(t)
 	p := openPTY(t)
