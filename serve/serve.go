@@ -211,7 +211,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		Config:  ConfigFile(cfg),
 	})
 	wp := newWebParts(cfg)
-	attacher := trimOnAttach{Attacher: srv, logger: logger}
+	attacher := trimOnAttach{Attacher: srv, trim: func() { trimStartup(logger) }}
 	ctl := control.NewServer(server.NewHandler(core, hub, wp.handlerOptions()...), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
