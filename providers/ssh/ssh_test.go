@@ -325,10 +325,18 @@ func waitProcessGone(t *testing.T, pid int) {
 	}
 }
 
+// Close ends a Read that waits, and, the remote command once running,
+// the command too: sshd hangs up its terminal. (Closed before the
+// command runs, in the moment between sshd's fork and the child taking
+// its terminal, the command may start with no terminal to hang up and
+// outlive the connection: the test waits for it to run first.)
 func TestCloseInterruptsRead(t *testing.T) {
 	s := startServer(t)
-	p := open(t, s, providers.Spec{Command: []string{"sleep", "1000"}})
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo $$ > " + pidFile + "; echo ready; exec sleep 1000"}})
 	tm := watch(t, p)
+	tm.waitFor(t, "ready")
+	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -338,4 +346,5 @@ func TestCloseInterruptsRead(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Errorf("second Close = %v", err)
 	}
+	waitProcessGone(t, pid)
 }
