@@ -119,9 +119,9 @@ func TestRemoteCommand(t *testing.T) {
 		want    string
 	}{
 		{providers.Spec{}, nil, ""},
-		{providers.Spec{Command: []string{"ls", "-l", "a b"}}, nil, "exec ls -l 'a b'"},
-		{providers.Spec{Dir: "/w s"}, nil, `mkdir -p -- '/w s' && cd -- '/w s' && exec "${SHELL:-/bin/sh}" -l`},
-		{providers.Spec{Command: []string{"true"}}, []string{"A=it's", "bad-name=x"}, `export A='it'\''s' && exec true`},
+		{providers.Spec{Command: []string{"ls", "-l", "a b"}}, nil, hungUpGuard + "exec ls -l 'a b'"},
+		{providers.Spec{Dir: "/w s"}, nil, hungUpGuard + `mkdir -p -- '/w s' && cd -- '/w s' && exec "${SHELL:-/bin/sh}" -l`},
+		{providers.Spec{Command: []string{"true"}}, []string{"A=it's", "bad-name=x"}, hungUpGuard + `export A='it'\''s' && exec true`},
 	} {
 		if got := remoteCommand(c.spec, c.refused); got != c.want {
 			t.Errorf("remoteCommand(%+v, %q) = %q, want %q", c.spec, c.refused, got, c.want)

@@ -29,6 +29,7 @@ type server struct {
 	userKey string // the authorized private key file
 	log     *syncBuffer
 	config  string // more sshd_config lines
+	pgid    int    // sshd's process group: it and its per-connection children
 }
 
 // startServer starts sshd, or skips the test loudly when it is missing
@@ -112,6 +113,7 @@ AcceptEnv SANDMUX_ACCEPTED
 		}
 		time.Sleep(10 * time.Millisecond) // a poll interval: sshd has no readiness event
 	}
+	s.pgid = cmd.Process.Pid
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // Best effort: the group may be gone.
 		<-exited

@@ -139,11 +139,20 @@ func start(ctx context.Context, client *ssh.Client, spec providers.Spec, o Optio
 // ask for the login shell itself: the spec's command, each argument quoted,
 // run in the workspace (created if missing, as sandmux does for local
 // sandboxes) with the refused environment variables exported.
+//
+// It starts only on a terminal that is still there (hungUpGuard): sshd
+// forks the command and the child takes the PTY as its terminal a moment
+// later; a connection closed in between (a pane closed as it opened)
+// hangs up a terminal no process holds yet, so no SIGHUP reaches the
+// command, and it would run on under init. Its standard input is then
+// a hung-up terminal, which no longer reads as one.
 func remoteCommand(spec providers.Spec, refusedEnv []string) string {
 	if len(spec.Command) == 0 && spec.Dir == "" && len(refusedEnv) == 0 {
+		// A login shell reads the terminal: a hung-up one ends it.
 		return ""
 	}
 	var b strings.Builder
+	b.WriteString(hungUpGuard)
 	for _, kv := range refusedEnv {
 		k, v, _ := strings.Cut(kv, "=")
 		if envName.MatchString(k) {
@@ -165,6 +174,10 @@ func remoteCommand(spec providers.Spec, refusedEnv []string) string {
 	}
 	return b.String()
 }
+
+// hungUpGuard ends the command line, as a hang-up would have (128 +
+// SIGHUP), when its standard input is no terminal.
+const hungUpGuard = "[ -t 0 ] || exit 129; "
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
