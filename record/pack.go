@@ -55,22 +55,34 @@ var (
 	// call's own memory small: a segment is at most DefaultSegmentBytes of
 	// output (and its keyframe), and the encoder keeps a history of the
 	// window and a block for good, 384 KiB with this one, 1.1 MiB with 1 MiB.
-	packer, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(DefaultSegmentBytes), zstd.WithLowerEncoderMem(true))
-	unpacker, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxMemory(maxUnpacked))
+	// Both are made by Warm, at the first ring: a process that records
+	// nothing (the attach client, ctl) holds neither.
+	packer   *zstd.Encoder
+	unpacker *zstd.Decoder
 
 	castagnoli = crc32.MakeTable(crc32.Castagnoli) // in hardware on amd64 and arm64
 )
 
-// The encoder and decoder make their pools of workers at first use; made
-// here, at start, they belong to no goroutine group a test may run the
-// first ring in (testing/synctest refuses channels shared across it).
-func init() {
-	if _, err := unpacker.DecodeAll(packer.EncodeAll([]byte("sandmux"), nil), nil); err != nil {
-		panic(fmt.Sprintf("record: zstd does not round-trip: %v", err))
+// Warm makes the encoder and decoder every ring shares, once; NewRing
+// calls it. They make their pools of workers at first use, so a test
+// that runs rings in a testing/synctest bubble calls Warm before any
+// bubble (in TestMain): made in a bubble, they would belong to it, and
+// synctest refuses channels shared across bubbles.
+var Warm = sync.OnceFunc(func() {
+	var err error
+	packer, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(DefaultSegmentBytes), zstd.WithLowerEncoderMem(true))
+	if err == nil {
+		unpacker, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxMemory(maxUnpacked))
 	}
-}
+	if err == nil {
+		_, err = unpacker.DecodeAll(packer.EncodeAll([]byte("sandmux"), nil), nil)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("record: zstd does not round-trip: %v", err)) // fixed options: a bug
+	}
+})
 
 // errPacked is the error of a packed segment that does not unpack: a bug,
 // as sandmux packed it itself.
@@ -139,6 +151,7 @@ func encode(codec byte, raw []byte) []byte {
 		binary.LittleEndian.PutUint32(b[1:], crc32.Checksum(raw, castagnoli))
 		b = b[:5+len(s2.Encode(b[5:cap(b)], raw))] // in place: b has room for the worst case
 	} else {
+		Warm()
 		b = packer.EncodeAll(raw, append(b, packZstd))
 	}
 	*buf = b
@@ -178,6 +191,7 @@ func decodeInto(dst, p []byte) ([]byte, error) {
 	}
 	switch p[0] {
 	case packZstd:
+		Warm()
 		raw, err := unpacker.DecodeAll(p[1:], dst[:0])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errPacked, err)

@@ -18,7 +18,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The shared coders are made before any synctest bubble (see Warm).
+func TestMain(m *testing.M) {
+	Warm()
+	goleak.VerifyTestMain(m)
+}
 
 // asciinemaCat checks that asciinema (Debian's 2.2) reads the cast;
 // `asciinema cat` insists on a terminal, which script provides.

@@ -127,6 +127,7 @@ type Ring struct {
 
 // NewRing returns an empty ring within opts and budget (nil for none).
 func NewRing(opts RingOptions, budget *Budget) *Ring {
+	Warm()
 	opts.defaults()
 	return &Ring{opts: opts, budget: budget}
 }
