@@ -16,6 +16,14 @@ import (
 // deadline that only bounds a failure.
 func TestCtlServerUsage(t *testing.T) {
 	s := startCtlServer(t, "", "cat")
+	// The cat's first shares are over its start, exec and loading
+	// included: on a loaded machine a tenth of a core or more for the
+	// first few hundred milliseconds (shown, not taken for work, as they
+	// are over less than a second). It is the idle pane once that start
+	// is behind it.
+	s.waitSession(1, "the cat idle, near no CPU", func(si control.SessionInfo) bool {
+		return si.State == "idle" && si.CPUPercent != nil && *si.CPUPercent <= 5
+	})
 	if out := s.ok("run", "--name", "busy", "--", "sh", "-c", "yes >/dev/null"); out != "2\n" {
 		t.Fatalf("ctl run printed %q, want 2", out)
 	}

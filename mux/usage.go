@@ -56,13 +56,34 @@ type (
 
 // paneUsage is a pane's last usage sample.
 type paneUsage struct {
-	gen     int // the generation sampled: a restart starts over
-	at      time.Time
-	cpu     time.Duration // cumulative, as the provider reported it
-	percent float64       // of one core, since the sample before
-	rss     int64
-	ok      bool
+	gen int // the generation sampled: a restart starts over
+	// at and cpu are the base of the next share once it is
+	// minShareWindow old (the first sample since the base before it);
+	// fromAt and fromCPU, the base before, for a sample sooner (take).
+	at, fromAt   time.Time
+	cpu, fromCPU time.Duration // cumulative, as the provider reported it
+	percent      float64       // of one core, over the newest share's window
+	window       time.Duration // the newest share's
+	rss          int64
+	ok           bool
 }
+
+// busy reports whether the newest share says the pane is busy: over
+// busyCPU, and over a window of minShareWindow at least. A pane's first
+// shares after its start are over less, and count its own exec and
+// loading: shown, but not taken for work.
+func (u *paneUsage) busy() bool {
+	return u.ok && u.window >= minShareWindow && u.percent > busyCPU
+}
+
+// minShareWindow is the least time a CPU share is taken over, once a
+// pane has one: the counters a pane's CPU is read from move in steps (a
+// process's in clock ticks of 10 ms), and readers of the figures sample
+// on demand (every ctl ls, every opening of the session list), so two
+// samples may be milliseconds apart. Over such a window one step read
+// as a tenth of a core or more, and made an idle pane busy ("working",
+// for CPU) for as long as the tracker holds activity.
+const minShareWindow = time.Second
 
 // ArmUsage sets the sampling timer, unless one is set or no pane runs
 // that is awake. It runs after every Update: a loop over the panes, and
@@ -177,7 +198,7 @@ func (s *Shared) handleUsage(msg usageMsg) tea.Cmd {
 			continue // closed or restarted since
 		}
 		p.usage.take(sample, p.info.Started)
-		p.cpuBusy = p.usage.ok && p.usage.percent > busyCPU
+		p.cpuBusy = p.usage.busy()
 		if p.cpuBusy && p.st.track != nil {
 			p.st.track.Active(s.now(), "CPU") // busy without output: still working
 		}
@@ -204,25 +225,39 @@ func (p *Pane) countQuiet() {
 	p.usageWrote = false
 }
 
-// take records sample s. The CPU share is over the time since the last
-// sample of the same generation, or since the session started for the
-// first one.
+// take records sample s. Its CPU share is over the time since the base
+// (the session's start for a first share), which is the sample after the
+// base before it once that is minShareWindow old: every share but a
+// first is over one to two seconds, however often samples come.
 func (u *paneUsage) take(s usageSample, started time.Time) {
 	if !s.ok {
 		*u = paneUsage{gen: s.gen}
 		return
 	}
-	prevAt, prevCPU := u.at, u.cpu
 	if u.gen != s.gen || !u.ok {
-		prevAt, prevCPU = started, 0
+		*u = paneUsage{gen: s.gen, fromAt: started, at: s.at, cpu: s.usage.CPU, ok: true}
+		u.percent, u.window, u.rss = share(started, 0, s), s.at.Sub(started), s.usage.RSS
+		return
 	}
-	var percent float64
-	if wall := s.at.Sub(prevAt); !prevAt.IsZero() && wall > 0 {
-		// A tree's CPU can drop when a child exits unwaited for: no
-		// negative share.
-		percent = 100 * float64(max(0, s.usage.CPU-prevCPU)) / float64(wall)
+	if s.at.Sub(u.at) >= minShareWindow || u.fromAt.IsZero() {
+		// (A session whose start is not known has its first sample as
+		// the base before.)
+		u.fromAt, u.fromCPU = u.at, u.cpu
+		u.at, u.cpu = s.at, s.usage.CPU
 	}
-	*u = paneUsage{gen: s.gen, at: s.at, cpu: s.usage.CPU, percent: percent, rss: s.usage.RSS, ok: true}
+	u.percent, u.window, u.rss = share(u.fromAt, u.fromCPU, s), s.at.Sub(u.fromAt), s.usage.RSS
+}
+
+// share is the CPU share of one core, in percent, from a base at
+// baseAt with baseCPU to sample s.
+func share(baseAt time.Time, baseCPU time.Duration, s usageSample) float64 {
+	wall := s.at.Sub(baseAt)
+	if baseAt.IsZero() || wall <= 0 {
+		return 0
+	}
+	// A tree's CPU can drop when a child exits unwaited for: no negative
+	// share.
+	return 100 * float64(max(0, s.usage.CPU-baseCPU)) / float64(wall)
 }
 
 // usageNow is the pane's usage as PaneInfo carries it: only while it runs

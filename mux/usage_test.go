@@ -77,6 +77,42 @@ func TestUsagePercentOverInterval(t *testing.T) {
 	}
 }
 
+// Samples taken on demand may come milliseconds apart: the share is
+// over a second at least, so one step of a counter read in clock ticks
+// does not make an idle pane busy.
+func TestUsageShareOverASecondAtLeast(t *testing.T) {
+	b := newFakeBackend()
+	s, _ := newTestShared(t, b, 2, Config{})
+	p := s.Grid()[0]
+	t0 := muxtest.FixedNow()
+	sample := func(at time.Duration, cpu time.Duration) {
+		update(s, usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
+	}
+	sample(0, 100*time.Millisecond)
+	sample(5*time.Second, 100*time.Millisecond)
+	sample(5*time.Second+20*time.Millisecond, 110*time.Millisecond) // one 10 ms tick, 20 ms on
+	if info := s.InfoAt(0); math.Abs(info.CPUPercent-10.0/50.2) > 0.01 || p.cpuBusy {
+		t.Errorf("a 10 ms tick 20 ms after the last sample: %v%%, busy %v; want it over the 5.02 s since the one before, and not busy", info.CPUPercent, p.cpuBusy)
+	}
+	sample(5*time.Second+40*time.Millisecond, 110*time.Millisecond)
+	sample(6*time.Second+10*time.Millisecond, 610*time.Millisecond) // half a core since 5 s
+	if info := s.InfoAt(0); math.Abs(info.CPUPercent-510.0/10.1) > 0.01 || !p.cpuBusy {
+		t.Errorf("510 ms of CPU over the 1.01 s since the sample at 5 s: %v%%, busy %v; want 50.5%% and busy", info.CPUPercent, p.cpuBusy)
+	}
+	sample(6*time.Second+30*time.Millisecond, 610*time.Millisecond)
+	if info := s.InfoAt(0); math.Abs(info.CPUPercent-510.0/10.3) > 0.01 || !p.cpuBusy {
+		t.Errorf("nothing more 20 ms on: %v%%, busy %v; want the 510 ms over the 1.03 s since 5 s, and busy", info.CPUPercent, p.cpuBusy)
+	}
+	// Polled every 200 ms, the base still moves on: each share is over
+	// one to two seconds, not since the first sample.
+	for at := 6*time.Second + 230*time.Millisecond; at < 9*time.Second; at += 200 * time.Millisecond {
+		sample(at, 610*time.Millisecond)
+	}
+	if info := s.InfoAt(0); info.CPUPercent != 0 || p.cpuBusy {
+		t.Errorf("idle for 2.8 s, polled every 200 ms: %v%%, busy %v; want 0%%", info.CPUPercent, p.cpuBusy)
+	}
+}
+
 // TestUsageIdleWithoutRunningPanes: no pane runs, no timer is set, and a
 // sample that finds none running sets none either.
 func TestUsageIdleWithoutRunningPanes(t *testing.T) {
