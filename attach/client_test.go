@@ -297,13 +297,7 @@ func TestNotSettledWhenEndedFirst(t *testing.T) {
 		WithSettled(func() { settled <- struct{}{} }),
 		func(c *clientConfig) { c.settleAfter = time.Hour })
 	a := fs.next(t)
-	if err := a.Finish(Exit{}); err != nil {
-		t.Errorf("Finish: %v", err)
-	}
-	a.ret <- nil
-	if r := wait(t, res); r.err != nil {
-		t.Errorf("RunClient = %+v, %v", r.exit, r.err)
-	}
+	endAttachment(t, a, res)
 	if len(settled) != 0 {
 		t.Error("settled ran though the attachment ended first")
 	}
@@ -332,14 +326,21 @@ func TestSettledOnceAttached(t *testing.T) {
 	case <-time.After(failsafe):
 		t.Fatal("settled never ran")
 	}
+	endAttachment(t, a, res)
+	if len(settled) != 0 {
+		t.Error("settled ran more than once")
+	}
+}
+
+// endAttachment finishes a with a plain exit and waits for RunClient to
+// return it.
+func endAttachment(t *testing.T, a *attached, res <-chan result) {
+	t.Helper()
 	if err := a.Finish(Exit{}); err != nil {
 		t.Errorf("Finish: %v", err)
 	}
 	a.ret <- nil
 	if r := wait(t, res); r.err != nil {
 		t.Errorf("RunClient = %+v, %v", r.exit, r.err)
-	}
-	if len(settled) != 0 {
-		t.Error("settled ran more than once")
 	}
 }

@@ -234,12 +234,10 @@ func (u *paneUsage) take(s usageSample, started time.Time) {
 		*u = paneUsage{gen: s.gen}
 		return
 	}
-	if u.gen != s.gen || !u.ok {
+	switch {
+	case u.gen != s.gen || !u.ok:
 		*u = paneUsage{gen: s.gen, fromAt: started, at: s.at, cpu: s.usage.CPU, ok: true}
-		u.percent, u.window, u.rss = share(started, 0, s), s.at.Sub(started), s.usage.RSS
-		return
-	}
-	if s.at.Sub(u.at) >= minShareWindow || u.fromAt.IsZero() {
+	case s.at.Sub(u.at) >= minShareWindow || u.fromAt.IsZero():
 		// (A session whose start is not known has its first sample as
 		// the base before.)
 		u.fromAt, u.fromCPU = u.at, u.cpu

@@ -46,10 +46,7 @@ func TestUsagePercentOverInterval(t *testing.T) {
 	b := newFakeBackend()
 	s, _ := newTestShared(t, b, 2, Config{})
 	p := s.Grid()[0]
-	t0 := muxtest.FixedNow()
-	sample := func(at time.Duration, cpu time.Duration) {
-		update(s, usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
-	}
+	sample := sampler(s, p)
 	sample(0, 0)
 	sample(2*time.Second, time.Second)
 	if info := s.InfoAt(0); !info.HasUsage || math.Abs(info.CPUPercent-50) > 0.01 || !p.cpuBusy {
@@ -71,7 +68,7 @@ func TestUsagePercentOverInterval(t *testing.T) {
 	}
 	p.phase = PhaseRunning
 	// A sample of an older generation (the pane restarted since) is dropped.
-	update(s, usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen - 1, at: t0.Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
+	update(s, usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen - 1, at: muxtest.FixedNow().Add(8 * time.Second), usage: providers.Usage{CPU: time.Hour}, ok: true}}})
 	if info := s.InfoAt(0); math.Abs(info.CPUPercent-100) > 0.01 {
 		t.Errorf("a stale sample counted: %v%%, want the 100%% of the last", info.CPUPercent)
 	}
@@ -84,10 +81,7 @@ func TestUsageShareOverASecondAtLeast(t *testing.T) {
 	b := newFakeBackend()
 	s, _ := newTestShared(t, b, 2, Config{})
 	p := s.Grid()[0]
-	t0 := muxtest.FixedNow()
-	sample := func(at time.Duration, cpu time.Duration) {
-		update(s, usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
-	}
+	sample := sampler(s, p)
 	sample(0, 100*time.Millisecond)
 	sample(5*time.Second, 100*time.Millisecond)
 	sample(5*time.Second+20*time.Millisecond, 110*time.Millisecond) // one 10 ms tick, 20 ms on
@@ -171,5 +165,14 @@ func TestUsageBacksOffWhileIdle(t *testing.T) {
 func TestUsageMessagesAreQuiet(t *testing.T) {
 	if !Quiet(usageMsg{}) || !Quiet(usageTickMsg{}) {
 		t.Fatal("usage messages must be quiet")
+	}
+}
+
+// sampler returns a function that hands s one usage sample of p, taken
+// at muxtest.FixedNow plus at, with cpu of CPU time used so far.
+func sampler(s *Shared, p *Pane) func(at, cpu time.Duration) {
+	t0 := muxtest.FixedNow()
+	return func(at, cpu time.Duration) {
+		update(s, usageMsg{samples: []usageSample{{key: p.Key(), gen: p.gen, at: t0.Add(at), usage: providers.Usage{CPU: cpu, RSS: 1 << 20}, ok: true}}})
 	}
 }

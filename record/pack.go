@@ -55,16 +55,16 @@ var (
 	// call's own memory small: a segment is at most DefaultSegmentBytes of
 	// output (and its keyframe), and the encoder keeps a history of the
 	// window and a block for good, 384 KiB with this one, 1.1 MiB with 1 MiB.
-	// Both are made by Warm, at the first ring: a process that records
-	// nothing (the attach client, ctl) holds neither.
+	// Both are made by Warm, as a ring first packs or unpacks: a process
+	// that records nothing (the attach client, ctl) holds neither.
 	packer   *zstd.Encoder
 	unpacker *zstd.Decoder
 
 	castagnoli = crc32.MakeTable(crc32.Castagnoli) // in hardware on amd64 and arm64
 )
 
-// Warm makes the encoder and decoder every ring shares, once; NewRing
-// calls it. They make their pools of workers at first use, so a test
+// Warm makes the encoder and decoder every ring shares, once; encode and
+// decode call it. They make their pools of workers at first use, so a test
 // that runs rings in a testing/synctest bubble calls Warm before any
 // bubble (in TestMain): made in a bubble, they would belong to it, and
 // synctest refuses channels shared across bubbles.

@@ -127,7 +127,6 @@ type Ring struct {
 
 // NewRing returns an empty ring within opts and budget (nil for none).
 func NewRing(opts RingOptions, budget *Budget) *Ring {
-	Warm()
 	opts.defaults()
 	return &Ring{opts: opts, budget: budget}
 }
