@@ -21,8 +21,9 @@ type alert struct {
 // teardownMsg reports the close of a pane's previous session, run before
 // a restart or after its pane went away.
 type teardownMsg struct {
-	key int
-	err error
+	key  int
+	err  error
+	then tea.Cmd // what waited for the teardown: the restart's start
 }
 
 // failTeardown keeps a failed close or kill for the exit code and shows
@@ -45,7 +46,7 @@ func (s *Shared) handleTeardown(msg teardownMsg) tea.Cmd {
 		}
 	}
 	s.failTeardown(p, "close", msg.err)
-	return nil
+	return msg.then
 }
 
 // TeardownErr joins the errors of the closes and kills that failed before

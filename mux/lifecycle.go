@@ -286,7 +286,10 @@ func (s *Shared) RestartAt(i int) tea.Cmd {
 	// the workspace: it must settle before the new start restores into
 	// the workspace or runs in it.
 	b, id, key := s.backend, old.ID(), p.key
-	return tea.Sequence(func() tea.Msg { return teardownMsg{key: key, err: b.Close(s.teardownCtx(), id)} }, start)
+	// The start runs once the teardown was handled: the model's loop and
+	// a test's run commands alike (tea.Sequence's message is Bubble
+	// Tea's own, which no other loop can take apart).
+	return func() tea.Msg { return teardownMsg{key: key, err: b.Close(s.teardownCtx(), id), then: start} }
 }
 
 type resizePTYMsg struct{ gen int }

@@ -83,13 +83,13 @@ func (s *Shared) finishQuit() tea.Cmd {
 			screens = append(screens, p.screen)
 		}
 	}
-	return tea.Sequence(func() tea.Msg {
+	return func() tea.Msg {
 		stopRecordings() // every recording flushed and closed before the program ends
 		for _, s := range screens {
 			s.Close()
 		}
-		return nil
-	}, tea.Quit)
+		return tea.QuitMsg{}
+	}
 }
 
 // ShutdownErr is the error of the final shutdown, if any.

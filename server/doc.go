@@ -1,7 +1,7 @@
 // Package server is a sandmux server: it owns the panes, their sessions
-// and screens (one ui.Model, run in a Bubble Tea program of its own that
+// and screens (one ui.Model, run in a loop of its own, loop.go, that
 // reads no terminal), attaches clients to it — each client's input
-// decoded in a goroutine of its own and sent to that program — and
+// decoded in a goroutine of its own and sent to that loop — and
 // answers the control protocol.
 //
 // server owns the clients' lives: attach, detach, a terminal that went

@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -41,13 +39,13 @@ func (o Options) quitGrace() time.Duration {
 type Server struct {
 	opts  Options
 	model *ui.Model
-	core  *tea.Program
+	core  *loop
 
 	mu      sync.Mutex
 	nextID  int
 	clients map[int]*client
 	final   *attach.Exit  // set once the quit settled: how every client ends
-	ended   chan struct{} // closed once the core program returned
+	ended   chan struct{} // closed once the core loop returned
 	wg      sync.WaitGroup
 	// attached counts the clients not yet finished: Run returns only once
 	// each has its exit, so stopping the listeners cuts no summary off.
@@ -58,16 +56,10 @@ type Server struct {
 func New(model *ui.Model, o Options) *Server {
 	s := &Server{opts: o, model: model, clients: map[int]*client{}, ended: make(chan struct{})}
 	// The core reads no terminal and draws none: each client's view has
-	// a Terminal of its own. Its input ends at once rather than being
-	// none, so that Run's ReleaseTerminal finds its read loop over and
-	// returns at once: with none, Bubble Tea waits half a second for it,
-	// which a server quit at once would wait out.
-	opts := []tea.ProgramOption{tea.WithInput(strings.NewReader("")), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
-		tea.WithoutSignalHandler(), tea.WithFPS(1)}
-	if o.Filter != nil {
-		opts = append(opts, tea.WithFilter(o.Filter))
-	}
-	s.core = tea.NewProgram(model, opts...)
+	// a Terminal of its own, so the model runs in the server's own loop
+	// (loop.go), which waits on the redraw loop's signals itself.
+	model.WatchInLoop()
+	s.core = newLoop(model, o.Filter)
 	return s
 }
 
@@ -95,17 +87,8 @@ func (s *Server) Do(ctx context.Context, fn func(*ui.Model) tea.Cmd) bool {
 // it asks finish how every client ends (the summary and the status),
 // finishes each with it, and returns once all are gone.
 func (s *Server) Run(finish func(runErr error) attach.Exit) error {
-	s.wg.Go(func() {
-		s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height})
-		// Bubble Tea starts its renderer's ticker (once a second at
-		// WithFPS(1)) even without a renderer, and the core has nothing
-		// to render: it would wake an idle server every second. The
-		// loop took StartMsg, so the ticker runs; releasing a terminal
-		// the core never had stops it and nothing else (its input has
-		// ended, it has no tty).
-		_ = s.core.ReleaseTerminal() // Best effort: a core without it only ticks.
-	})
-	_, err := s.core.Run()
+	s.wg.Go(func() { s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height}) })
+	err := s.core.run()
 	if err != nil {
 		err = fmt.Errorf("the server's UI failed: %w", err)
 	}

@@ -78,7 +78,7 @@ func TestEchoComposesItsPaneAlone(t *testing.T) {
 	m.Grid()[0].Screen().Write("a")
 	m.Grid()[7].Screen().Write("output of another pane")
 	looks, composes := v.titleLooks, v.composes
-	m.Update(wakeMsg{kind: wakeDirty})
+	m.Update(WakeMsg{Kind: WakeDirty})
 	if v.composes == composes {
 		t.Fatal("the echo was not drawn")
 	}

@@ -16,11 +16,12 @@
 // term.Terminal, which draws the lines a view composed).
 //
 //	Backend.Start ─► pane (screen + session) ─► sink: a parsegate turn (panes on some client's screen first) ─► screen.Write, a bounded slice a turn
-//	watch Cmd: select(the screens' shared wake, Backend.Changed, stop) ─► wakeMsg ─► frame tick (≤ fps)
+//	the server's loop (WatchInLoop, Watched), or else the watch Cmd: select(the screens' shared wake, Backend.Changed, stop) ─► WakeMsg ─► frame tick (≤ fps)
 //	frameMsg: each dirty screen ─► per view: Screen.Snapshot (changed rows) ─► vt.RenderRow (changed rows) ─► the view's Terminal
 //	ClientMsg{key} ─► that view: a bound action (prefix or root table, actions.go) : encode for the pane's modes ─► Session.Write (non-blocking queue)
 //	close / quit ─► Cmd: Backend.Close / Shutdown (blocks until settled) ─► closedMsg / shutdownMsg ─► every view
 //	failed close or kill ─► the pane stays, showing the error, until prefix x dismisses it; kept for the exit code
 //
-// An idle model has one goroutine blocked in the watch Cmd and no timer.
+// An idle model has no timer, and no goroutine but the loop that runs it
+// (or the watch Cmd's, under a Bubble Tea program).
 package ui

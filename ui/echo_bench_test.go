@@ -37,7 +37,7 @@ func BenchmarkEcho(b *testing.B) {
 				m.frameArmed = true // between two frames of the others
 				press(m, "a")
 				p.Screen().Write("a")
-				m.Update(wakeMsg{kind: wakeDirty})
+				m.Update(WakeMsg{Kind: WakeDirty})
 			}
 		})
 	}

@@ -10,7 +10,8 @@ import (
 
 // Model is the root model: the panes every attached client shares
 // (a mux.Shared) and one view per client (its size, focus, page,
-// zoom, modal, scroll and frames). It runs in one Bubble Tea program;
+// zoom, modal, scroll and frames). It runs in one loop (the server's;
+// Bubble Tea's in the tests);
 // the clients' input reaches it as ClientMsg, so all state is touched by
 // Update alone.
 type Model struct {
@@ -82,7 +83,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // redrawMsg reports whether msg is the redraw loop's own.
 func redrawMsg(msg tea.Msg) bool {
 	switch msg.(type) {
-	case wakeMsg, frameMsg:
+	case WakeMsg, frameMsg:
 		return true
 	}
 	return false
@@ -115,7 +116,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleStart(msg)
 	case DoMsg:
 		return msg.Fn(m)
-	case wakeMsg:
+	case WakeMsg:
 		return m.handleWake(msg)
 	case frameMsg:
 		return m.handleFrame()

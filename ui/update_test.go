@@ -30,7 +30,7 @@ func TestUpdateNeverBlocks(t *testing.T) {
 		tea.MouseWheelMsg{X: 2, Y: 3, Button: tea.MouseWheelUp},
 		tea.MouseReleaseMsg{X: 2, Y: 3, Button: tea.MouseLeft},
 		tea.FocusMsg{}, tea.BlurMsg{},
-		wakeMsg{kind: wakeDirty}, frameMsg{}, wakeMsg{kind: wakeChanged}, frameMsg{},
+		WakeMsg{Kind: WakeDirty}, frameMsg{}, WakeMsg{Kind: WakeChanged}, frameMsg{},
 		m.ListInfos()(), // the sessions' infos, as a change the Backend signalled lists them
 		DoMsg{Fn: func(*Model) tea.Cmd { return nil }},
 	}
@@ -80,7 +80,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 }
 
 // runCmdQuick runs only the commands known not to wait: it skips the watch
-// (its message type is wakeMsg) by running it in a goroutine that a rewire
+// (its message type is WakeMsg) by running it in a goroutine that a rewire
 // later frees.
 func runCmdQuick(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {

@@ -10,7 +10,7 @@ import (
 
 // The redraw loop. One command (watch) waits on one channel that every
 // pane's screen pokes when it changes (vt.WithWake), and on the Backend's
-// Changed; it returns a wakeMsg. That arms a frame tick (at most FPS a
+// Changed; it returns a WakeMsg. That arms a frame tick (at most FPS a
 // second); the frame asks each screen whether it is dirty, takes new
 // frames of those on some client's page, and only then re-arms watch. So
 // a pane that writes constantly costs FPS messages a second, not one per
@@ -19,7 +19,8 @@ import (
 type (
 	// redrawLoop is the loop's state, on the Model.
 	redrawLoop struct {
-		watching       bool // the watch command waits
+		watching       bool // the watch command waits (or the loop, inLoop)
+		inLoop         bool // the loop running the model waits itself (WatchInLoop)
 		changedPending bool // the Backend said a session changed: list them at the frame
 		frameArmed     bool // a frame is due
 		lastFrame      time.Time
@@ -33,17 +34,35 @@ type (
 		// awaited, so the views draw it themselves (term.ShowNow).
 		echoed bool
 	}
-	// wakeMsg says which signal ended the wait.
-	wakeMsg  struct{ kind wakeKind }
+	// WakeMsg says which signal ended the wait.
+	WakeMsg  struct{ Kind WakeKind }
 	frameMsg struct{}
-	wakeKind int
+	// WakeKind is one of the signals the redraw loop waits on.
+	WakeKind int
 )
 
+// The signals, as Watched gives them.
 const (
-	wakeStop wakeKind = iota
-	wakeChanged
-	wakeDirty
+	WakeStop WakeKind = iota
+	WakeChanged
+	WakeDirty
 )
+
+// WatchInLoop says that the loop running the model waits on the redraw
+// loop's signals itself, as Watched gives them, and delivers a WakeMsg
+// for the one that came: watch then arms no command (the server's core
+// does, so an echo reaches the model with no goroutine between).
+func (m *Model) WatchInLoop() { m.inLoop = true }
+
+// Watched is what the redraw loop waits on now: the screens' wake, the
+// Backend's Changed and the quit's stop; nil channels while it waits on
+// nothing (a frame is due, or the model is done).
+func (m *Model) Watched() (wake, changed, stop <-chan struct{}) {
+	if !m.watching {
+		return nil, nil, nil
+	}
+	return m.Wake(), m.Backend().Changed(), m.Stop()
+}
 
 // watch returns the command that waits for the next change, unless one is
 // already waiting.
@@ -52,26 +71,29 @@ func (m *Model) watch() tea.Cmd {
 		return nil
 	}
 	m.watching = true
+	if m.inLoop {
+		return nil
+	}
 	wake, changed, stop := m.Wake(), m.Backend().Changed(), m.Stop()
 	return func() tea.Msg {
 		// The receive consumed the signal: the message carries it instead.
 		select {
 		case <-wake:
-			return wakeMsg{kind: wakeDirty}
+			return WakeMsg{Kind: WakeDirty}
 		case <-changed:
-			return wakeMsg{kind: wakeChanged}
+			return WakeMsg{Kind: WakeChanged}
 		case <-stop:
-			return wakeMsg{kind: wakeStop}
+			return WakeMsg{Kind: WakeStop}
 		}
 	}
 }
 
-func (m *Model) handleWake(msg wakeMsg) tea.Cmd {
+func (m *Model) handleWake(msg WakeMsg) tea.Cmd {
 	m.watching = false
-	switch msg.kind {
-	case wakeStop:
+	switch msg.Kind {
+	case WakeStop:
 		return nil
-	case wakeChanged:
+	case WakeChanged:
 		m.changedPending = true
 	}
 	if m.frameArmed {

@@ -37,7 +37,7 @@ func TestEchoDrawnBetweenFrames(t *testing.T) {
 	}
 	m.Grid()[0].Screen().Write("\x1b[HQ")
 	m.Grid()[1].Screen().Write("\x1b[HW")
-	_, cmd := m.Update(wakeMsg{kind: wakeDirty})
+	_, cmd := m.Update(WakeMsg{Kind: WakeDirty})
 	if got := frameCell(m, 0); got != 'Q' {
 		t.Errorf("the focused pane's frame starts with %q, want its echo Q", got)
 	}
@@ -54,12 +54,12 @@ func TestEchoDrawnBetweenFrames(t *testing.T) {
 
 	m.frameArmed, m.lastFrame = true, m.Now()
 	press(m, "z")
-	if m.Update(wakeMsg{kind: wakeDirty}); !m.watching {
+	if m.Update(WakeMsg{Kind: WakeDirty}); !m.watching {
 		t.Error("no watch while an echo is awaited")
 	}
 	m.SetClock(func() time.Time { return fixedNow().Add(echoWait) })
 	m.watching = false
-	if _, cmd := m.Update(wakeMsg{kind: wakeDirty}); cmd != nil || m.Grid()[0].Echoing() {
+	if _, cmd := m.Update(WakeMsg{Kind: WakeDirty}); cmd != nil || m.Grid()[0].Echoing() {
 		t.Errorf("after echoWait: command %v, awaited %v; want the watching to stop", cmd != nil, m.Grid()[0].Echoing())
 	}
 }
@@ -77,5 +77,33 @@ func TestFrameBudget(t *testing.T) {
 		if got := m.frameInterval(); got != c.want {
 			t.Errorf("after a frame of %d panes the next waits %v, want %v", c.panes, got, c.want)
 		}
+	}
+}
+
+// In the server's loop (WatchInLoop) a key typed into a pane arms no
+// watch command: the loop waits on the channels Watched gives, and on
+// none once the wake came and the echo was drawn.
+func TestWatchInLoop(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 2, 160, 40)
+	m.WatchInLoop()
+	// A tick is pending, and nothing watches until a key is typed.
+	m.frameArmed, m.lastFrame, m.watching = true, m.Now(), false
+	if wake, changed, stop := m.Watched(); wake != nil || changed != nil || stop != nil {
+		t.Fatal("the loop is given signals to wait on before anything watches")
+	}
+	m.lv().pv(m.Grid()[0]) // as composing the view makes it
+	press(m, "x")
+	wake, changed, stop := m.Watched()
+	if wake == nil || changed == nil || stop == nil {
+		t.Fatalf("after a key the loop waits on wake %v, changed %v, stop %v; want all three", wake != nil, changed != nil, stop != nil)
+	}
+	m.Grid()[0].Screen().Write("\x1b[Hx")
+	<-wake // as the loop receives it
+	m.Update(WakeMsg{Kind: WakeDirty})
+	if got := frameCell(m, 0); got != 'x' {
+		t.Errorf("the focused pane's frame starts with %q, want its echo x", got)
+	}
+	if wake, _, _ := m.Watched(); wake != nil {
+		t.Error("the loop still waits on the wake once the echo was drawn and a tick is pending")
 	}
 }

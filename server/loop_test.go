@@ -1,0 +1,161 @@
+package server
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sandmux/sandmux/ui"
+)
+
+// loopModel is a model for the loop's tests: it hands every message it
+// gets to got, runs what update returns for it, and watches wake while
+// watching is set.
+type loopModel struct {
+	got      chan tea.Msg
+	update   func(tea.Msg) tea.Cmd
+	watching bool
+	wake     chan struct{}
+}
+
+func newLoopModel() *loopModel {
+	return &loopModel{got: make(chan tea.Msg, 16), wake: make(chan struct{}, 1)}
+}
+
+func (m *loopModel) Init() tea.Cmd  { return nil }
+func (m *loopModel) View() tea.View { return tea.View{} }
+func (m *loopModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.got <- msg
+	if m.update != nil {
+		return m, m.update(msg)
+	}
+	return m, nil
+}
+
+func (m *loopModel) Watched() (wake, changed, stop <-chan struct{}) {
+	if !m.watching {
+		return nil, nil, nil
+	}
+	return m.wake, nil, nil
+}
+
+type (
+	askMsg   struct{ n int }
+	replyMsg struct{ n int }
+)
+
+// runLoop runs l and returns what run returned, once it did.
+func runLoop(l *loop) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- l.run() }() // Joined by the caller's receive.
+	return done
+}
+
+// A command's message comes back to the model, a batch's each from a
+// goroutine of its own (one of them waits for the other: had the batch
+// run its commands one by one, the first would wait for ever), and the
+// quit ends the run; a Send after it returns at once.
+func TestLoopRunsCommandsAndQuits(t *testing.T) {
+	m := newLoopModel()
+	release := make(chan struct{})
+	m.update = func(msg tea.Msg) tea.Cmd {
+		if msg, ok := msg.(askMsg); ok {
+			return tea.Batch(
+				func() tea.Msg { <-release; return replyMsg{msg.n} },
+				func() tea.Msg { close(release); return replyMsg{msg.n + 1} },
+			)
+		}
+		return nil
+	}
+	l := newLoop(m, nil)
+	done := runLoop(l)
+	l.Send(askMsg{1})
+	if msg := <-m.got; msg != (askMsg{1}) {
+		t.Fatalf("the model got %#v first, want the message sent", msg)
+	}
+	seen := map[tea.Msg]bool{<-m.got: true, <-m.got: true}
+	if !seen[replyMsg{1}] || !seen[replyMsg{2}] {
+		t.Errorf("the batch's messages came back as %v", seen)
+	}
+	l.Send(tea.QuitMsg{})
+	if err := <-done; err != nil {
+		t.Errorf("the quit ended the run with %v", err)
+	}
+	l.Send(askMsg{2}) // returns: the loop ended
+	select {
+	case msg := <-m.got:
+		t.Errorf("the model got %#v after the quit", msg)
+	default:
+	}
+}
+
+// The loop waits on the redraw loop's signal itself while the model
+// watches (a WakeMsg, with no command between), and leaves it pending
+// while it does not.
+func TestLoopWaitsOnTheWatchedSignal(t *testing.T) {
+	m := newLoopModel()
+	m.update = func(msg tea.Msg) tea.Cmd {
+		if _, ok := msg.(askMsg); ok {
+			m.watching = true
+		}
+		if _, ok := msg.(ui.WakeMsg); ok {
+			m.watching = false
+		}
+		return nil
+	}
+	l := newLoop(m, nil)
+	done := runLoop(l)
+	m.wake <- struct{}{} // not watched yet: stays in its slot
+	l.Send(replyMsg{})
+	if msg := <-m.got; msg != (replyMsg{}) {
+		t.Fatalf("the model got %#v while it watched nothing, want the message sent", msg)
+	}
+	l.Send(askMsg{})
+	<-m.got
+	if msg := <-m.got; msg != (ui.WakeMsg{Kind: ui.WakeDirty}) {
+		t.Errorf("once watching, the model got %#v, want the wake", msg)
+	}
+	l.Send(tea.QuitMsg{})
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
+// A panic in the model or in a command ends the run with an error that
+// says so and holds the stack; the filter sees every message first and
+// drops those it returns nil for.
+func TestLoopPanicEndsTheRun(t *testing.T) {
+	for _, where := range []string{"update", "command"} {
+		t.Run(where, func(t *testing.T) {
+			m := newLoopModel()
+			m.update = func(msg tea.Msg) tea.Cmd {
+				if _, ok := msg.(askMsg); !ok {
+					return nil
+				}
+				if where == "update" {
+					panic("boom in " + where)
+				}
+				return func() tea.Msg { panic("boom in " + where) }
+			}
+			drop := func(_ tea.Model, msg tea.Msg) tea.Msg {
+				if _, ok := msg.(replyMsg); ok {
+					return nil
+				}
+				return msg
+			}
+			l := newLoop(m, drop)
+			done := runLoop(l)
+			l.Send(replyMsg{})
+			l.Send(askMsg{})
+			if msg := <-m.got; msg != (askMsg{}) {
+				t.Errorf("the model got %#v first, want the filter to drop it", msg)
+			}
+			err := <-done
+			if !errors.Is(err, errPanicked) || !strings.Contains(err.Error(), "boom in "+where) || !strings.Contains(err.Error(), "loop_test.go") {
+				t.Errorf("the run ended with %v, want the panic and its stack", err)
+			}
+		})
+	}
+}
