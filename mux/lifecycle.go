@@ -34,7 +34,7 @@ func (s *Shared) startPane(i int) tea.Cmd {
 	p := s.panes[i]
 	s.newTracker(p)
 	ended := s.endScreen(p, "the pane restarted") // the old screen's ring and recording go with it
-	cmd := p.start(s.ctx, s.backend, s.clients.BodySize(i), s.cfg.Scrollback, s.wake)
+	cmd := p.start(s.ctx, s.backend, s.clients.BodySize(i), s.cfg.Scrollback, s.wake, s.echoParsed)
 	p.screen.SetTheme(s.theme)
 	s.attachRing(p)
 	s.clients.PaneChanged(p, ChangeStarted)

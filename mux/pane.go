@@ -103,7 +103,7 @@ func (p *Pane) ID() string { return fmt.Sprintf("p%d", p.key) }
 // start makes a fresh screen for the pane's next generation and returns
 // the command that prepares and starts its session. The screen answers
 // the child (cursor reports, device attributes) through the session.
-func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}) tea.Cmd {
+func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}, echoParsed func()) tea.Cmd {
 	p.gen++
 	p.phase, p.err, p.sess, p.info, p.notice, p.early = PhaseStarting, nil, nil, session.Info{}, "", nil
 	old := p.screen
@@ -122,6 +122,14 @@ func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	}
 	p.turns = p.gate.Turns(&p.echo, &p.shown)
 	opts.Screen, opts.Turns, opts.Pacer = p.screen, p.turns, p.turns
+	if echoParsed != nil {
+		echo := &p.echo
+		opts.Parsed = func() {
+			if echo.Load() {
+				echoParsed()
+			}
+		}
+	}
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -50,7 +50,10 @@ type Shared struct {
 	usageIdle   int           // rounds in a row in which no pane was busy or wrote
 	usageOutput bool          // some pane wrote since the last round
 	wake        chan struct{} // every screen pokes it (vt.WithWake)
-	stop        chan struct{} // closed once done: the watch returns
+	// echoParsed, when set, is called by the goroutine that parsed a
+	// pane's output while its echo is awaited (SetEchoParsed).
+	echoParsed func()
+	stop       chan struct{} // closed once done: the watch returns
 
 	rec recState // the rings' budget, and the recordings being stopped (record.go)
 

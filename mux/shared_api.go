@@ -108,6 +108,12 @@ func (s *Shared) Redrawn() bool {
 	return r
 }
 
+// SetEchoParsed gives the function that the goroutine which parsed a
+// pane's output calls while the pane's echo is awaited: the loop that
+// runs the model draws the echo there and then when the model is free
+// (the server's). It must never block. Panes started after it use it.
+func (s *Shared) SetEchoParsed(fn func()) { s.echoParsed = fn }
+
 // WatchNow takes the note that a key was typed into a pane or a pane has
 // a new screen in this Update: the redraw loop must be watching.
 func (s *Shared) WatchNow() bool {

@@ -13,14 +13,20 @@ import (
 
 // The model's loop. The core is a Bubble Tea model that reads and draws
 // no terminal, so it runs in a loop of the server's own rather than in a
-// tea.Program. A program hands every message it delivers to a goroutine
-// of its own that starts one more goroutine for each command, and the
-// redraw loop's signals reach it only through a command that waits on
-// them and sends what woke it: a key's echo crossed three goroutines
-// before it was drawn, each a thread woken on this 2-core machine. This
-// loop waits on the redraw loop's signals itself (watched) and starts a
-// command's goroutine at once, so a key and its echo each cross one
-// hand-off: the reader's wake into this loop.
+// tea.Program, which passed every message through a goroutine of its own
+// and started one more for each command, and let the redraw loop's
+// signals reach the model only through a command that waited on them: a
+// key and its echo crossed four goroutines, each a thread woken on a
+// 2-core machine.
+//
+// Here the model is a value behind a lock, and whoever has a message for
+// it delivers it: a client's input goroutine its keys, a command's
+// goroutine what the command returned (Send). The loop's own goroutine
+// (run) only waits on the redraw loop's signals while the model watches
+// them. And the goroutine that parsed an awaited echo draws it (TryWake)
+// when the model is free. So a key reaches its pane's PTY, and its echo
+// the client's terminal, with no goroutine hand-off; the lock keeps one
+// message at a time, in the order each sender sent them.
 
 // watched is a model whose redraw loop the loop waits on itself
 // (ui.Model after WatchInLoop): Watched gives the signals it waits on
@@ -35,72 +41,137 @@ type watched interface {
 type loop struct {
 	model  watched
 	filter func(tea.Model, tea.Msg) tea.Msg
-	msgs   chan tea.Msg
-	errs   chan error    // a command's panic
-	done   chan struct{} // closed once run returned: Send returns at once
-	once   sync.Once
+
+	// mu is held while the model handles a message, and guards the rest.
+	mu sync.Mutex
+	// ended: the model quit or panicked; nothing more is delivered.
+	ended bool
+	// waiting is what run waits on now; when a message delivered
+	// elsewhere changes what the model watches, reselect tells run.
+	waiting  [3]<-chan struct{}
+	reselect chan struct{} // one slot
+	end      chan error    // one slot: why the model ended, nil for a quit
 }
 
 func newLoop(m watched, filter func(tea.Model, tea.Msg) tea.Msg) *loop {
-	return &loop{model: m, filter: filter, msgs: make(chan tea.Msg), errs: make(chan error, 1), done: make(chan struct{})}
+	return &loop{model: m, filter: filter, reselect: make(chan struct{}, 1), end: make(chan error, 1)}
 }
 
-// Send hands msg to the loop; once the loop ended it is dropped.
+// Send delivers msg to the model on the caller's goroutine, waiting for
+// the one in progress; once the model ended it is dropped.
 func (l *loop) Send(msg tea.Msg) {
 	if msg == nil {
 		return
 	}
-	select {
-	case l.msgs <- msg:
-	case <-l.done:
-	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.deliver(msg, false)
 }
 
-// run delivers messages until the model quits; a panic in the model or
-// in a command ends it with an error that holds the panic's stack.
-func (l *loop) run() (err error) {
-	defer l.once.Do(func() { close(l.done) })
-	defer func() {
-		if r := recover(); r != nil {
-			err = panicked(r, debug.Stack())
-		}
-	}()
+// TryWake delivers the redraw loop's wake from the goroutine that parsed
+// an awaited echo, if the model is free and watches: the echo is drawn
+// there and then. Otherwise run gets the wake as it would have.
+func (l *loop) TryWake() {
+	if !l.mu.TryLock() {
+		return
+	}
+	defer l.mu.Unlock()
+	wake, _, _ := l.model.Watched()
+	if wake == nil {
+		return
+	}
+	select {
+	case <-wake: // taken here, as run would have
+	default:
+		return // run took it already
+	}
+	l.deliver(ui.WakeMsg{Kind: ui.WakeDirty}, false)
+}
+
+// run waits on the redraw loop's signals, delivering each, until the
+// model quits or panics.
+func (l *loop) run() error {
+	l.mu.Lock()
 	l.exec(l.model.Init())
-	for {
-		var msg tea.Msg
+	for !l.ended {
 		wake, changed, stop := l.model.Watched()
+		l.waiting = [3]<-chan struct{}{wake, changed, stop}
+		l.mu.Unlock()
+		var msg tea.Msg
 		select {
-		case msg = <-l.msgs:
-		case err := <-l.errs:
-			return err
+		case <-l.reselect:
 		case <-wake:
 			msg = ui.WakeMsg{Kind: ui.WakeDirty}
 		case <-changed:
 			msg = ui.WakeMsg{Kind: ui.WakeChanged}
 		case <-stop:
 			msg = ui.WakeMsg{Kind: ui.WakeStop}
+		case err := <-l.end:
+			return err // ended by a message delivered elsewhere
 		}
-		if l.filter != nil {
-			if msg = l.filter(l.model, msg); msg == nil {
-				continue
-			}
+		l.mu.Lock()
+		if msg != nil {
+			l.deliver(msg, true)
 		}
-		switch msg := msg.(type) {
-		case tea.QuitMsg:
-			return nil
-		case tea.BatchMsg:
-			for _, c := range msg {
-				l.exec(c)
-			}
-			continue
+	}
+	l.mu.Unlock()
+	return <-l.end // finish, which ended it, left why
+}
+
+// deliver hands msg to the model, under mu; a panic ends the model with
+// an error that holds the panic's stack. byRun says run delivers it,
+// which looks at what the model watches next anyway.
+func (l *loop) deliver(msg tea.Msg, byRun bool) {
+	if l.ended {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			l.finish(panicked(r, debug.Stack()))
 		}
-		_, cmd := l.model.Update(msg)
-		l.exec(cmd)
+	}()
+	if l.filter != nil {
+		if msg = l.filter(l.model, msg); msg == nil {
+			return
+		}
+	}
+	switch msg := msg.(type) {
+	case tea.QuitMsg:
+		l.finish(nil)
+		return
+	case tea.BatchMsg:
+		for _, c := range msg {
+			l.exec(c)
+		}
+		return
+	}
+	_, cmd := l.model.Update(msg)
+	l.exec(cmd)
+	if byRun {
+		return
+	}
+	if wake, changed, stop := l.model.Watched(); [3]<-chan struct{}{wake, changed, stop} != l.waiting {
+		select {
+		case l.reselect <- struct{}{}:
+		default:
+		}
 	}
 }
 
-// exec runs cmd on a goroutine of its own and delivers what it returns;
-// a batch's commands each get one, without a trip through the loop.
+// finish ends the model, under mu, and wakes run.
+func (l *loop) finish(err error) {
+	if l.ended {
+		return
+	}
+	l.ended = true
+	select {
+	case l.end <- err:
+	default:
+	}
+}
+
+// exec runs cmd on a goroutine of its own, which delivers what it
+// returns; a batch's commands each get one, without a delivery between.
 // Like Bubble Tea's, a command's goroutine is not waited for: a timer's
 // sleeps out its time, and what it returns after the end is dropped.
 func (l *loop) exec(cmd tea.Cmd) {
@@ -110,10 +181,9 @@ func (l *loop) exec(cmd tea.Cmd) {
 	go func() { // Owned by the command: it ends when the command returns.
 		defer func() {
 			if r := recover(); r != nil {
-				select {
-				case l.errs <- panicked(r, debug.Stack()):
-				default: // Another panic ends the loop already.
-				}
+				l.mu.Lock()
+				l.finish(panicked(r, debug.Stack()))
+				l.mu.Unlock()
 			}
 		}()
 		switch msg := cmd().(type) {

@@ -53,10 +53,11 @@ func runLoop(l *loop) <-chan error {
 	return done
 }
 
-// A command's message comes back to the model, a batch's each from a
-// goroutine of its own (one of them waits for the other: had the batch
-// run its commands one by one, the first would wait for ever), and the
-// quit ends the run; a Send after it returns at once.
+// A message sent is handled before Send returns; a command's message comes
+// back to the model, a batch's each from a goroutine of its own (one of
+// them waits for the other: had the batch run its commands one by one,
+// the first would wait for ever), and the quit ends the run; a Send after
+// it returns at once, delivering nothing.
 func TestLoopRunsCommandsAndQuits(t *testing.T) {
 	m := newLoopModel()
 	release := make(chan struct{})
@@ -72,8 +73,13 @@ func TestLoopRunsCommandsAndQuits(t *testing.T) {
 	l := newLoop(m, nil)
 	done := runLoop(l)
 	l.Send(askMsg{1})
-	if msg := <-m.got; msg != (askMsg{1}) {
-		t.Fatalf("the model got %#v first, want the message sent", msg)
+	select {
+	case msg := <-m.got:
+		if msg != (askMsg{1}) {
+			t.Fatalf("the model got %#v first, want the message sent", msg)
+		}
+	default:
+		t.Fatal("Send returned before the model had the message")
 	}
 	seen := map[tea.Msg]bool{<-m.got: true, <-m.got: true}
 	if !seen[replyMsg{1}] || !seen[replyMsg{2}] {
@@ -157,5 +163,64 @@ func TestLoopPanicEndsTheRun(t *testing.T) {
 				t.Errorf("the run ended with %v, want the panic and its stack", err)
 			}
 		})
+	}
+}
+
+// TryWake, from the goroutine that parsed an awaited echo, delivers the
+// wake there and then when the model is free and watches, taking the
+// signal as run would; it leaves the signal to run while the model is
+// busy with another message, and to nobody while the model does not
+// watch.
+func TestLoopTryWake(t *testing.T) {
+	m := newLoopModel()
+	busy, free := make(chan struct{}), make(chan struct{})
+	m.update = func(msg tea.Msg) tea.Cmd {
+		switch msg.(type) {
+		case askMsg:
+			m.watching = true
+		case replyMsg:
+			close(busy)
+			<-free
+		case ui.WakeMsg:
+			m.watching = false
+		}
+		return nil
+	}
+	l := newLoop(m, nil)
+	m.wake <- struct{}{}
+	l.TryWake() // not watching: nothing, the signal stays
+	if len(m.got) != 0 || len(m.wake) != 1 {
+		t.Fatalf("TryWake while the model watched nothing: %d messages, the signal taken %v", len(m.got), len(m.wake) == 0)
+	}
+	l.Send(askMsg{})
+	<-m.got
+	l.TryWake()
+	select {
+	case msg := <-m.got:
+		if msg != (ui.WakeMsg{Kind: ui.WakeDirty}) || len(m.wake) != 0 {
+			t.Errorf("TryWake delivered %#v (signal left: %v), want the wake, its signal taken", msg, len(m.wake) == 1)
+		}
+	default:
+		t.Fatal("TryWake delivered nothing while the model was free and watched")
+	}
+
+	l.Send(askMsg{})
+	<-m.got
+	m.wake <- struct{}{}
+	go l.Send(replyMsg{}) // Joined: free is closed below and the model takes it.
+	<-busy
+	l.TryWake() // the model is busy: returns at once
+	if len(m.wake) != 1 {
+		t.Error("TryWake took the signal while the model was busy")
+	}
+	close(free)
+	<-m.got // the reply
+	done := runLoop(l)
+	if msg := <-m.got; msg != (ui.WakeMsg{Kind: ui.WakeDirty}) {
+		t.Errorf("run delivered %#v, want the wake TryWake left", msg)
+	}
+	l.Send(tea.QuitMsg{})
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }

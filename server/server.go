@@ -58,8 +58,8 @@ func New(model *ui.Model, o Options) *Server {
 	// The core reads no terminal and draws none: each client's view has
 	// a Terminal of its own, so the model runs in the server's own loop
 	// (loop.go), which waits on the redraw loop's signals itself.
-	model.WatchInLoop()
 	s.core = newLoop(model, o.Filter)
+	model.WatchInLoop(s.core.TryWake)
 	return s
 }
 

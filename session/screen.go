@@ -45,6 +45,9 @@ func (s *Session) parse(text string) {
 		}
 		text = text[n:]
 	}
+	if s.opts.Parsed != nil {
+		s.opts.Parsed()
+	}
 }
 
 // Screen is the session's screen, nil when it was started without one.

@@ -50,3 +50,33 @@ func TestSessionOwnsItsScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Parsed is called after each parse, by the goroutine that parsed, with
+// the text in the screen and neither the screen's lock nor a turn held:
+// it writes to the screen itself, which would wait for ever on a lock
+// held, and counts the turns out.
+func TestParsedAfterTheScreenHasTheText(t *testing.T) {
+	m := localManager()
+	defer m.Wait()
+	screen := vt.New(80, 24)
+	defer screen.Close()
+	turns := &countTurns{}
+	opts := realOpts
+	opts.Screen, opts.Turns = screen, turns
+	saw := make(chan bool, 64)
+	opts.Parsed = func() {
+		inTurn := turns.taken != turns.given
+		screen.Write("") // the lock is free, or this waits for ever
+		saw <- !inTurn && strings.Contains(string(screen.Dump(nil, false, false)), "PARSED")
+	}
+	s, err := m.Start(t.Context(), "local", providers.Spec{Name: t.Name(), Command: []string{"sh", "-c", "printf 'PARSED\\r\\n'; sleep 30"}, Size: providers.Size{Cols: 80, Rows: 24}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !<-saw {
+		t.Error("Parsed ran inside a turn or before the screen had the text")
+	}
+	if err := m.Close(context.Background(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+}

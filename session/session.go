@@ -77,6 +77,10 @@ type Options struct {
 	// Turns, when set, orders the parsing of many sessions' output: a
 	// turn is taken before each slice and given back after it.
 	Turns Turns
+	// Parsed, when set, is called each time output was parsed into
+	// Screen, by the goroutine that parsed it, holding neither the
+	// screen's lock nor a turn: the place to draw a key's echo at once.
+	Parsed func()
 	// Pacer, when set, spaces the reads of a child that writes a little
 	// at a time: after a read smaller than handOff the reader waits in
 	// Pace before it reads again; input written to the child ends the

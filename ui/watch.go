@@ -52,7 +52,14 @@ const (
 // loop's signals itself, as Watched gives them, and delivers a WakeMsg
 // for the one that came: watch then arms no command (the server's core
 // does, so an echo reaches the model with no goroutine between).
-func (m *Model) WatchInLoop() { m.inLoop = true }
+// echoParsed, when set, is called by the goroutine that parsed the
+// output of a pane whose echo is awaited (mux.Shared.SetEchoParsed): the
+// loop delivers the wake from there when the model is free, so the echo
+// is drawn with no hand-off at all.
+func (m *Model) WatchInLoop(echoParsed func()) {
+	m.inLoop = true
+	m.SetEchoParsed(echoParsed)
+}
 
 // Watched is what the redraw loop waits on now: the screens' wake, the
 // Backend's Changed and the quit's stop; nil channels while it waits on

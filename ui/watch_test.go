@@ -85,7 +85,7 @@ func TestFrameBudget(t *testing.T) {
 // none once the wake came and the echo was drawn.
 func TestWatchInLoop(t *testing.T) {
 	m := newTestModel(t, newFakeBackend(), 2, 160, 40)
-	m.WatchInLoop()
+	m.WatchInLoop(nil)
 	// A tick is pending, and nothing watches until a key is typed.
 	m.frameArmed, m.lastFrame, m.watching = true, m.Now(), false
 	if wake, changed, stop := m.Watched(); wake != nil || changed != nil || stop != nil {

@@ -82,7 +82,7 @@ func (b *Backend) StartSession(ctx context.Context, _ string, spec providers.Spe
 	}
 	b.Mu.Lock()
 	b.Next++
-	s := &Session{b: b, Live: session.Info{ID: b.Next, Name: spec.Name, State: session.Running}}
+	s := &Session{b: b, Live: session.Info{ID: b.Next, Name: spec.Name, State: session.Running}, Opts: opts}
 	if b.Output[spec.Name] != "" {
 		s.Live.LastOutput = FixedNow()
 	}
@@ -179,6 +179,7 @@ type Session struct {
 	Input   []byte
 	Resizes int
 	Use     *providers.Usage // nil: the provider cannot tell
+	Opts    session.Options  // what it was started with
 }
 
 func (s *Session) ID() session.ID { return s.Live.ID }
