@@ -16,8 +16,8 @@ import (
 // tea.Program, which passed every message through a goroutine of its own
 // and started one more for each command, and let the redraw loop's
 // signals reach the model only through a command that waited on them: a
-// key and its echo crossed four goroutines, each a thread woken on a
-// 2-core machine.
+// key and its echo crossed three hand-offs between goroutines, each a
+// thread woken on a 2-core machine.
 //
 // Here the model is a value behind a lock, and whoever has a message for
 // it delivers it: a client's input goroutine its keys, a command's
@@ -25,8 +25,10 @@ import (
 // (run) only waits on the redraw loop's signals while the model watches
 // them. And the goroutine that parsed an awaited echo draws it (TryWake)
 // when the model is free. So a key reaches its pane's PTY, and its echo
-// the client's terminal, with no goroutine hand-off; the lock keeps one
-// message at a time, in the order each sender sent them.
+// the client's terminal, with no goroutine hand-off (the echo, unless
+// another message holds the model: then run's goroutine delivers it);
+// the lock keeps one message at a time, in the order each sender sent
+// them.
 
 // watched is a model whose redraw loop the loop waits on itself
 // (ui.Model after WatchInLoop): Watched gives the signals it waits on
