@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""What an idle key costs: N keys typed one at a time into a multiplexer
+whose focused pane runs cat, each timed until its echo shows, and, for
+sandmux, `perf stat` of its server meanwhile (context switches and CPU
+time, per key). More keys than latency.py's 40 make the median steadier.
+
+usage: keys.py N sandmux BINARY      (a private server, -L, quit at the end)
+       keys.py N tmux
+Needs perf (Debian's linux-perf) for the server's counts; without it the
+echo times alone."""
+import os, pty, sys, time, select, signal, termios, struct, fcntl, subprocess, statistics, shutil
+n, kind = int(sys.argv[1]), sys.argv[2]
+name = f"keys{os.getpid()}"
+if kind == "sandmux":
+    binary = os.path.abspath(sys.argv[3])
+    cmd = [binary, "-L", name, "cat"]
+else:
+    cmd = ["tmux", "-L", name, "-f", "/dev/null", "new-session", "cat"]
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["TERM"] = "xterm-256color"
+    os.execvp(cmd[0], cmd)
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+def drain(t):
+    end = time.time() + t
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
+        if r:
+            try: os.read(fd, 1 << 16)
+            except OSError: return
+drain(3.0)
+perf = None
+if kind == "sandmux" and shutil.which("perf"):
+    srv = subprocess.run(["pgrep", "-f", f"{binary} serve -S .*/{name}.sock"], capture_output=True, text=True).stdout.split()
+    if srv:
+        perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", srv[0]],
+                                stderr=subprocess.PIPE, text=True)
+        drain(0.5)
+lat = []
+for i in range(n):
+    ch = bytes([ord('a') + i % 26]); drain(0.02)
+    t0 = time.perf_counter(); os.write(fd, ch); got = b""
+    while True:
+        r, _, _ = select.select([fd], [], [], 2.0)
+        if not r: lat.append(2.0); break
+        got += os.read(fd, 1 << 16)
+        if ch in got: lat.append(time.perf_counter() - t0); break
+counts = ""
+if perf:
+    perf.send_signal(signal.SIGINT)
+    for line in perf.communicate()[1].splitlines():
+        f = line.split(",")
+        if len(f) > 2 and f[2] == "context-switches": counts += f" switches_per_key={float(f[0]) / n:.1f}"
+        if len(f) > 2 and f[2].startswith("task-clock"): counts += f" cpu_us_per_key={float(f[0]) * 1000 / n:.0f}"
+os.kill(pid, signal.SIGKILL)
+if kind == "sandmux":
+    subprocess.run([binary, "ctl", "-L", name, "quit", "--kill"], capture_output=True)
+else:
+    subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+lat.sort()
+print(f"{kind} keys={n} median_ms={statistics.median(lat) * 1000:.3f} p90_ms={lat[int(len(lat) * 0.9)] * 1000:.3f}{counts}")
