@@ -8,16 +8,17 @@ import (
 	"github.com/sandmux/sandmux/session/vt"
 )
 
-// A pane's session calls the function SetEchoParsed gave once its output
-// parsed, but only while a key's echo is awaited in that pane: the rest
-// of its output waits for the frame.
-func TestEchoParsedOnlyWhileAwaited(t *testing.T) {
+// Output parsed while a key's echo is awaited does not poke the model's
+// wake: its session's Parsed hands it to the function SetEchoParsed gave,
+// and pokes only when that could not deliver it. Output parsed with no
+// key typed pokes as ever, and Parsed calls nothing.
+func TestEchoParsedDeliversTheWake(t *testing.T) {
 	b := newFakeBackend()
 	v := &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
 	s := NewShared(t.Context(), Config{Scrollback: 100}, b, v, []PaneSpec{{Name: "apane", Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}}})
 	s.SetClock(muxtest.FixedNow)
-	calls := 0
-	s.SetEchoParsed(func() { calls++ })
+	calls, delivers := 0, true
+	s.SetEchoParsed(func() bool { calls++; return delivers })
 	update(s, s.StartAll()())
 	p := s.Grid()[0]
 	t.Cleanup(func() { s.StopWatching(); p.screen.Close() })
@@ -27,13 +28,31 @@ func TestEchoParsedOnlyWhileAwaited(t *testing.T) {
 	if parsed == nil {
 		t.Fatal("the pane's session was started without Parsed")
 	}
-	parsed()
-	if calls != 0 {
-		t.Errorf("output with no key typed called the echo's function %d times", calls)
+	drain := func() bool {
+		select {
+		case <-s.Wake():
+			return true
+		default:
+			return false
+		}
 	}
-	s.Send(p, func(vt.Modes) []byte { return []byte("x") })
+	drain()
+	p.screen.Write("out")
 	parsed()
-	if calls != 1 {
-		t.Errorf("output after a key called the echo's function %d times, want once", calls)
+	if poked := drain(); calls != 0 || !poked {
+		t.Errorf("output with no key typed: the echo's function called %d times, the wake poked %v; want none, poked", calls, poked)
+	}
+	for _, d := range []bool{true, false} {
+		delivers = d
+		s.Send(p, func(vt.Modes) []byte { return []byte("x") })
+		p.screen.Write("x")
+		if drain() {
+			t.Fatal("output after a key poked the wake before the parser was done")
+		}
+		calls = 0
+		parsed()
+		if poked := drain(); calls != 1 || poked == d {
+			t.Errorf("after a key, delivered %v: the echo's function called %d times, the wake poked %v; want once, poked only if not delivered", d, calls, poked)
+		}
 	}
 }

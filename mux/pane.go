@@ -38,6 +38,9 @@ type Pane struct {
 	// drawn at once.
 	echo   atomic.Bool
 	echoAt time.Time
+	// wakeHeld: output parsed while the echo was awaited held its poke
+	// back for the parser to deliver (wakes).
+	wakeHeld atomic.Bool
 
 	sess   Session
 	screen *vt.Screen
@@ -103,13 +106,14 @@ func (p *Pane) ID() string { return fmt.Sprintf("p%d", p.key) }
 // start makes a fresh screen for the pane's next generation and returns
 // the command that prepares and starts its session. The screen answers
 // the child (cursor reports, device attributes) through the session.
-func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}, echoParsed func()) tea.Cmd {
+func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scrollback int, wake chan<- struct{}, echoParsed func() bool) tea.Cmd {
 	p.gen++
 	p.phase, p.err, p.sess, p.info, p.notice, p.early = PhaseStarting, nil, nil, session.Info{}, "", nil
 	old := p.screen
 	// The screen exists while the pane starts; the session feeds it and
 	// takes its replies once it runs.
-	p.screen = vt.New(int(size.Cols), int(size.Rows), vt.WithScrollback(scrollback), vt.WithWake(wake))
+	poke, parsed := p.wakes(wake, echoParsed)
+	p.screen = vt.New(int(size.Cols), int(size.Rows), vt.WithScrollback(scrollback), vt.WithWake(poke))
 	p.ptySize = size
 
 	spec, opts := p.spec, p.spec.Options
@@ -121,15 +125,7 @@ func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
 	}
 	p.turns = p.gate.Turns(&p.echo, &p.shown)
-	opts.Screen, opts.Turns, opts.Pacer = p.screen, p.turns, p.turns
-	if echoParsed != nil {
-		echo := &p.echo
-		opts.Parsed = func() {
-			if echo.Load() {
-				echoParsed()
-			}
-		}
-	}
+	opts.Screen, opts.Turns, opts.Pacer, opts.Parsed = p.screen, p.turns, p.turns, parsed
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -148,6 +144,39 @@ func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 		s, err := b.Start(ctx, spec.Provider, spec.Spec, opts)
 		return startedMsg{key: key, gen: gen, sess: s, notice: notice, err: err}
 	}
+}
+
+// wakes are how the pane's screen pokes the model's wake, and what its
+// session calls once output parsed (session.Options.Parsed). Output
+// parsed while a key's echo is awaited does not poke: the goroutine that
+// parsed it delivers the wake itself once the screen is let go
+// (echoParsed), and pokes only if it could not, for a poke hands the
+// wake to the loop's goroutine, a thread to wake, before the parser is
+// done. Without echoParsed every change pokes.
+func (p *Pane) wakes(wake chan<- struct{}, echoParsed func() bool) (poke func(parsed bool), parsed func()) {
+	send := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	if echoParsed == nil {
+		return func(bool) { send() }, nil
+	}
+	echo, held := &p.echo, &p.wakeHeld
+	poke = func(parsed bool) {
+		if parsed && echo.Load() {
+			held.Store(true)
+			return
+		}
+		send()
+	}
+	parsed = func() {
+		if held.Swap(false) && !echoParsed() {
+			send()
+		}
+	}
+	return poke, parsed
 }
 
 // cancel asks the start under way to stop; the pane shows it until the

@@ -52,7 +52,7 @@ type Shared struct {
 	wake        chan struct{} // every screen pokes it (vt.WithWake)
 	// echoParsed, when set, is called by the goroutine that parsed a
 	// pane's output while its echo is awaited (SetEchoParsed).
-	echoParsed func()
+	echoParsed func() bool
 	stop       chan struct{} // closed once done: the watch returns
 
 	rec recState // the rings' budget, and the recordings being stopped (record.go)

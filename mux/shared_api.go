@@ -109,10 +109,12 @@ func (s *Shared) Redrawn() bool {
 }
 
 // SetEchoParsed gives the function that the goroutine which parsed a
-// pane's output calls while the pane's echo is awaited: the loop that
-// runs the model draws the echo there and then when the model is free
-// (the server's). It must never block. Panes started after it use it.
-func (s *Shared) SetEchoParsed(fn func()) { s.echoParsed = fn }
+// pane's output calls while the pane's echo is awaited, the screen's
+// poke of the wake held back: the loop that runs the model delivers the
+// wake there and then when the model is free (the server's), and says
+// whether it did; else the pane pokes. It must never block. Panes
+// started after it use it.
+func (s *Shared) SetEchoParsed(fn func() bool) { s.echoParsed = fn }
 
 // WatchNow takes the note that a key was typed into a pane or a pane has
 // a new screen in this Update: the redraw loop must be watching.

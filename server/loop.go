@@ -71,23 +71,25 @@ func (l *loop) Send(msg tea.Msg) {
 }
 
 // TryWake delivers the redraw loop's wake from the goroutine that parsed
-// an awaited echo, if the model is free and watches: the echo is drawn
-// there and then. Otherwise run gets the wake as it would have.
-func (l *loop) TryWake() {
+// an awaited echo (its screen held back its poke of the wake, which
+// would have readied run's goroutine first), if the model is free and
+// watches: the echo is drawn there and then. It reports whether it did;
+// if not, the caller pokes the wake, and run delivers it as ever.
+func (l *loop) TryWake() bool {
 	if !l.mu.TryLock() {
-		return
+		return false
 	}
 	defer l.mu.Unlock()
 	wake, _, _ := l.model.Watched()
-	if wake == nil {
-		return
+	if wake == nil || l.ended {
+		return false
 	}
 	select {
-	case <-wake: // taken here, as run would have
+	case <-wake: // another screen's poke: this delivery is its too
 	default:
-		return // run took it already
 	}
 	l.deliver(ui.WakeMsg{Kind: ui.WakeDirty}, false)
+	return true
 }
 
 // run waits on the redraw loop's signals, delivering each, until the

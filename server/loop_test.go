@@ -167,10 +167,10 @@ func TestLoopPanicEndsTheRun(t *testing.T) {
 }
 
 // TryWake, from the goroutine that parsed an awaited echo, delivers the
-// wake there and then when the model is free and watches, taking the
-// signal as run would; it leaves the signal to run while the model is
-// busy with another message, and to nobody while the model does not
-// watch.
+// wake there and then when the model is free and watches (taking a poke
+// of another screen's with it) and says so; it delivers nothing and says
+// so while the model is busy with another message or does not watch, and
+// its caller pokes the wake for run.
 func TestLoopTryWake(t *testing.T) {
 	m := newLoopModel()
 	busy, free := make(chan struct{}), make(chan struct{})
@@ -187,37 +187,32 @@ func TestLoopTryWake(t *testing.T) {
 		return nil
 	}
 	l := newLoop(m, nil)
-	m.wake <- struct{}{}
-	l.TryWake() // not watching: nothing, the signal stays
-	if len(m.got) != 0 || len(m.wake) != 1 {
-		t.Fatalf("TryWake while the model watched nothing: %d messages, the signal taken %v", len(m.got), len(m.wake) == 0)
+	if l.TryWake() || len(m.got) != 0 {
+		t.Fatal("TryWake delivered while the model watched nothing")
 	}
 	l.Send(askMsg{})
 	<-m.got
-	l.TryWake()
-	select {
-	case msg := <-m.got:
-		if msg != (ui.WakeMsg{Kind: ui.WakeDirty}) || len(m.wake) != 0 {
-			t.Errorf("TryWake delivered %#v (signal left: %v), want the wake, its signal taken", msg, len(m.wake) == 1)
-		}
-	default:
+	m.wake <- struct{}{} // another screen's poke
+	if !l.TryWake() {
 		t.Fatal("TryWake delivered nothing while the model was free and watched")
+	}
+	if msg := <-m.got; msg != (ui.WakeMsg{Kind: ui.WakeDirty}) || len(m.wake) != 0 {
+		t.Errorf("TryWake delivered %#v (a poke left: %v), want the wake, the poke taken", msg, len(m.wake) == 1)
 	}
 
 	l.Send(askMsg{})
 	<-m.got
-	m.wake <- struct{}{}
 	go l.Send(replyMsg{}) // Joined: free is closed below and the model takes it.
 	<-busy
-	l.TryWake() // the model is busy: returns at once
-	if len(m.wake) != 1 {
-		t.Error("TryWake took the signal while the model was busy")
+	if l.TryWake() {
+		t.Error("TryWake delivered while the model was busy")
 	}
+	m.wake <- struct{}{} // as its caller pokes
 	close(free)
 	<-m.got // the reply
 	done := runLoop(l)
 	if msg := <-m.got; msg != (ui.WakeMsg{Kind: ui.WakeDirty}) {
-		t.Errorf("run delivered %#v, want the wake TryWake left", msg)
+		t.Errorf("run delivered %#v, want the poked wake", msg)
 	}
 	l.Send(tea.QuitMsg{})
 	if err := <-done; err != nil {

@@ -56,7 +56,7 @@ const (
 // output of a pane whose echo is awaited (mux.Shared.SetEchoParsed): the
 // loop delivers the wake from there when the model is free, so the echo
 // is drawn with no hand-off at all.
-func (m *Model) WatchInLoop(echoParsed func()) {
+func (m *Model) WatchInLoop(echoParsed func() bool) {
 	m.inLoop = true
 	m.SetEchoParsed(echoParsed)
 }

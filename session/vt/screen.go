@@ -25,7 +25,7 @@ type config struct {
 	scrollback  int
 	syncTimeout time.Duration
 	replyQueue  int
-	wake        chan<- struct{}
+	wake        func(parsed bool)
 }
 
 // WithReplies sets where answers to the child go: the PTY. Without it they
@@ -42,10 +42,12 @@ func WithScrollback(lines int) Option {
 // back the dirty signal.
 func WithSyncTimeout(d time.Duration) Option { return func(c *config) { c.syncTimeout = d } }
 
-// WithWake makes the screen also poke wake (never blocking) each time it
-// raises its dirty signal, so one goroutine can wait for any of many
-// screens on one channel and then ask each (Dirty) which changed.
-func WithWake(wake chan<- struct{}) Option { return func(c *config) { c.wake = wake } }
+// WithWake makes the screen also call wake each time it raises its dirty
+// signal, under its lock (it must never block), so one goroutine can
+// wait for any of many screens, poked by each, and then ask each (Dirty)
+// which changed. parsed says the change is output Write parsed, whose
+// caller goes on once the lock is let go (a wake may be left to it).
+func WithWake(wake func(parsed bool)) Option { return func(c *config) { c.wake = wake } }
 
 // WithReplyQueue sets how many replies may wait for the PTY before new ones
 // are dropped.
@@ -110,7 +112,7 @@ type Screen struct {
 
 	replies *replyQueue
 	dirty   chan struct{}
-	wake    chan<- struct{} // shared with other screens; may be nil
+	wake    func(parsed bool) // may be nil
 	// epoch counts the side tables' sweeps: a frame read under an older
 	// one may decode a reused id wrongly, so Snapshot reads it whole.
 	epoch uint64
@@ -223,7 +225,7 @@ func (s *Screen) writeLocked(text string) (int, bool) {
 	if len(s.taps) > 0 {
 		s.tapOutput(text[:n])
 	}
-	s.markDirty()
+	s.markDirty(true)
 	return n, true
 }
 
@@ -326,7 +328,7 @@ func (s *Screen) Resize(cols, rows int) {
 	if len(s.taps) > 0 {
 		s.tapResize(reflowed)
 	}
-	s.markDirty()
+	s.markDirty(false)
 }
 
 // extendTabs sets the default stops (every 8 columns) in the columns a
@@ -351,7 +353,7 @@ func (s *Screen) extendTabs(from int) {
 }
 
 // markDirty raises the dirty signal unless a synchronized update holds it.
-func (s *Screen) markDirty() {
+func (s *Screen) markDirty(parsed bool) {
 	if s.f.st.modes.SyncOutput && !s.syncExpired {
 		return
 	}
@@ -360,10 +362,7 @@ func (s *Screen) markDirty() {
 	default:
 	}
 	if s.wake != nil {
-		select {
-		case s.wake <- struct{}{}:
-		default:
-		}
+		s.wake(parsed)
 	}
 }
 
@@ -405,7 +404,7 @@ func (s *Screen) clock() {
 		if d := s.syncDeadline; !d.IsZero() && !time.Now().Before(d) {
 			s.syncDeadline = time.Time{}
 			s.syncExpired = true
-			s.markDirty()
+			s.markDirty(false)
 		}
 		d := s.syncDeadline
 		s.mu.Unlock()
