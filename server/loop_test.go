@@ -64,7 +64,7 @@ func TestLoopRunsCommandsAndQuits(t *testing.T) {
 	m.update = func(msg tea.Msg) tea.Cmd {
 		if msg, ok := msg.(askMsg); ok {
 			return tea.Batch(
-				func() tea.Msg { <-release; return replyMsg{msg.n} },
+				func() tea.Msg { <-release; return replyMsg(msg) },
 				func() tea.Msg { close(release); return replyMsg{msg.n + 1} },
 			)
 		}
