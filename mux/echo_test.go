@@ -56,3 +56,23 @@ func TestEchoParsedDeliversTheWake(t *testing.T) {
 		}
 	}
 }
+
+// A pane's first output parsed and framed before the model learned of
+// its session (the frame could not ask the session when it wrote) is
+// activity all the same once it does: a shell that printed its prompt
+// and went quiet is not left at "no output yet" for good.
+func TestOutputFramedBeforeTheStartCounts(t *testing.T) {
+	b := newFakeBackend()
+	v := &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
+	b.Output["apane"] = "$ "
+	s := NewShared(t.Context(), Config{Scrollback: 100}, b, v, []PaneSpec{{Name: "apane", Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}}})
+	s.SetClock(muxtest.FixedNow)
+	started := s.StartAll()() // the session runs and prints its prompt
+	p := s.Grid()[0]
+	t.Cleanup(func() { s.StopWatching(); p.screen.Close() })
+	frame(s) // before the model knows the session
+	update(s, started)
+	if st := p.State(); st.Reason == "no output yet" {
+		t.Errorf("the prompt printed before the start was known left the pane %s: %s", st.State, st.Reason)
+	}
+}

@@ -86,6 +86,11 @@ func (s *Shared) handleStarted(msg startedMsg) tea.Cmd {
 		p.early = nil
 	}
 	p.setInfo(msg.sess.Info())
+	// The session parses its output from its start on: a frame may have
+	// taken what it printed (a shell's prompt) before this message came,
+	// when the pane had no session to ask for its output's time, and an
+	// idle program prints nothing more. Its state learns of it here.
+	s.FeedSignals(p, s.now())
 	s.Emit(Event{Kind: EventStarted, Pane: s.InfoAt(i)})
 	// The PTY was opened at the size known when the start began; the
 	// layout may have changed since. What the program prints as it

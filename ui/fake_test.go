@@ -12,6 +12,7 @@ import (
 	"github.com/sandmux/sandmux/mux/muxtest"
 	"github.com/sandmux/sandmux/providers"
 	"github.com/sandmux/sandmux/session"
+	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/ui/term"
 )
 
@@ -159,6 +160,15 @@ func setSession(m *Model, i int, change func(*session.Info)) {
 // turn is one Update that does nothing itself, as any message is: after
 // it the shared side syncs the states at the model's clock.
 func turn(m *Model) { m.Update(DoMsg{Fn: func(*Model) tea.Cmd { return nil }}) }
+
+// quietOnStart moves the model's clock, now, on until the panes that printed as
+// they started went idle: a minute of quiet, then the debounce.
+func quietOnStart(m *Model, now *time.Time) {
+	*now = now.Add(time.Minute)
+	turn(m)
+	*now = now.Add(status.DefaultDebounce)
+	turn(m)
+}
 
 // drawTo attaches the test's client again, drawn through t, at the size
 // it had.

@@ -108,8 +108,7 @@ func TestResizeIsNotOutput(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	now := fixedNow()
 	m.SetClock(func() time.Time { return now })
-	now = now.Add(time.Minute)
-	turn(m)
+	quietOnStart(m, &now) // the panes printed their prompts as they started
 	if st := m.Grid()[1].State(); st.State != status.Idle {
 		t.Fatalf("test setup: the quiet pane is %v", st)
 	}

@@ -51,6 +51,7 @@ func TestStatusLineFollowsItsParts(t *testing.T) {
 	m := newTestModel(t, b, 2, 120, 40)
 	now := fixedNow()
 	m.SetClock(func() time.Time { return now })
+	quietOnStart(m, &now) // the panes printed their prompts as they started
 	before := m.lv().statusLine()
 	if !strings.Contains(before, "2 idle") {
 		t.Fatalf("status line %q, want both panes idle", before)
