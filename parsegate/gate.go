@@ -100,6 +100,9 @@ type Turns struct {
 	shown *atomic.Bool // the pane is on screen now
 	wake  chan struct{}
 	hurry chan struct{} // one slot: a key typed or the pane shown ends a paced wait
+	// answered: a turn was taken while the echo was awaited, so the read
+	// it parses answered a key: the pace after it is skipped (Pace).
+	answered atomic.Bool
 	// poller is the pane's reader while it waits in PaceWith.
 	poller pollWaiter
 }
@@ -112,7 +115,13 @@ func (g *Gate) Turns(echo, shown *atomic.Bool) *Turns {
 }
 
 // Take waits for a turn.
-func (t *Turns) Take() { t.gate.acquire(t.echo.Load(), t.shown.Load(), t.wake) }
+func (t *Turns) Take() {
+	echo := t.echo.Load()
+	if echo {
+		t.answered.Store(true)
+	}
+	t.gate.acquire(echo, t.shown.Load(), t.wake)
+}
 
 // Give hands the turn on.
 func (t *Turns) Give() { t.gate.release() }

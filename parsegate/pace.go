@@ -175,7 +175,7 @@ func (w *pollWaiter) run() bool {
 // next tick of its class, a Hurry, or done. A pane whose echo is awaited
 // does not wait.
 func (t *Turns) Pace(done <-chan struct{}) {
-	if t.echo.Load() {
+	if t.unpaced() {
 		return
 	}
 	tick := t.gate.pace.next(t.shown.Load())
@@ -195,7 +195,7 @@ func (t *Turns) Pace(done <-chan struct{}) {
 // finished first, and none runs after. The caller's state that poll uses
 // is its again from then on.
 func (t *Turns) PaceWith(done <-chan struct{}, poll func() bool) {
-	if t.echo.Load() {
+	if t.unpaced() {
 		return
 	}
 	w := &t.poller
@@ -219,6 +219,15 @@ func (t *Turns) PaceWith(done <-chan struct{}, poll func() bool) {
 	w.mu.Lock()
 	w.active, w.poll = false, nil
 	w.mu.Unlock()
+}
+
+// unpaced: no pace while a key's echo is awaited, nor after a read that
+// answered one (its turn was taken while the echo was awaited): the echo
+// was drawn as it parsed, and a pane whose child is idle again would only
+// wait out a tick, a timer set and a thread woken for every key, to read
+// nothing.
+func (t *Turns) unpaced() bool {
+	return t.answered.Swap(false) || t.echo.Load()
 }
 
 // Hurry ends the pane's wait before its next read, or the next one if it

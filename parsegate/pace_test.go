@@ -190,3 +190,37 @@ func TestTickEndWaitsForTheLastPoll(t *testing.T) {
 		}
 	})
 }
+
+// A read that answered a key (its turn taken while the echo was awaited)
+// is not paced after, though the echo was drawn meanwhile: the pane's
+// child is most often idle again, and a pace would set a tick to read
+// nothing. The read after that is paced again, and so is PaceWith's.
+func TestNoPaceAfterAnAnsweredRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(1)
+		var echo, shown atomic.Bool
+		shown.Store(true)
+		turns := g.Turns(&echo, &shown)
+		for _, with := range []bool{false, true} {
+			echo.Store(true)
+			turns.Take()
+			turns.Give()
+			echo.Store(false) // drawn, before the reader paces
+			pace := func() time.Duration {
+				start := time.Now()
+				if with {
+					turns.PaceWith(nil, func() bool { return false })
+				} else {
+					turns.Pace(nil)
+				}
+				return time.Since(start)
+			}
+			if took := pace(); took != 0 {
+				t.Errorf("PaceWith %v: the pace after an answered read took %v, want none", with, took)
+			}
+			if took := pace(); took != ShownPace {
+				t.Errorf("PaceWith %v: the pace after that took %v, want %v", with, took, ShownPace)
+			}
+		}
+	})
+}
