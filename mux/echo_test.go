@@ -8,15 +8,20 @@ import (
 	"github.com/sandmux/sandmux/session/vt"
 )
 
+// onePane is the shared side of one pane, apane, not started yet.
+func onePane(t *testing.T, b *fakeBackend) *Shared {
+	s := NewShared(t.Context(), Config{Scrollback: 100}, b, newStubViews(), []PaneSpec{{Name: "apane", Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}}})
+	s.SetClock(muxtest.FixedNow)
+	return s
+}
+
 // Output parsed while a key's echo is awaited does not poke the model's
 // wake: its session's Parsed hands it to the function SetEchoParsed gave,
 // and pokes only when that could not deliver it. Output parsed with no
 // key typed pokes as ever, and Parsed calls nothing.
 func TestEchoParsedDeliversTheWake(t *testing.T) {
 	b := newFakeBackend()
-	v := &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
-	s := NewShared(t.Context(), Config{Scrollback: 100}, b, v, []PaneSpec{{Name: "apane", Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}}})
-	s.SetClock(muxtest.FixedNow)
+	s := onePane(t, b)
 	calls, delivers := 0, true
 	s.SetEchoParsed(func() bool { calls++; return delivers })
 	update(s, s.StartAll()())
@@ -63,10 +68,8 @@ func TestEchoParsedDeliversTheWake(t *testing.T) {
 // and went quiet is not left at "no output yet" for good.
 func TestOutputFramedBeforeTheStartCounts(t *testing.T) {
 	b := newFakeBackend()
-	v := &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
 	b.Output["apane"] = "$ "
-	s := NewShared(t.Context(), Config{Scrollback: 100}, b, v, []PaneSpec{{Name: "apane", Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}}})
-	s.SetClock(muxtest.FixedNow)
+	s := onePane(t, b)
 	started := s.StartAll()() // the session runs and prints its prompt
 	p := s.Grid()[0]
 	t.Cleanup(func() { s.StopWatching(); p.screen.Close() })

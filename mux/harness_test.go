@@ -61,6 +61,11 @@ func (v *stubViews) Settled() []tea.Cmd          { v.told = append(v.told, "sett
 func (v *stubViews) BodySize(int) providers.Size { return v.size }
 func (v *stubViews) Notice(id int, text string)  { v.notices[id] = text }
 
+// newStubViews are the views of one client laid out at 80×24.
+func newStubViews() *stubViews {
+	return &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
+}
+
 func paneName(i int) string { return string(rune('a'+i%26)) + "pane" }
 
 // newTestShared is the shared side of n panes, each laid out at 80×24
@@ -78,7 +83,7 @@ func newTestShared(t testing.TB, b *fakeBackend, n int, cfg Config) (*Shared, *s
 	if cfg.Scrollback == 0 {
 		cfg.Scrollback = 1000
 	}
-	v := &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
+	v := newStubViews()
 	s := NewShared(t.Context(), cfg, b, v, specs)
 	s.SetClock(muxtest.FixedNow)
 	for _, start := range startsOf(s, s.StartAll()) {

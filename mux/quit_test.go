@@ -37,7 +37,7 @@ func TestOpenWhileQuittingIsRefused(t *testing.T) {
 // start to wait for, and none starts after it.
 func TestQuitBeforeTheStartEnds(t *testing.T) {
 	b := newFakeBackend()
-	v := &stubViews{size: providers.Size{Cols: 80, Rows: 24}, marked: map[*Pane]bool{}, notices: map[int]string{}}
+	v := newStubViews()
 	s := NewShared(t.Context(), Config{Scrollback: 1000}, b, v, []PaneSpec{{Name: "a", Provider: "local", Spec: providers.Spec{Command: []string{"sh"}}}})
 	t.Cleanup(s.StopWatching)
 	shutdown := s.StartQuit(false)

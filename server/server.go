@@ -87,7 +87,9 @@ func (s *Server) Do(ctx context.Context, fn func(*ui.Model) tea.Cmd) bool {
 // it asks finish how every client ends (the summary and the status),
 // finishes each with it, and returns once all are gone.
 func (s *Server) Run(finish func(runErr error) attach.Exit) error {
-	s.wg.Go(func() { s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height}) })
+	// Send delivers on this goroutine: the panes start before the loop
+	// waits on anything.
+	s.core.Send(ui.StartMsg{Width: s.opts.Size.Width, Height: s.opts.Size.Height})
 	err := s.core.run()
 	if err != nil {
 		err = fmt.Errorf("the server's UI failed: %w", err)

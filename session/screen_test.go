@@ -15,18 +15,26 @@ type countTurns struct{ taken, given int }
 func (c *countTurns) Take() { c.taken++ }
 func (c *countTurns) Give() { c.given++ }
 
+// screenSession is a local Manager and the options of a session whose
+// output parses into an 80x24 screen, a counted turn per slice; the
+// test's end closes the screen, then waits for the Manager.
+func screenSession(t *testing.T) (*Manager, *vt.Screen, *countTurns, Options) {
+	m := localManager()
+	t.Cleanup(m.Wait)
+	screen := vt.New(80, 24)
+	t.Cleanup(screen.Close)
+	turns := &countTurns{}
+	opts := realOpts
+	opts.Screen, opts.Turns = screen, turns
+	return m, screen, turns, opts
+}
+
 // A session with a screen parses its output into it, a turn per slice,
 // and the screen's answers to the child's queries go straight back to
 // the session: the child asks for a status report (DSR 5) and reads the
 // answer from its input.
 func TestSessionOwnsItsScreen(t *testing.T) {
-	m := localManager()
-	defer m.Wait()
-	screen := vt.New(80, 24)
-	defer screen.Close()
-	turns := &countTurns{}
-	opts := realOpts
-	opts.Screen, opts.Turns = screen, turns
+	m, screen, turns, opts := screenSession(t)
 	w := newWatchSink()
 	opts.Sinks = []Sink{w}
 	script := `stty raw -echo; printf '\033[5n'; x=$(dd bs=4 count=1 2>/dev/null); printf 'answer:%s:end\r\n' "$x" | od -An -c | tr -s ' '; printf 'DONE\r\n'`
@@ -56,13 +64,7 @@ func TestSessionOwnsItsScreen(t *testing.T) {
 // it writes to the screen itself, which would wait for ever on a lock
 // held, and counts the turns out.
 func TestParsedAfterTheScreenHasTheText(t *testing.T) {
-	m := localManager()
-	defer m.Wait()
-	screen := vt.New(80, 24)
-	defer screen.Close()
-	turns := &countTurns{}
-	opts := realOpts
-	opts.Screen, opts.Turns = screen, turns
+	m, screen, turns, opts := screenSession(t)
 	saw := make(chan bool, 64)
 	opts.Parsed = func() {
 		inTurn := turns.taken != turns.given
