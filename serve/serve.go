@@ -136,6 +136,7 @@ func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshat
 		})
 	}
 	wg.Go(func() { serveWeb(serveCtx) })
+	wg.Go(func() { sv.quiet.run(serveCtx) })
 	stopSignals := quitOnSignals(sv.srv, logger.Print)
 	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
 	// Started: a server no client attaches to (sandmux serve) lets go of
@@ -162,6 +163,7 @@ type serverParts struct {
 	model    *ui.Model
 	srv      *server.Server
 	attacher attach.Attacher // srv, letting go of start-up pages as each client attaches
+	quiet    *quietTrim      // letting go of them again after each quiet spell
 	ctl      *control.Server
 	warned   *warnings
 	notifier *notify.Runner // nil unless ui.notify has "command"
@@ -201,8 +203,9 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		uiCfg.OnNotify = func(n ui.Notification) { notifier.Run(notifyEnv(n)) }
 	}
 	model := ui.New(ctx, uiCfg, ui.FromManager(mgr), specs)
+	quiet := newQuietTrim(quietAfter, func() { trimStartup(logger) })
 	srv := server.New(model, server.Options{Size: attach.Size{Width: int(size.Cols), Height: int(size.Rows)},
-		HangupQuits: cfg.Server.OnHangup == "quit", Log: logger.Print, Filter: panicFilter()})
+		HangupQuits: cfg.Server.OnHangup == "quit", Log: logger.Print, Filter: quiet.filter(panicFilter())})
 	core := srv.NewCore(server.Specs{
 		Run: func(name string, argv []string) ui.PaneSpec {
 			return withEnv([]ui.PaneSpec{runPane(name, argv)}, env)[0]
@@ -215,7 +218,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 	ctl := control.NewServer(server.NewHandler(core, hub, wp.handlerOptions()...), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))
-	return serverParts{mgr: mgr, model: model, srv: srv, attacher: attacher, ctl: ctl, warned: warned, notifier: notifier, hub: hub, web: wp}
+	return serverParts{mgr: mgr, model: model, srv: srv, attacher: attacher, quiet: quiet, ctl: ctl, warned: warned, notifier: notifier, hub: hub, web: wp}
 }
 
 // summary waits until no session is left and says how every client

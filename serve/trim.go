@@ -4,7 +4,10 @@ import (
 	"context"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/attach"
 	"github.com/sandmux/sandmux/pagetrim"
@@ -53,5 +56,88 @@ func (t trimOnAttach) trimLater(done <-chan struct{}) {
 func trimStartup(logger *log.Logger) {
 	if _, err := pagetrim.Drop(); err != nil {
 		logger.Print(err)
+	}
+}
+
+// quietTrim lets go of the binary's pages again each time the server has
+// been quiet for a while: no message for its model (a key, a frame of
+// output, a command, a timer) in quietAfter. A server is left running
+// for hours and mostly waits, and what its last burst of work touched
+// (the frames of a burst of output, a state's redraw, a command) is
+// not needed until the next. 32 idle shells' server held 15 MB, 5.5 MB
+// of it the binary's pages, 0.8 MB after a trim. The cost is a
+// millisecond for the trim and, for the first key after the spell,
+// some 0.2 ms more to fault back the code its echo runs.
+//
+// It never ticks while the server waits: after a trim it sleeps until
+// the next message (Touch) and a whole spell after it. While the
+// server is busy it looks once a spell.
+type quietTrim struct {
+	after time.Duration
+	trim  func()
+	// seen counts the messages delivered; parked says run sleeps until
+	// the next one, which pokes it (one slot) as it clears parked.
+	seen   atomic.Uint64
+	parked atomic.Bool
+	poke   chan struct{}
+}
+
+// quietAfter is the spell with no message after which the server trims.
+const quietAfter = 10 * time.Second
+
+func newQuietTrim(after time.Duration, trim func()) *quietTrim {
+	return &quietTrim{after: after, trim: trim, poke: make(chan struct{}, 1)}
+}
+
+// Touch counts a message; the server's filter calls it on every one, on
+// the delivering goroutine, so it only adds and, after a trim, pokes.
+func (q *quietTrim) Touch() {
+	q.seen.Add(1)
+	if q.parked.Load() && q.parked.CompareAndSwap(true, false) {
+		select {
+		case q.poke <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// filter is the server's filter next (nil for none) that Touches first.
+func (q *quietTrim) filter(next func(tea.Model, tea.Msg) tea.Msg) func(tea.Model, tea.Msg) tea.Msg {
+	return func(m tea.Model, msg tea.Msg) tea.Msg {
+		q.Touch()
+		if next == nil {
+			return msg
+		}
+		return next(m, msg)
+	}
+}
+
+// run trims after every quiet spell until ctx ends.
+func (q *quietTrim) run(ctx context.Context) {
+	timer := time.NewTimer(q.after)
+	defer timer.Stop()
+	for {
+		n := q.seen.Load()
+		timer.Reset(q.after)
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		if q.seen.Load() != n {
+			continue // not quiet: look again a spell from now
+		}
+		q.trim()
+		q.parked.Store(true)
+		// A message between the look and parking found parked unset
+		// and poked nothing: take the parking back and start a spell.
+		if q.seen.Load() != n && q.parked.CompareAndSwap(true, false) {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.poke:
+		}
 	}
 }

@@ -3,9 +3,13 @@ package serve
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/sandmux/sandmux/attach"
 )
@@ -53,5 +57,92 @@ func TestTrimOnAttachWaitsOutTheStart(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// The server trims once a spell passed with no message, and not while
+// messages come; after a trim it waits for the next message without a
+// tick (an hour passes untrimmed, the goroutine durably blocked), and
+// trims a spell after it.
+func TestQuietTrimAfterEachSpell(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const after = time.Second
+		var trims []time.Duration
+		start := time.Now()
+		q := newQuietTrim(after, func() { trims = append(trims, time.Since(start)) })
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { q.run(ctx); close(done) }()
+
+		for range 5 { // busy: a message every half spell
+			time.Sleep(after / 2)
+			q.Touch()
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		// The last message came at 2.5 s; the spells are looked at on
+		// whole seconds from the start, so the first quiet one ends at 4 s.
+		if want := []time.Duration{4 * after}; !slices.Equal(trims, want) {
+			t.Fatalf("trimmed at %v, want %v", trims, want)
+		}
+		q.Touch()
+		time.Sleep(after / 2)
+		q.Touch() // a second message in the spell that the first began
+		time.Sleep(2 * after)
+		synctest.Wait()
+		at := time.Since(start) - 2*after - after/2 // when the first came
+		if want := []time.Duration{4 * after, at + after + after}; !slices.Equal(trims, want) {
+			t.Errorf("trimmed at %v, want %v", trims, want)
+		}
+		cancel()
+		<-done
+	})
+}
+
+// A message delivered while the trim runs (between the look and the
+// parking) is not lost: a spell after the trim, the server trims again
+// without waiting for another message.
+func TestQuietTrimSeesAMessageDuringTheTrim(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const after = time.Second
+		var trims atomic.Int32 // the test reads it while no message orders it
+		var q *quietTrim
+		q = newQuietTrim(after, func() {
+			if trims.Add(1) == 1 {
+				q.Touch()
+			}
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { q.run(ctx); close(done) }()
+		time.Sleep(after + after/2)
+		synctest.Wait()
+		if n := trims.Load(); n != 1 {
+			t.Fatalf("trimmed %d times after the first spell, want 1", n)
+		}
+		time.Sleep(after)
+		synctest.Wait()
+		if n := trims.Load(); n != 2 {
+			t.Errorf("trimmed %d times a spell after a message during the trim, want 2", n)
+		}
+		cancel()
+		<-done
+	})
+}
+
+// The server's filter counts every message and passes it on, to the
+// filter after it when there is one.
+func TestQuietTrimFilterTouches(t *testing.T) {
+	q := newQuietTrim(time.Second, func() {})
+	type ping struct{}
+	if got := q.filter(nil)(nil, ping{}); got != (ping{}) {
+		t.Errorf("filter(nil) returned %v, want the message", got)
+	}
+	next := q.filter(func(tea.Model, tea.Msg) tea.Msg { return nil })
+	if got := next(nil, ping{}); got != nil {
+		t.Errorf("filter(next) returned %v, want next's nil", got)
+	}
+	if n := q.seen.Load(); n != 2 {
+		t.Errorf("counted %d messages, want 2", n)
 	}
 }
