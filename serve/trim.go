@@ -64,10 +64,14 @@ func trimStartup(logger *log.Logger) {
 // output, a command, a timer) in quietAfter. A server is left running
 // for hours and mostly waits, and what its last burst of work touched
 // (the frames of a burst of output, a state's redraw, a command) is
-// not needed until the next. 32 idle shells' server held 15 MB, 5.5 MB
-// of it the binary's pages, 0.8 MB after a trim. The cost is a
-// millisecond for the trim and, for the first key after the spell,
-// some 0.2 ms more to fault back the code its echo runs.
+// not needed until the next. 32 idle shells' server held 15-16 MB, 5.5
+// to 6.5 MB of it the binary's pages, 10.1 MB and 0.8 MB after a trim.
+// The trim costs 0.4 ms (reading /proc/self/smaps); the first key after
+// it faults its echo's code back, some milliseconds (2.9 and 3.8 ms
+// against 0.2-0.4 for a key 0.3 s later, in two of three tries; the
+// build before was as slow in one of three), which is why the spell is
+// long: a pause to think at a quiet prompt does not pay it, a server
+// left waiting does, once.
 //
 // It never ticks while the server waits: after a trim it sleeps until
 // the next message (Touch) and a whole spell after it. While the
@@ -82,8 +86,10 @@ type quietTrim struct {
 	poke   chan struct{}
 }
 
-// quietAfter is the spell with no message after which the server trims.
-const quietAfter = 10 * time.Second
+// quietAfter is the spell with no message after which the server trims:
+// an idle server's last message is a usage round, at most 16 s after the
+// one before (package mux), so it trims some 30 s after that.
+const quietAfter = 30 * time.Second
 
 func newQuietTrim(after time.Duration, trim func()) *quietTrim {
 	return &quietTrim{after: after, trim: trim, poke: make(chan struct{}, 1)}
