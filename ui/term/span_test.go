@@ -17,7 +17,8 @@ var spanTokens = []struct {
 }{
 	{"a", 1}, {"e", 1}, {" ", 1}, {"x", 1}, {"~", 1},
 	{"\x1b[31mred\x1b[m", 3}, {"\x1b[1;44mB\x1b[m", 1}, {"\x1b[7m \x1b[0m", 1},
-	{"\x1b[32mg", 1}, // a style left open until the part's closing reset
+	{"\x1b[32mg", 1},              // a style left open until the part's closing reset
+	{"\x1b[0;35mm\x1b[0;36m:", 2}, // styles set from a reset, as a program's colours are
 	{"中", 2}, {"e\u0301", 1}, {"é", 1},
 	{"\x1b]8;;http://x\x1b\\L\x1b]8;;\x1b\\", 1},
 }
@@ -111,6 +112,20 @@ func TestTypedKeyWritesItsCell(t *testing.T) {
 	}
 }
 
+// A change that ends in the default style is not followed by another
+// reset; one that does not is.
+func TestChangeEndsInOneReset(t *testing.T) {
+	for _, c := range []struct{ was, now, want string }{
+		{"x\x1b[0m", "y\x1b[m", "\x1b[1;1Hy\x1b[m"},
+		{"ab ", "ac ", "\x1b[1;2Hc\x1b[m"},
+		{"\x1b[31mab\x1b[m", "\x1b[32mab\x1b[m", "\x1b[1;1H\x1b[32mab\x1b[m"},
+	} {
+		if got := string(appendChange(nil, 0, 0, c.was, c.now)); got != c.want {
+			t.Errorf("appendChange(%q, %q) = %q, want %q", c.was, c.now, got, c.want)
+		}
+	}
+}
+
 // What changedSpan leaves on the screen, case by case.
 func TestChangedSpanCases(t *testing.T) {
 	for _, c := range []struct {
@@ -129,6 +144,8 @@ func TestChangedSpanCases(t *testing.T) {
 		{"past ASCII, all of it is written", "中a ", "中b ", "中b", 0},
 		{"a wide character is written from the cell before it", "ab  ", "a中 ", "a中", 0},
 		{"the end is kept whole or not at all, never half a reset", "x\x1b[0m", "y\x1b[m", "y\x1b[m", 0},
+		{"styles set from a reset: the last before the change is written alone", "\x1b[0;35mf\x1b[0;36m:\x1b[0;32m1 ", "\x1b[0;35mf\x1b[0;36m:\x1b[0;32m2 ", "\x1b[0;32m2", 2},
+		{"a style added to one set from a reset: both are written", "\x1b[0;35mf\x1b[1mg ", "\x1b[0;35mf\x1b[1mh ", "\x1b[0;35m\x1b[1mh", 1},
 		{"a hyperlink after the change: the end is written", "a \x1b]8;;u\x1b\\L", "b \x1b]8;;u\x1b\\L", "b \x1b]8;;u\x1b\\L", 0},
 		{"a narrower part: what changed, the cells past it left as a whole write leaves them", "abc", "ab", "", 2},
 		{"a part of another width: the rest is written, nothing kept after", "a中 z", "ax z", "ax z", 0},
