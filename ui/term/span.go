@@ -254,20 +254,14 @@ func inSGR(s string, from, q int) bool {
 // ones before it change nothing it leaves. Beside 16 panes of grep's
 // colours scrolling, a tenth of the SGR bytes the frames wrote were such.
 func appendSGRs(b []byte, s string) []byte {
-	for t := nextSeq(s); t != ""; t = nextSeq(t) {
-		end, _, ok := sgrAt(t, 0)
-		if !ok {
-			break
-		}
-		if fromReset(t[:end]) {
-			s = t
-		}
-		t = t[end:]
-	}
+	start := len(b)
 	for s = nextSeq(s); s != ""; s = nextSeq(s) {
 		end, _, ok := sgrAt(s, 0)
 		if !ok {
 			return b // not in a kept start: safePrefix keeps none
+		}
+		if fromReset(s[:end]) {
+			b = b[:start] // what came before it is undone by it
 		}
 		b = append(b, s[:end]...)
 		s = s[end:]
