@@ -36,24 +36,64 @@ const (
 
 // ticks releases everyone who waits for it at once, a period after the
 // first of them began to wait, and runs the polls of those who wait in
-// PaceWith on the timer's goroutine. It arms no timer while nobody waits.
+// PaceWith on its ticker's goroutine. No ticker runs while nobody waits.
 type ticks struct {
-	period time.Duration
-	mu     sync.Mutex
-	armed  bool
-	next   chan struct{} // closed at the next tick; nil while nobody waits on it
-	polls  []*pollWaiter // run at the next tick
-	ending chan struct{} // closed when the polls running now are done; nil while none run
+	period  time.Duration
+	mu      sync.Mutex
+	armed   bool          // someone waits for the next tick
+	due     time.Time     // when the next tick is: a period after the first wait since the last
+	running bool          // the ticker's goroutine runs
+	next    chan struct{} // closed at the next tick; nil while nobody waits on it
+	polls   []*pollWaiter // run at the next tick
+	ending  chan struct{} // closed when the polls running now are done; nil while none run
 }
 
-// arm starts the timer for the next tick, unless it runs. Called with mu
-// held.
+// arm sets the next tick a period from now, unless one is set, and starts
+// the ticker unless it runs. Called with mu held.
 func (t *ticks) arm() {
-	if !t.armed {
-		t.armed = true
-		// The timer's function is the tick: it owns the polls it took
-		// and nothing else, and returns once it ran them.
-		time.AfterFunc(t.period, t.tick)
+	if t.armed {
+		return
+	}
+	t.armed = true
+	t.due = time.Now().Add(t.period)
+	if !t.running {
+		t.running = true
+		go t.run()
+	}
+}
+
+// run is the ticker: it waits for each tick that is due and ticks, and
+// returns once a tick leaves nobody waiting for the next. It owns the
+// polls each tick takes and nothing else. One goroutine for all the
+// ticks of a busy spell, rather than a timer's goroutine for each: the
+// polls parse and deliver output, deep in calls, and each new goroutine
+// grew its stack from 2 KiB again, copying it and reading the binary's
+// function tables for every frame on it, 43 times a second.
+func (t *ticks) run() {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		t.mu.Lock()
+		if !t.armed {
+			t.running = false
+			t.mu.Unlock()
+			return
+		}
+		wait := time.Until(t.due)
+		t.mu.Unlock()
+		if wait > 0 {
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			<-timer.C
+		}
+		t.tick()
 	}
 }
 

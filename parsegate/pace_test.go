@@ -1,6 +1,8 @@
 package parsegate
 
 import (
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -220,6 +222,51 @@ func TestNoPaceAfterAnAnsweredRead(t *testing.T) {
 			}
 			if took := pace(); took != ShownPace {
 				t.Errorf("PaceWith %v: the pace after that took %v, want %v", with, took, ShownPace)
+			}
+		}
+	})
+}
+
+// goid is the calling goroutine's number, read from its stack's header.
+func goid() string {
+	var b [64]byte
+	n := runtime.Stack(b[:], false)
+	f := strings.Fields(string(b[:n]))
+	return f[1] // "goroutine N [running]:"
+}
+
+// The ticks of a busy spell run their polls on one goroutine, which
+// keeps the stack the polls grew (a new one for each tick grew it from
+// the smallest again, copying it frame by frame), and it ends once a
+// tick leaves nobody waiting: no ticker runs while nobody waits.
+func TestTicksOfASpellShareTheirGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(1)
+		var flags paneFlags
+		flags.shown.Store(true)
+		turns := g.Turns(&flags.echo, &flags.shown)
+		var ids []string
+		for spell := range 2 {
+			polls := 0
+			turns.PaceWith(nil, func() bool {
+				ids = append(ids, goid())
+				polls++
+				return polls < 4
+			})
+			synctest.Wait()
+			g.pace.shown.mu.Lock()
+			running := g.pace.shown.running
+			g.pace.shown.mu.Unlock()
+			if running {
+				t.Errorf("spell %d: the ticker still runs with nobody waiting", spell)
+			}
+		}
+		if len(ids) != 8 {
+			t.Fatalf("%d polls ran, want 8", len(ids))
+		}
+		for i := 1; i < 4; i++ {
+			if ids[i] != ids[0] || ids[4+i] != ids[4] {
+				t.Fatalf("the polls of one spell ran on goroutines %v, want one for each spell", ids)
 			}
 		}
 	})
