@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -53,10 +54,26 @@ type loop struct {
 	waiting  [3]<-chan struct{}
 	reselect chan struct{} // one slot
 	end      chan error    // one slot: why the model ended, nil for a quit
+	over     chan struct{} // closed once the model ended: idle workers leave
+
+	// work hands a command to a worker that waits for one: unbuffered,
+	// so a send succeeds only while one waits, and no command queues
+	// behind another. idle counts the workers that wait.
+	work chan tea.Cmd
+	idle atomic.Int32
 }
 
+// maxIdleWorkers bounds the workers that wait for a command: a frame's
+// tick, the wait for a pacing tick's end, a usage round and a list of
+// the panes run at once at most, most of the time.
+const maxIdleWorkers = 4
+
 func newLoop(m watched, filter func(tea.Model, tea.Msg) tea.Msg) *loop {
-	return &loop{model: m, filter: filter, reselect: make(chan struct{}, 1), end: make(chan error, 1)}
+	return &loop{
+		model: m, filter: filter,
+		reselect: make(chan struct{}, 1), end: make(chan error, 1), over: make(chan struct{}),
+		work: make(chan tea.Cmd),
+	}
 }
 
 // Send delivers msg to the model on the caller's goroutine, waiting for
@@ -168,6 +185,7 @@ func (l *loop) finish(err error) {
 		return
 	}
 	l.ended = true
+	close(l.over)
 	select {
 	case l.end <- err:
 	default:
@@ -178,27 +196,60 @@ func (l *loop) finish(err error) {
 // returns; a batch's commands each get one, without a delivery between.
 // Like Bubble Tea's, a command's goroutine is not waited for: a timer's
 // sleeps out its time, and what it returns after the end is dropped.
+//
+// The goroutine is a worker that waited for a command, when one does:
+// most commands are a frame's tick, and the frame they bring is drawn on
+// the goroutine that delivers it, deep in calls. A new goroutine for
+// each grew its stack from 2 KiB again, copying it frame by frame, some
+// 30 times a second.
 func (l *loop) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() { // Owned by the command: it ends when the command returns.
-		defer func() {
-			if r := recover(); r != nil {
-				l.mu.Lock()
-				l.finish(panicked(r, debug.Stack()))
-				l.mu.Unlock()
-			}
-		}()
-		switch msg := cmd().(type) {
-		case tea.BatchMsg:
-			for _, c := range msg {
-				l.exec(c)
-			}
-		default:
-			l.Send(msg)
+	select {
+	case l.work <- cmd:
+	default:
+		go l.worker(cmd) // Owned by the loop: see worker.
+	}
+}
+
+// worker runs cmd, then waits for the next command exec hands it, until
+// the model ended or enough other workers wait.
+func (l *loop) worker(cmd tea.Cmd) {
+	for {
+		l.runCmd(cmd)
+		if l.idle.Add(1) > maxIdleWorkers {
+			l.idle.Add(-1)
+			return
+		}
+		select {
+		case cmd = <-l.work:
+			l.idle.Add(-1)
+		case <-l.over:
+			l.idle.Add(-1)
+			return
+		}
+	}
+}
+
+// runCmd runs cmd and delivers what it returns; a batch's commands go
+// back to exec. A panic ends the model with its stack.
+func (l *loop) runCmd(cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.mu.Lock()
+			l.finish(panicked(r, debug.Stack()))
+			l.mu.Unlock()
 		}
 	}()
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			l.exec(c)
+		}
+	default:
+		l.Send(msg)
+	}
 }
 
 // errPanicked is what a run that panicked returns, wrapped with the panic

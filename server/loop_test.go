@@ -2,8 +2,10 @@ package server
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -218,4 +220,49 @@ func TestLoopTryWake(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Error(err)
 	}
+}
+
+// goid is the calling goroutine's number, read from its stack's header.
+func goid() string {
+	var b [64]byte
+	n := runtime.Stack(b[:], false)
+	return strings.Fields(string(b[:n]))[1] // "goroutine N [running]:"
+}
+
+// A command runs on a worker that waited for one, when one does: a
+// frame's tick after another's (each frame drawn on the goroutine that
+// delivers it) does not start a goroutine, whose stack grew from the
+// smallest again. The workers leave once the model ended.
+func TestLoopCommandsReuseTheirWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newLoopModel()
+		ran := make(chan string, 1)
+		m.update = func(msg tea.Msg) tea.Cmd {
+			if msg, ok := msg.(askMsg); ok {
+				return func() tea.Msg { ran <- goid(); return replyMsg(msg) }
+			}
+			return nil
+		}
+		l := newLoop(m, nil)
+		done := runLoop(l)
+		seen := map[string]bool{}
+		for i := range 10 {
+			l.Send(askMsg{i})
+			<-m.got
+			seen[<-ran] = true
+			<-m.got
+			synctest.Wait() // the worker waits for the next command
+		}
+		if len(seen) != 1 {
+			t.Errorf("ten commands one after another ran on %d goroutines, want one", len(seen))
+		}
+		l.Send(tea.QuitMsg{})
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		synctest.Wait()
+		if n := l.idle.Load(); n != 0 {
+			t.Errorf("%d workers still wait after the end", n)
+		}
+	})
 }
