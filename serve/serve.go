@@ -203,7 +203,8 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		uiCfg.OnNotify = func(n ui.Notification) { notifier.Run(notifyEnv(n)) }
 	}
 	model := ui.New(ctx, uiCfg, ui.FromManager(mgr), specs)
-	quiet := newQuietTrim(quietAfter, func() { trimStartup(logger) })
+	quiet := newQuietTrim(quietAfter, func() { trimQuiet(logger) })
+	quiet.retrim = func() { trimStartup(logger) }
 	srv := server.New(model, server.Options{Size: attach.Size{Width: int(size.Cols), Height: int(size.Rows)},
 		HangupQuits: cfg.Server.OnHangup == "quit", Log: logger.Print, Filter: quiet.filter(panicFilter())})
 	core := srv.NewCore(server.Specs{

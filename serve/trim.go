@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"log"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,9 +61,21 @@ func trimStartup(logger *log.Logger) {
 	}
 }
 
-// quietTrim lets go of the binary's pages again each time the server has
-// been quiet for a while: no message for its model (a key, a frame of
-// output, a command, a timer) in quietAfter. A server is left running
+// trimQuiet is the quiet spell's trim: the heap's free pages first (a
+// collection, which also halves the stacks the last burst grew and left
+// idle, then every free page returned), then the binary's pages, which
+// the collection's walk of the stacks touched. An idle server
+// collects nothing, so what a burst of output freed stayed resident:
+// 32 idle shells' server held 0.8 MB less with it.
+func trimQuiet(logger *log.Logger) {
+	debug.FreeOSMemory()
+	trimStartup(logger)
+}
+
+// quietTrim lets go of the binary's pages again, and of the heap's free
+// pages (trimQuiet), each time the server has been quiet for a while:
+// no message for its model (a key, a frame of output, a command, a
+// timer) in quietAfter. A server is left running
 // for hours and mostly waits, and what its last burst of work touched
 // (the frames of a burst of output, a state's redraw, a command) is
 // not needed until the next. 32 idle shells' server held 15-16 MB, 5.5
@@ -79,6 +93,13 @@ func trimStartup(logger *log.Logger) {
 type quietTrim struct {
 	after time.Duration
 	trim  func()
+	// retrim, if set, runs after each collection while the server stays
+	// parked (watchGC): the binary's pages only, which a collection
+	// brings back, not the heap's, whose return is a collection.
+	retrim func()
+	// parks counts the parkings: a collection's watch from one before
+	// the last ends there.
+	parks atomic.Uint64
 	// seen counts the messages delivered; parked says run sleeps until
 	// the next one, which pokes it (one slot) as it clears parked.
 	seen   atomic.Uint64
@@ -140,10 +161,40 @@ func (q *quietTrim) run(ctx context.Context) {
 		if q.seen.Load() != n && q.parked.CompareAndSwap(true, false) {
 			continue
 		}
+		q.watchGC(q.parks.Add(1))
 		select {
 		case <-ctx.Done():
 			return
 		case <-q.poke:
 		}
 	}
+}
+
+// gcSentinel is what a collection frees to run afterGC: it holds a
+// pointer, so it is not batched with other tiny objects, whose block may
+// outlive a collection.
+type gcSentinel struct{ _ *int }
+
+// watchGC has the next collection run afterGC for parking park. Go
+// collects a process every two minutes however idle, and the
+// collection's walk of the stacks and the binary's tables brought back
+// megabytes of its pages, which a server left waiting then held until
+// its next message: 32 idle shells' server held 5.3 MB of them four
+// minutes in, 1.9 MB with this.
+func (q *quietTrim) watchGC(park uint64) {
+	if q.retrim == nil {
+		return
+	}
+	runtime.AddCleanup(new(gcSentinel), func(q *quietTrim) { q.afterGC(park) }, q)
+}
+
+// afterGC runs on the runtime's cleanup goroutine after a collection:
+// while the server stays parked since parking park, it trims the pages
+// again and watches the next collection; else the watch ends here.
+func (q *quietTrim) afterGC(park uint64) {
+	if !q.parked.Load() || q.parks.Load() != park {
+		return
+	}
+	q.retrim()
+	q.watchGC(park)
 }

@@ -3,6 +3,10 @@ package serve
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -145,4 +149,59 @@ func TestQuietTrimFilterTouches(t *testing.T) {
 	if n := q.seen.Load(); n != 2 {
 		t.Errorf("counted %d messages, want 2", n)
 	}
+}
+
+// garbage holds what TestTrimQuietReturnsTheHeap frees.
+var garbage [][]byte
+
+// The quiet spell's trim returns the heap's free pages too: an idle
+// server collects nothing, so what a burst freed stayed resident.
+func TestTrimQuietReturnsTheHeap(t *testing.T) {
+	for range 64 {
+		garbage = append(garbage, make([]byte, 128<<10))
+	}
+	garbage = nil
+	runtime.GC() // 8 MiB freed, most of it not yet returned
+	trimQuiet(log.New(io.Discard, "", 0))
+	free := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(free)
+	if n := free[0].Value.Uint64(); n > 1<<20 {
+		t.Errorf("the heap kept %d free bytes after the trim, want them returned", n)
+	}
+}
+
+// While the server stays parked after a quiet trim, each collection (Go
+// collects an idle process every two minutes) is followed by a trim of
+// the pages it brought back, one after another; a collection's watch
+// ends once the server is no longer parked, or parked again since.
+func TestQuietTrimAfterEachCollectionWhileParked(t *testing.T) {
+	retrims := make(chan struct{}, 4)
+	q := newQuietTrim(time.Hour, func() {})
+	q.retrim = func() { retrims <- struct{}{} }
+	q.parked.Store(true)
+	q.watchGC(q.parks.Add(1))
+	for i := range 2 {
+		runtime.GC()
+		select {
+		case <-retrims:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no trim after collection %d while parked", i+1)
+		}
+	}
+
+	for _, c := range []struct {
+		name   string
+		parked bool
+		park   uint64
+	}{{"no longer parked", false, q.parks.Load()}, {"parked again since", true, q.parks.Load() - 1}} {
+		q.parked.Store(c.parked)
+		q.afterGC(c.park)
+		select {
+		case <-retrims:
+			t.Errorf("%s: a collection's watch trimmed", c.name)
+		default:
+		}
+	}
+	q.parked.Store(false) // the chain armed by the last trim ends at the next collection
+	runtime.GC()
 }
