@@ -144,6 +144,7 @@ func (q *quietTrim) filter(next func(tea.Model, tea.Msg) tea.Msg) func(tea.Model
 func (q *quietTrim) run(ctx context.Context) {
 	timer := time.NewTimer(q.after)
 	defer timer.Stop()
+	defer q.parks.Add(1) // a collection's watch ends with the run
 	for {
 		n := q.seen.Load()
 		timer.Reset(q.after)

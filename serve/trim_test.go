@@ -173,7 +173,8 @@ func TestTrimQuietReturnsTheHeap(t *testing.T) {
 // While the server stays parked after a quiet trim, each collection (Go
 // collects an idle process every two minutes) is followed by a trim of
 // the pages it brought back, one after another; a collection's watch
-// ends once the server is no longer parked, or parked again since.
+// ends once the server is no longer parked, or parked again since, or
+// the run ended.
 func TestQuietTrimAfterEachCollectionWhileParked(t *testing.T) {
 	retrims := make(chan struct{}, 4)
 	q := newQuietTrim(time.Hour, func() {})
@@ -202,6 +203,18 @@ func TestQuietTrimAfterEachCollectionWhileParked(t *testing.T) {
 		default:
 		}
 	}
-	q.parked.Store(false) // the chain armed by the last trim ends at the next collection
-	runtime.GC()
+
+	// The run's end ends the watch of the parking it left.
+	q.parked.Store(true)
+	park := q.parks.Load()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q.run(ctx)
+	q.afterGC(park)
+	select {
+	case <-retrims:
+		t.Error("a collection's watch trimmed after the run ended")
+	default:
+	}
+	runtime.GC() // the chain armed by the last trim ends here
 }
