@@ -203,7 +203,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		uiCfg.OnNotify = func(n ui.Notification) { notifier.Run(notifyEnv(n)) }
 	}
 	model := ui.New(ctx, uiCfg, ui.FromManager(mgr), specs)
-	quiet := newQuietTrim(quietAfter, func() { trimQuiet(logger) })
+	quiet := newQuietTrim(quietAfter, func() { trimAfterWork(logger) })
 	quiet.retrim = func() { trimStartup(logger) }
 	srv := server.New(model, server.Options{Size: attach.Size{Width: int(size.Cols), Height: int(size.Rows)},
 		HangupQuits: cfg.Server.OnHangup == "quit", Log: logger.Print, Filter: quiet.filter(panicFilter())})
@@ -215,7 +215,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		Config:  ConfigFile(cfg),
 	})
 	wp := newWebParts(cfg)
-	attacher := trimOnAttach{Attacher: srv, trim: func() { trimStartup(logger) }}
+	attacher := trimOnAttach{Attacher: srv, trim: func() { trimAfterWork(logger) }}
 	ctl := control.NewServer(server.NewHandler(core, hub, wp.handlerOptions()...), hub, endpoint.CheckPeer,
 		control.WithAttacher(attach.Handoff{Attacher: attacher, Log: func(err error) { logger.Print(err) }}),
 		control.WithRefusals(func(err error) { logger.Print(err) }))

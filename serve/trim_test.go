@@ -151,18 +151,19 @@ func TestQuietTrimFilterTouches(t *testing.T) {
 	}
 }
 
-// garbage holds what TestTrimQuietReturnsTheHeap frees.
+// garbage holds what TestTrimAfterWorkReturnsTheHeap frees.
 var garbage [][]byte
 
-// The quiet spell's trim returns the heap's free pages too: an idle
-// server collects nothing, so what a burst freed stayed resident.
-func TestTrimQuietReturnsTheHeap(t *testing.T) {
+// The trim after a burst of work (an attachment, a quiet spell) returns
+// the heap's free pages too: an idle server collects nothing, so what a
+// burst freed stayed resident.
+func TestTrimAfterWorkReturnsTheHeap(t *testing.T) {
 	for range 64 {
 		garbage = append(garbage, make([]byte, 128<<10))
 	}
 	garbage = nil
 	runtime.GC() // 8 MiB freed, most of it not yet returned
-	trimQuiet(log.New(io.Discard, "", 0))
+	trimAfterWork(log.New(io.Discard, "", 0))
 	free := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
 	metrics.Read(free)
 	if n := free[0].Value.Uint64(); n > 1<<20 {
