@@ -194,12 +194,13 @@ func (q *quietTrim) watchGC(park uint64) {
 }
 
 // afterGC runs on the runtime's cleanup goroutine after a collection:
-// while the server stays parked since parking park, it trims the pages
-// again and watches the next collection; else the watch ends here.
+// while the server stays parked since parking park, it watches the next
+// collection (first, so one during the trim is seen too) and trims the
+// pages again; else the watch ends here.
 func (q *quietTrim) afterGC(park uint64) {
 	if !q.parked.Load() || q.parks.Load() != park {
 		return
 	}
-	q.retrim()
 	q.watchGC(park)
+	q.retrim()
 }
