@@ -133,22 +133,27 @@ func attachTerminal(ctx context.Context, socket string, readOnly bool, s stdio) 
 // it) and the binary's pages it touched on the way (package pagetrim).
 // It waits from here on: its input and output are the server's, or
 // pass through in frames. Best effort: failing, it holds them.
-func settleClient() {
+func settleClient(handedOver bool) {
 	debug.FreeOSMemory()
-	collectOnlyWhenGrown()
+	if handedOver {
+		collectOnlyWhenGrown()
+	}
 	_, _ = pagetrim.Drop()
 }
 
-// clientGrowth is how much more memory a settled client may take before
-// it collects: far more than a relayed attachment's buffers, which are
-// all it allocates.
+// clientGrowth is how much more memory a client that handed its
+// terminal over may take before it collects: it allocates next to
+// nothing (a size change's frame), so this is a bound that is never
+// reached, not a headroom it fills.
 const clientGrowth = 16 << 20
 
 // collectOnlyWhenGrown has the runtime collect only once the process
-// holds clientGrowth more than now, not on its own two-minute timer: a
-// waiting client's timed collection walked its stacks and the binary's
-// tables and brought back the pages settleClient let go of, 4.6 MB of
-// resident memory becoming 7.6, for ever.
+// holds at least clientGrowth more than now, not on its own two-minute
+// timer: a waiting client's timed collection walked its stacks and the
+// binary's tables and brought back the pages settleClient let go of,
+// 4.6 MB of resident memory becoming 7.6, for ever. A client that
+// relays its terminal's frames allocates for them, and keeps Go's
+// pacing.
 func collectOnlyWhenGrown() {
 	total := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 	metrics.Read(total)

@@ -54,9 +54,9 @@ const resetModes = "\x1b[?2004l\x1b[?1004l\x1b[?1006l\x1b[?1002l\x1b[m\x1b[?25h\
 type ClientOption func(*clientConfig)
 
 type clientConfig struct {
-	resize  <-chan struct{} // nil: SIGWINCH
-	out     io.Writer       // nil: the out file
-	settled func()          // nil: nothing
+	resize  <-chan struct{}       // nil: SIGWINCH
+	out     io.Writer             // nil: the out file
+	settled func(handedOver bool) // nil: nothing
 	// settleAfter: how long before settled; 0 is settleAfter (a test
 	// of the package waits longer).
 	settleAfter time.Duration
@@ -67,8 +67,10 @@ type clientConfig struct {
 // on), unless it ended first: what the client did only to get there is
 // behind it, and so is what the relay did once as it began (its
 // goroutines started, their stacks grown, the first frame read), which
-// would otherwise take back at once what settled let go of.
-func WithSettled(settled func()) ClientOption {
+// would otherwise take back at once what settled let go of. settled is
+// told whether the terminal was handed over: the client then only waits,
+// and allocates nothing more.
+func WithSettled(settled func(handedOver bool)) ClientOption {
 	return func(c *clientConfig) { c.settled = settled }
 }
 
@@ -220,7 +222,7 @@ type client struct {
 	// handedOver: the server reads and draws the terminal itself; this
 	// side pumps no input (set before run).
 	handedOver  bool
-	settled     func() // WithSettled's, or nil (set before run)
+	settled     func(handedOver bool) // WithSettled's, or nil (set before run)
 	settleAfter time.Duration
 }
 
@@ -231,7 +233,7 @@ func (c *client) settleLater(done <-chan struct{}) {
 	defer t.Stop()
 	select {
 	case <-t.C:
-		c.guard(c.settled)
+		c.guard(func() { c.settled(c.handedOver) })
 	case <-done:
 	}
 }

@@ -294,7 +294,7 @@ func TestNotSettledWhenEndedFirst(t *testing.T) {
 	p := openPTY(t)
 	settled := make(chan struct{}, 1)
 	res := startClient(t, t.Context(), path, p, Hello{Term: "xterm"},
-		WithSettled(func() { settled <- struct{}{} }),
+		WithSettled(func(bool) { settled <- struct{}{} }),
 		func(c *clientConfig) { c.settleAfter = time.Hour })
 	a := fs.next(t)
 	endAttachment(t, a, res)
@@ -310,7 +310,7 @@ func TestSettledOnceAttached(t *testing.T) {
 	p := openPTY(t)
 	before := termState(t, p)
 	settled := make(chan term.State, 2)
-	res := startClient(t, t.Context(), path, p, Hello{Term: "xterm"}, WithSettled(func() {
+	res := startClient(t, t.Context(), path, p, Hello{Term: "xterm"}, WithSettled(func(bool) {
 		st, err := term.GetState(p.tty.Fd())
 		if err != nil {
 			st = &term.State{} // not raw, and the test says so
