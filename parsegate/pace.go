@@ -68,7 +68,11 @@ func (t *ticks) arm() {
 // ticks of a busy spell, rather than a timer's goroutine for each: the
 // polls parse and deliver output, deep in calls, and each new goroutine
 // grew its stack from 2 KiB again, copying it and reading the binary's
-// function tables for every frame on it, 43 times a second.
+// function tables for every frame on it, 43 times a second. A tick
+// whose polls outlast a period holds back the next, and the readers
+// waiting in Pace for it, until they end: that is a machine too loaded
+// to parse its panes within a period, where a tick on time would have
+// waited for a processor behind the polls anyway.
 func (t *ticks) run() {
 	var timer *time.Timer
 	defer func() {
