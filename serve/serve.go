@@ -141,7 +141,7 @@ func (sv serverParts) serve(ctx context.Context, l *net.UnixListener, ssh *sshat
 	logger.Printf("serving %s (pid %d)", socket, os.Getpid())
 	// Started: a server no client attaches to (sandmux serve) lets go of
 	// its start-up pages too.
-	trimStartup(logger)
+	trimPages(logger)
 	var code int
 	runErr := sv.srv.Run(func(runErr error) attach.Exit {
 		var exit attach.Exit
@@ -203,8 +203,7 @@ func newServer(ctx context.Context, cfg *config.Config, store, socket, instance 
 		uiCfg.OnNotify = func(n ui.Notification) { notifier.Run(notifyEnv(n)) }
 	}
 	model := ui.New(ctx, uiCfg, ui.FromManager(mgr), specs)
-	quiet := newQuietTrim(quietAfter, func() { trimAfterWork(logger) })
-	quiet.retrim = func() { trimStartup(logger) }
+	quiet := newQuietTrim(quietAfter, func() { trimAfterWork(logger) }, func() { trimPages(logger) })
 	srv := server.New(model, server.Options{Size: attach.Size{Width: int(size.Cols), Height: int(size.Rows)},
 		HangupQuits: cfg.Server.OnHangup == "quit", Log: logger.Print, Filter: quiet.filter(panicFilter())})
 	core := srv.NewCore(server.Specs{

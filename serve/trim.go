@@ -54,9 +54,9 @@ func (t trimOnAttach) trimLater(done <-chan struct{}) {
 	}
 }
 
-// trimStartup drops the binary's pages not in use; failing, it logs why
+// trimPages drops the binary's pages not in use; failing, it logs why
 // and the process holds them as it did.
-func trimStartup(logger *log.Logger) {
+func trimPages(logger *log.Logger) {
 	if _, err := pagetrim.Drop(); err != nil {
 		logger.Print(err)
 	}
@@ -73,14 +73,14 @@ func trimStartup(logger *log.Logger) {
 // MB less 14 s in with the attachment's.
 func trimAfterWork(logger *log.Logger) {
 	debug.FreeOSMemory()
-	trimStartup(logger)
+	trimPages(logger)
 }
 
 // quietTrim lets go of the binary's pages again, and of the heap's free
 // pages (trimAfterWork), each time the server has been quiet for a while:
 // no message for its model (a key, a frame of output, a command, a
-// timer) in quietAfter. A server is left running
-// for hours and mostly waits, and what its last burst of work touched
+// timer) in quietAfter. A server is left running for hours and mostly
+// waits, and what its last burst of work touched
 // (the frames of a burst of output, a state's redraw, a command) is
 // not needed until the next. 32 idle shells' server held 15-16 MB, 5.5
 // to 6.5 MB of it the binary's pages, 10.1 MB and 0.8 MB after a trim.
@@ -116,8 +116,10 @@ type quietTrim struct {
 // one before (package mux), so it trims some 30 s after that.
 const quietAfter = 30 * time.Second
 
-func newQuietTrim(after time.Duration, trim func()) *quietTrim {
-	return &quietTrim{after: after, trim: trim, poke: make(chan struct{}, 1)}
+// newQuietTrim trims with trim after each quiet spell and, while parked,
+// with retrim (nil: none) after each collection.
+func newQuietTrim(after time.Duration, trim, retrim func()) *quietTrim {
+	return &quietTrim{after: after, trim: trim, retrim: retrim, poke: make(chan struct{}, 1)}
 }
 
 // Touch counts a message; the server's filter calls it on every one, on

@@ -73,7 +73,7 @@ func TestQuietTrimAfterEachSpell(t *testing.T) {
 		const after = time.Second
 		var trims []time.Duration
 		start := time.Now()
-		q := newQuietTrim(after, func() { trims = append(trims, time.Since(start)) })
+		q := newQuietTrim(after, func() { trims = append(trims, time.Since(start)) }, nil)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() { q.run(ctx); close(done) }()
@@ -115,7 +115,7 @@ func TestQuietTrimSeesAMessageDuringTheTrim(t *testing.T) {
 			if trims.Add(1) == 1 {
 				q.Touch()
 			}
-		})
+		}, nil)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() { q.run(ctx); close(done) }()
@@ -137,7 +137,7 @@ func TestQuietTrimSeesAMessageDuringTheTrim(t *testing.T) {
 // The server's filter counts every message and passes it on, to the
 // filter after it when there is one.
 func TestQuietTrimFilterTouches(t *testing.T) {
-	q := newQuietTrim(time.Second, func() {})
+	q := newQuietTrim(time.Second, func() {}, nil)
 	type ping struct{}
 	if got := q.filter(nil)(nil, ping{}); got != (ping{}) {
 		t.Errorf("filter(nil) returned %v, want the message", got)
@@ -178,8 +178,7 @@ func TestTrimAfterWorkReturnsTheHeap(t *testing.T) {
 // the run ended.
 func TestQuietTrimAfterEachCollectionWhileParked(t *testing.T) {
 	retrims := make(chan struct{}, 64)
-	q := newQuietTrim(time.Hour, func() {})
-	q.retrim = func() { retrims <- struct{}{} }
+	q := newQuietTrim(time.Hour, func() {}, func() { retrims <- struct{}{} })
 	q.parked.Store(true)
 	q.watchGC(q.parks.Add(1))
 	for i := range 2 {
@@ -221,8 +220,7 @@ func TestQuietTrimAfterEachCollectionWhileParked(t *testing.T) {
 		}},
 	} {
 		trimmed := false
-		w := newQuietTrim(time.Hour, func() {})
-		w.retrim = func() { trimmed = true }
+		w := newQuietTrim(time.Hour, func() {}, func() { trimmed = true })
 		w.afterGC(c.setup(w))
 		if trimmed {
 			t.Errorf("%s: a collection's watch trimmed", c.name)
