@@ -98,13 +98,20 @@ func (s *served) waitLog(what string, re *regexp.Regexp) []string {
 // ctl runs `sandmux ctl -S SOCK ARGS...` and fails the test if it fails.
 func (s *served) ctl(args ...string) string {
 	s.t.Helper()
-	cmd := exec.Command(s.bin, append([]string{"ctl", "-S", s.sock}, args...)...)
-	cmd.Env = s.env
-	out, err := cmd.CombinedOutput()
+	out, err := s.tryCtl(args...)
 	if err != nil {
 		s.t.Fatalf("sandmux ctl %v: %v\n%s", args, err, out)
 	}
-	return string(out)
+	return out
+}
+
+// tryCtl runs `sandmux ctl -S SOCK ARGS...` and returns its output and
+// how it failed.
+func (s *served) tryCtl(args ...string) (string, error) {
+	cmd := exec.Command(s.bin, append([]string{"ctl", "-S", s.sock}, args...)...)
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // waitScreen polls ctl screen of pane until it shows text.
@@ -112,12 +119,14 @@ func (s *served) waitScreen(pane, text string) string {
 	s.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		scr := s.ctl("screen", pane)
-		if strings.Contains(scr, text) {
+		// A pane whose provider is still starting has no screen yet, and
+		// says so; on a loaded machine a second pane can be that late.
+		scr, err := s.tryCtl("screen", pane)
+		if err == nil && strings.Contains(scr, text) {
 			return scr
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("timed out waiting for %q on pane %s:\n%s", text, pane, scr)
+			s.t.Fatalf("timed out waiting for %q on pane %s (%v):\n%s", text, pane, err, scr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
