@@ -33,6 +33,9 @@ type Pane struct {
 	// shown says whether the pane is on some client's screen, for its
 	// sink's turns at the gate; the model sets it after every update.
 	shown atomic.Bool
+	// focused says whether the pane is some client's focus, on its
+	// screen: its output is paced for the eye that reads it.
+	focused atomic.Bool
 	// echo says a key was typed into the pane at echoAt and what it
 	// caused is not drawn yet (ui's watch.go): its output parses first and is
 	// drawn at once.
@@ -124,7 +127,7 @@ func (p *Pane) start(ctx context.Context, b Backend, size providers.Size, scroll
 	if spec.Env != nil {
 		spec.Spec.Env = append(append([]string(nil), spec.Spec.Env...), spec.Env(p.ID())...)
 	}
-	p.turns = p.gate.Turns(&p.echo, &p.shown)
+	p.turns = p.gate.Turns(&p.echo, &p.shown, &p.focused)
 	opts.Screen, opts.Turns, opts.Pacer, opts.Parsed = p.screen, p.turns, p.turns, parsed
 	key, gen := p.key, p.gen
 	// Creating the context does not block; x or k cancel it from Update.

@@ -83,14 +83,16 @@ func (p *Pane) Recording() bool { return p.recs.rec != nil }
 // whether the size changed.
 func (p *Pane) ResizeEmulator(size providers.Size) bool { return p.resizeEmulator(size) }
 
-// SetShown says whether the pane is on some client's screen, for its
-// turns at parsing output; the model sets it after every update.
-func (p *Pane) SetShown(on bool) {
-	if p.shown.Load() != on {
-		p.shown.Store(on)
-		if on && p.turns != nil {
-			p.turns.Hurry() // on screen now: read what it wrote at once
-		}
+// SetShown says whether the pane is on some client's screen, and
+// whether some client has it focused there, for its turns at parsing
+// output; the model sets it after every update.
+func (p *Pane) SetShown(on, focused bool) {
+	focused = focused && on
+	seen := (on && !p.shown.Load()) || (focused && !p.focused.Load())
+	p.shown.Store(on)
+	p.focused.Store(focused)
+	if seen && p.turns != nil {
+		p.turns.Hurry() // on screen or focused now: read what it wrote at once
 	}
 }
 
@@ -139,3 +141,7 @@ func (p *Pane) HasAlert() bool { return p.alert != nil }
 // Shown reports whether the pane is on some client's screen, as the
 // views last said (SetShown).
 func (p *Pane) Shown() bool { return p.shown.Load() }
+
+// Focused reports whether some client has the pane focused on its
+// screen, as the views last said (SetShown).
+func (p *Pane) Focused() bool { return p.focused.Load() }

@@ -98,8 +98,10 @@ type Turns struct {
 	gate  *Gate
 	echo  *atomic.Bool // a key was typed into the pane and is not yet drawn
 	shown *atomic.Bool // the pane is on screen now
-	wake  chan struct{}
-	hurry chan struct{} // one slot: a key typed or the pane shown ends a paced wait
+	// focused: the pane is some client's focus (and on its screen)
+	focused *atomic.Bool
+	wake    chan struct{}
+	hurry   chan struct{} // one slot: a key typed or the pane shown ends a paced wait
 	// answered: a turn was taken while the echo was awaited, so the read
 	// it parses answered a key: the pace after it is skipped (Pace).
 	answered atomic.Bool
@@ -108,10 +110,13 @@ type Turns struct {
 }
 
 // Turns returns the turns of a pane whose owner sets echo (a key was
-// typed into it and is not yet drawn) and shown (it is on screen).
-func (g *Gate) Turns(echo, shown *atomic.Bool) *Turns {
-	return &Turns{gate: g, echo: echo, shown: shown, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1),
+// typed into it and is not yet drawn), shown (it is on screen) and
+// focused (it is some client's focus).
+func (g *Gate) Turns(echo, shown, focused *atomic.Bool) *Turns {
+	t := &Turns{gate: g, echo: echo, shown: shown, focused: focused, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1),
 		poller: pollWaiter{resume: make(chan struct{}, 1)}}
+	t.poller.turns = t
+	return t
 }
 
 // Take waits for a turn.

@@ -50,10 +50,10 @@ func TestParseGateServesShownPanesFirst(t *testing.T) {
 // A pane's turns are the gate's: shown panes wait among the front, and
 // every turn taken is given back.
 func TestPaneTurnsUseTheGate(t *testing.T) {
-	var echo, shown atomic.Bool
+	var echo, shown, focused atomic.Bool
 	shown.Store(true)
 	g := &Gate{free: 1}
-	turns := g.Turns(&echo, &shown)
+	turns := g.Turns(&echo, &shown, &focused)
 	turns.Take()
 	if g.free != 0 {
 		t.Fatalf("a turn taken left %d free", g.free)

@@ -2,6 +2,7 @@ package parsegate
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,14 +11,14 @@ import (
 	"time"
 )
 
-type paneFlags struct{ echo, shown atomic.Bool }
+type paneFlags struct{ echo, shown, focused atomic.Bool }
 
 // paceAll starts a Pace for each pane and returns how long each took.
 func paceAll(g *Gate, panes []*paneFlags, done <-chan struct{}) []time.Duration {
 	took := make([]time.Duration, len(panes))
 	var wg sync.WaitGroup
 	for i, p := range panes {
-		t := g.Turns(&p.echo, &p.shown)
+		t := g.Turns(&p.echo, &p.shown, &p.focused)
 		wg.Go(func() {
 			start := time.Now()
 			t.Pace(done)
@@ -29,25 +30,56 @@ func paceAll(g *Gate, panes []*paneFlags, done <-chan struct{}) []time.Duration 
 }
 
 // Paced readers of a class wake on one tick, a period after the first
-// began to wait; a pane on no screen waits longer; a pane whose echo is
-// awaited does not wait; once nobody waits, no tick is armed.
+// began to wait; a pane some client focuses waits less than the others
+// on screen, a pane on no screen longer; a pane whose echo is awaited
+// does not wait; once nobody waits, no tick is armed.
 func TestPacedReadsWakeTogether(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := New(1)
-		shown1, shown2, back, echo := &paneFlags{}, &paneFlags{}, &paneFlags{}, &paneFlags{}
-		shown1.shown.Store(true)
-		shown2.shown.Store(true)
-		echo.shown.Store(true)
+		focused, shown1, shown2, back, echo := &paneFlags{}, &paneFlags{}, &paneFlags{}, &paneFlags{}, &paneFlags{}
+		for _, f := range []*paneFlags{focused, shown1, shown2, echo} {
+			f.shown.Store(true)
+		}
+		focused.focused.Store(true)
 		echo.echo.Store(true)
-		took := paceAll(g, []*paneFlags{shown1, shown2, back, echo}, nil)
-		want := []time.Duration{ShownPace, ShownPace, BackPace, 0}
+		took := paceAll(g, []*paneFlags{focused, shown1, shown2, back, echo}, nil)
+		want := []time.Duration{FocusPace, ShownPace, ShownPace, BackPace, 0}
 		for i := range want {
 			if took[i] != want[i] {
 				t.Errorf("pane %d waited %v, want %v", i, took[i], want[i])
 			}
 		}
-		if g.pace.shown.next != nil || g.pace.back.next != nil {
+		if g.pace.focus.next != nil || g.pace.shown.next != nil || g.pace.back.next != nil {
 			t.Error("a tick is still armed with nobody waiting")
+		}
+	})
+}
+
+// A busy pane polled at each tick of its class moves with its class: one
+// that lost its client's focus is polled at the shown panes' ticks from
+// the next tick on, and one focused again at the focused panes'.
+func TestABusyPaneFollowsItsClass(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(1)
+		var flags paneFlags
+		flags.shown.Store(true)
+		flags.focused.Store(true)
+		turns := g.Turns(&flags.echo, &flags.shown, &flags.focused)
+		start := time.Now()
+		var at []time.Duration
+		turns.PaceWith(nil, func() bool {
+			at = append(at, time.Since(start))
+			switch len(at) {
+			case 2:
+				flags.focused.Store(false)
+			case 3:
+				flags.focused.Store(true)
+			}
+			return len(at) < 4
+		})
+		want := []time.Duration{FocusPace, 2 * FocusPace, 2*FocusPace + ShownPace, 3*FocusPace + ShownPace}
+		if !slices.Equal(at, want) {
+			t.Errorf("polled at %v, want %v", at, want)
 		}
 	})
 }
@@ -57,8 +89,8 @@ func TestPacedReadsWakeTogether(t *testing.T) {
 func TestHurryEndsAPacedWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := New(1)
-		var echo, shown atomic.Bool
-		turns := g.Turns(&echo, &shown)
+		var echo, shown, focused atomic.Bool
+		turns := g.Turns(&echo, &shown, &focused)
 		start := time.Now()
 		go func() {
 			time.Sleep(time.Millisecond)
@@ -112,7 +144,7 @@ func TestPaceWithPollsOnTheTick(t *testing.T) {
 		panes := []*pane{{keep: 2}, {keep: 0}, {keep: -1}}
 		for _, p := range panes {
 			p.flags.shown.Store(true)
-			p.turns = g.Turns(&p.flags.echo, &p.flags.shown)
+			p.turns = g.Turns(&p.flags.echo, &p.flags.shown, &p.flags.focused)
 		}
 		var wg sync.WaitGroup
 		for _, p := range panes {
@@ -158,7 +190,7 @@ func TestTickEndWaitsForTheLastPoll(t *testing.T) {
 		var a, b paneFlags
 		a.shown.Store(true)
 		b.shown.Store(true)
-		ta, tb := g.Turns(&a.echo, &a.shown), g.Turns(&b.echo, &b.shown)
+		ta, tb := g.Turns(&a.echo, &a.shown, &a.focused), g.Turns(&b.echo, &b.shown, &b.focused)
 		release := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Go(func() { ta.PaceWith(nil, func() bool { return false }) })
@@ -200,9 +232,9 @@ func TestTickEndWaitsForTheLastPoll(t *testing.T) {
 func TestNoPaceAfterAnAnsweredRead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := New(1)
-		var echo, shown atomic.Bool
+		var echo, shown, focused atomic.Bool
 		shown.Store(true)
-		turns := g.Turns(&echo, &shown)
+		turns := g.Turns(&echo, &shown, &focused)
 		for _, with := range []bool{false, true} {
 			echo.Store(true)
 			turns.Take()
@@ -244,7 +276,7 @@ func TestTicksOfASpellShareTheirGoroutine(t *testing.T) {
 		g := New(1)
 		var flags paneFlags
 		flags.shown.Store(true)
-		turns := g.Turns(&flags.echo, &flags.shown)
+		turns := g.Turns(&flags.echo, &flags.shown, &flags.focused)
 		var ids []string
 		for spell := range 2 {
 			polls := 0

@@ -21,8 +21,8 @@ type Model struct {
 	// opts is the whole config; the views read their part of it, the
 	// shared side its own copy of its part (mux.Config).
 	opts Config
-	// shownScratch is markShown's set of panes on some client's page.
-	shownScratch map[int]bool
+	// shownScratch is markShown's map of how panes are on the clients' pages.
+	shownScratch map[int]shownAs
 
 	// The clients' views.
 	views  []*view

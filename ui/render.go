@@ -78,23 +78,39 @@ func (v *view) layOut() ([]int, []rect) {
 }
 
 // markShown tells each pane's sink whether the pane is on some client's
-// screen.
+// screen, and whether it is that client's focus.
 func (m *Model) markShown() {
 	if m.shownScratch == nil {
-		m.shownScratch = map[int]bool{}
+		m.shownScratch = map[int]shownAs{}
 	}
 	on := m.shownScratch // reused: this runs after every message
 	clear(on)
 	for _, v := range m.views {
 		idx, _ := v.pageRects()
+		focus := v.focusIndex()
 		for _, i := range idx {
-			on[m.Grid()[i].Key()] = true
+			as := shownOn
+			if i == focus {
+				as = shownFocused
+			}
+			key := m.Grid()[i].Key()
+			on[key] = max(on[key], as)
 		}
 	}
 	for _, p := range m.Grid() {
-		p.SetShown(on[p.Key()])
+		as := on[p.Key()]
+		p.SetShown(as >= shownOn, as == shownFocused)
 	}
 }
+
+// shownAs is how a pane is on the clients' screens: the most any shows it.
+type shownAs uint8
+
+const (
+	shownOff shownAs = iota
+	shownOn
+	shownFocused
+)
 
 func (v *view) visible(i int) bool {
 	idx, _ := v.pageRects()

@@ -1,6 +1,9 @@
 package ui
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // Only the panes of the page shown (or the zoomed one) count as shown.
 func TestPanesMarkedShown(t *testing.T) {
@@ -29,5 +32,32 @@ func TestPanesMarkedShown(t *testing.T) {
 	press(m, "z")
 	if n, first := shown(); n != 1 || first != m.lv().focusIndex() {
 		t.Errorf("zoomed: %d shown from %d, want the focused pane alone", n, first)
+	}
+}
+
+// The pane a client focuses is marked focused, and only while it is on
+// that client's screen: its output is paced for the eye that reads it,
+// the rest of the page's for a glance.
+func TestFocusedPaneMarked(t *testing.T) {
+	m := newTestModel(t, newFakeBackend(), 20, 80, 24) // 3×5 a page
+	focused := func() []int {
+		var at []int
+		for i, p := range m.Grid() {
+			if p.Focused() {
+				if !p.Shown() {
+					t.Errorf("pane %d is marked focused but not shown", i)
+				}
+				at = append(at, i)
+			}
+		}
+		return at
+	}
+	if at := focused(); !slices.Equal(at, []int{m.lv().focusIndex()}) {
+		t.Fatalf("focused %v, want the view's focus %d alone", at, m.lv().focusIndex())
+	}
+	press(m, "ctrl+b")
+	press(m, "o")
+	if at := focused(); len(at) != 1 || at[0] != 1 || m.lv().focusIndex() != 1 {
+		t.Errorf("after focus-next: focused %v, view's focus %d, want pane 1", at, m.lv().focusIndex())
 	}
 }
