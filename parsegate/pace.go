@@ -25,17 +25,22 @@ import (
 
 const (
 	// FocusPace is the wait of a pane some client has focused: its output
-	// shows at least 33 times a second, smooth to the eye of the user who
-	// reads it (a key's echo is not paced). 15 ms cost 15-25 % more CPU
-	// at 16 and 48 busy panes.
-	FocusPace = 30 * time.Millisecond
+	// shows 40 times a second, smooth to the eye of the user who reads it
+	// (a key's echo is not paced).
+	FocusPace = 25 * time.Millisecond
+	// glanceStride: the other panes on screen are released at every
+	// glanceStride-th tick of the focused ones, on the same ticker, so
+	// that one frame shows each tick.
+	glanceStride = 2
 	// ShownPace is the wait of a pane on some client's screen that no
 	// client has focused: the grid around the pane being read, watched
 	// out of the corner of the eye, shows 20 times a second. With every
-	// shown pane at FocusPace, 16 panes scrolling a log cost the server a
-	// quarter more CPU: most of it is their frames, each of which draws
-	// every row of a pane that scrolled.
-	ShownPace = 50 * time.Millisecond
+	// pane on screen read every 30 ms, 16 panes scrolling a log cost the
+	// server a third more CPU: most of it is their frames, each of which
+	// draws every row of a pane that scrolled. (With a ticker of its own
+	// the glance saved nothing once the focused pane was busy too: the
+	// two tickers' frames came apart, one for each.)
+	ShownPace = glanceStride * FocusPace
 	// BackPace is the wait of a pane on no client's screen: its screen
 	// must be right when shown, and its states and bells noticed, not
 	// drawn.
@@ -45,15 +50,18 @@ const (
 // ticks releases everyone who waits for it at once, a period after the
 // first of them began to wait, and runs the polls of those who wait in
 // PaceWith on its ticker's goroutine. No ticker runs while nobody waits.
+// Its waiters are of two tiers: those of tier 0 are released at every
+// tick, those of tier 1 at every glanceStride-th.
 type ticks struct {
 	period  time.Duration
 	mu      sync.Mutex
-	armed   bool          // someone waits for the next tick
-	due     time.Time     // when the next tick is: a period after the first wait since the last
-	running bool          // the ticker's goroutine runs
-	next    chan struct{} // closed at the next tick; nil while nobody waits on it
-	polls   []*pollWaiter // run at the next tick
-	ending  chan struct{} // closed when the polls running now are done; nil while none run
+	armed   bool             // someone waits for the next tick
+	due     time.Time        // when the next tick is: a period after the first wait since the last
+	running bool             // the ticker's goroutine runs
+	n       int              // the ticks since the ticker started
+	next    [2]chan struct{} // each tier's, closed at its next tick; nil while nobody waits on it
+	polls   [2][]*pollWaiter // each tier's, run at its next tick
+	ending  chan struct{}    // closed when the polls running now are done; nil while none run
 }
 
 // arm sets the next tick a period from now, unless one is set, and starts
@@ -65,10 +73,13 @@ func (t *ticks) arm() {
 	t.armed = true
 	t.due = time.Now().Add(t.period)
 	if !t.running {
-		t.running = true
+		t.running, t.n = true, 0
 		go t.run()
 	}
 }
+
+// glance reports whether the tick n releases tier 1.
+func glance(n int) bool { return n%glanceStride == 0 }
 
 // run is the ticker: it waits for each tick that is due and ticks, and
 // returns once a tick leaves nobody waiting for the next. It owns the
@@ -95,6 +106,14 @@ func (t *ticks) run() {
 			t.mu.Unlock()
 			return
 		}
+		if t.next[0] == nil && len(t.polls[0]) == 0 && !glance(t.n+1) {
+			// Only the glance waits: the ticks between its own would
+			// release nobody, and are skipped. A focused pane that
+			// waits meanwhile is released with the glance, within two
+			// periods.
+			t.n++
+			t.due = t.due.Add(t.period)
+		}
 		wait := time.Until(t.due)
 		t.mu.Unlock()
 		if wait > 0 {
@@ -109,23 +128,22 @@ func (t *ticks) run() {
 	}
 }
 
-// wait returns the channel closed at the next tick, period after the
-// first wait since the last.
-func (t *ticks) wait() <-chan struct{} {
+// wait returns the channel closed at the next tick of tier.
+func (t *ticks) wait(tier int) <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.next == nil {
-		t.next = make(chan struct{})
+	if t.next[tier] == nil {
+		t.next[tier] = make(chan struct{})
 	}
 	t.arm()
-	return t.next
+	return t.next[tier]
 }
 
-// add has w polled at the next tick.
-func (t *ticks) add(w *pollWaiter) {
+// add has w polled at the next tick of tier.
+func (t *ticks) add(w *pollWaiter, tier int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.polls = append(t.polls, w)
+	t.polls[tier] = append(t.polls[tier], w)
 	t.arm()
 }
 
@@ -136,16 +154,31 @@ func (t *ticks) add(w *pollWaiter) {
 func (t *ticks) tick() {
 	t.mu.Lock()
 	t.armed = false
-	ch, polls := t.next, t.polls
-	t.next, t.polls = nil, nil
+	t.n++
+	tiers := 1
+	if glance(t.n) {
+		tiers = 2
+	}
+	var chs [2]chan struct{}
+	var polls []*pollWaiter
+	for k := range tiers {
+		chs[k], t.next[k] = t.next[k], nil
+		polls = append(polls, t.polls[k]...)
+		t.polls[k] = nil
+	}
+	if t.next[1] != nil || len(t.polls[1]) > 0 {
+		t.arm() // the glance waits for a later tick
+	}
 	var ending chan struct{}
 	if len(polls) > 0 {
 		ending = make(chan struct{})
 		t.ending = ending
 	}
 	t.mu.Unlock()
-	if ch != nil {
-		close(ch)
+	for _, ch := range chs {
+		if ch != nil {
+			close(ch)
+		}
 	}
 	for _, w := range polls {
 		if w.run() {
@@ -174,32 +207,36 @@ func (t *ticks) runningEnd() <-chan struct{} {
 // delivering their output now has delivered it all; nil while none is.
 // A frame that would show the first of them can wait for it and show
 // them all: one frame a tick, not one for the first pane and another
-// for the rest. The shown panes' tick is waited for before the focused
-// ones': it is the one that brings many.
-func (g *Gate) TickEnd() <-chan struct{} {
-	if end := g.pace.shown.runningEnd(); end != nil {
-		return end
-	}
-	return g.pace.focus.runningEnd()
-}
+// for the rest.
+func (g *Gate) TickEnd() <-chan struct{} { return g.pace.screen.runningEnd() }
 
-// pacing holds the gate's three classes of ticks.
-type pacing struct{ focus, shown, back ticks }
+// pacing holds the gate's ticks: those of the panes on screen (the
+// focused ones tier 0, the others tier 1) and those of the rest.
+type pacing struct{ screen, back ticks }
 
 func newPacing() pacing {
-	return pacing{focus: ticks{period: FocusPace}, shown: ticks{period: ShownPace}, back: ticks{period: BackPace}}
+	return pacing{screen: ticks{period: FocusPace}, back: ticks{period: BackPace}}
 }
 
-// class is the ticks of a pane's class: focused by some client, on some
-// client's screen, or on none.
-func (p *pacing) class(t *Turns) *ticks {
+// paced is a pane's class: the ticks it waits for, and its tier there.
+type paced struct {
+	ticks *ticks
+	tier  int
+}
+
+func (c paced) wait() <-chan struct{} { return c.ticks.wait(c.tier) }
+func (c paced) add(w *pollWaiter)     { c.ticks.add(w, c.tier) }
+
+// class is a pane's class: focused by some client, on some client's
+// screen, or on none.
+func (p *pacing) class(t *Turns) paced {
 	switch {
 	case t.focused.Load():
-		return &p.focus
+		return paced{&p.screen, 0}
 	case t.shown.Load():
-		return &p.shown
+		return paced{&p.screen, 1}
 	}
-	return &p.back
+	return paced{&p.back, 0}
 }
 
 // pollWaiter is one pane's reader waiting in PaceWith: the tick runs its

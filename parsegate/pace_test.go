@@ -49,15 +49,15 @@ func TestPacedReadsWakeTogether(t *testing.T) {
 				t.Errorf("pane %d waited %v, want %v", i, took[i], want[i])
 			}
 		}
-		if g.pace.focus.next != nil || g.pace.shown.next != nil || g.pace.back.next != nil {
+		if g.pace.screen.next != [2]chan struct{}{} || g.pace.back.next != [2]chan struct{}{} {
 			t.Error("a tick is still armed with nobody waiting")
 		}
 	})
 }
 
 // A busy pane polled at each tick of its class moves with its class: one
-// that lost its client's focus is polled at the shown panes' ticks from
-// the next tick on, and one focused again at the focused panes'.
+// that lost its client's focus is polled at the next of the glance's
+// ticks (every glanceStride-th), and one focused again at the next tick.
 func TestABusyPaneFollowsItsClass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := New(1)
@@ -77,7 +77,7 @@ func TestABusyPaneFollowsItsClass(t *testing.T) {
 			}
 			return len(at) < 4
 		})
-		want := []time.Duration{FocusPace, 2 * FocusPace, 2*FocusPace + ShownPace, 3*FocusPace + ShownPace}
+		want := []time.Duration{FocusPace, 2 * FocusPace, 4 * FocusPace, 5 * FocusPace}
 		if !slices.Equal(at, want) {
 			t.Errorf("polled at %v, want %v", at, want)
 		}
@@ -172,7 +172,7 @@ func TestPaceWithPollsOnTheTick(t *testing.T) {
 		if n := panes[2].polls.Load(); n != 1 {
 			t.Errorf("the hurried pane was polled %d times, want 1: polls ran after its wait ended", n)
 		}
-		if g.pace.shown.armed || g.pace.back.armed {
+		if g.pace.screen.armed || g.pace.back.armed {
 			t.Error("a tick is still armed with nobody waiting")
 		}
 	})
@@ -286,9 +286,9 @@ func TestTicksOfASpellShareTheirGoroutine(t *testing.T) {
 				return polls < 4
 			})
 			synctest.Wait()
-			g.pace.shown.mu.Lock()
-			running := g.pace.shown.running
-			g.pace.shown.mu.Unlock()
+			g.pace.screen.mu.Lock()
+			running := g.pace.screen.running
+			g.pace.screen.mu.Unlock()
 			if running {
 				t.Errorf("spell %d: the ticker still runs with nobody waiting", spell)
 			}
@@ -299,6 +299,50 @@ func TestTicksOfASpellShareTheirGoroutine(t *testing.T) {
 		for i := 1; i < 4; i++ {
 			if ids[i] != ids[0] || ids[4+i] != ids[4] {
 				t.Fatalf("the polls of one spell ran on goroutines %v, want one for each spell", ids)
+			}
+		}
+	})
+}
+
+// The other panes on screen are polled on the focused pane's ticker, at
+// every glanceStride-th of its ticks: each of their ticks is one of the
+// focused pane's, on its goroutine, so one frame shows both.
+func TestTheGlanceTicksWithTheFocus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(1)
+		focused, shown := &paneFlags{}, &paneFlags{}
+		focused.shown.Store(true)
+		focused.focused.Store(true)
+		shown.shown.Store(true)
+		type poll struct {
+			at time.Duration
+			id string
+		}
+		start := time.Now()
+		var mu sync.Mutex
+		polls := map[*paneFlags][]poll{}
+		var wg sync.WaitGroup
+		for _, p := range []*paneFlags{focused, shown} {
+			turns := g.Turns(&p.echo, &p.shown, &p.focused)
+			wg.Go(func() {
+				turns.PaceWith(nil, func() bool {
+					mu.Lock()
+					defer mu.Unlock()
+					polls[p] = append(polls[p], poll{time.Since(start), goid()})
+					return time.Since(start) < 8*FocusPace
+				})
+			})
+		}
+		wg.Wait()
+		if n := len(polls[focused]); n != 8 {
+			t.Errorf("the focused pane was polled %d times in %v, want 8", n, 8*FocusPace)
+		}
+		if n := len(polls[shown]); n != 4 {
+			t.Errorf("the shown pane was polled %d times in %v, want 4", n, 8*FocusPace)
+		}
+		for _, s := range polls[shown] {
+			if !slices.Contains(polls[focused], s) {
+				t.Errorf("the shown pane was polled at %v on goroutine %s, not at one of the focused pane's ticks: %v", s.at, s.id, polls[focused])
 			}
 		}
 	})
