@@ -106,14 +106,6 @@ func (t *ticks) run() {
 			t.mu.Unlock()
 			return
 		}
-		if t.next[0] == nil && len(t.polls[0]) == 0 && !glance(t.n+1) {
-			// Only the glance waits: the ticks between its own would
-			// release nobody, and are skipped. A focused pane that
-			// waits meanwhile is released with the glance, within two
-			// periods.
-			t.n++
-			t.due = t.due.Add(t.period)
-		}
 		wait := time.Until(t.due)
 		t.mu.Unlock()
 		if wait > 0 {
@@ -167,7 +159,11 @@ func (t *ticks) tick() {
 		t.polls[k] = nil
 	}
 	if t.next[1] != nil || len(t.polls[1]) > 0 {
-		t.arm() // the glance waits for a later tick
+		// The glance waits for a later tick. The ticks between its own
+		// release nobody while no focused pane waits, and are not
+		// skipped: a focused pane that begins to wait meanwhile is
+		// released at the next, within a period.
+		t.arm()
 	}
 	var ending chan struct{}
 	if len(polls) > 0 {

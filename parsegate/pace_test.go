@@ -306,7 +306,9 @@ func TestTicksOfASpellShareTheirGoroutine(t *testing.T) {
 
 // The other panes on screen are polled on the focused pane's ticker, at
 // every glanceStride-th of its ticks: each of their ticks is one of the
-// focused pane's, on its goroutine, so one frame shows both.
+// focused pane's, on its goroutine, so one frame shows both. A focused
+// pane that begins to wait while only the glance waits is polled at the
+// next tick, not the glance's.
 func TestTheGlanceTicksWithTheFocus(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := New(1)
@@ -322,7 +324,8 @@ func TestTheGlanceTicksWithTheFocus(t *testing.T) {
 		var mu sync.Mutex
 		polls := map[*paneFlags][]poll{}
 		var wg sync.WaitGroup
-		for _, p := range []*paneFlags{focused, shown} {
+		for _, p := range []*paneFlags{shown, focused} {
+			synctest.Wait() // the glance waits first
 			turns := g.Turns(&p.echo, &p.shown, &p.focused)
 			wg.Go(func() {
 				turns.PaceWith(nil, func() bool {
