@@ -15,8 +15,9 @@ import (
 type roomPTY struct {
 	*fakePTY
 	room  int
-	nows  int // WriteNow calls
-	queue int // Write calls
+	nows  int           // WriteNow calls
+	queue int           // Write calls
+	hold  chan struct{} // when set, Write waits for it to close
 }
 
 func (p *roomPTY) WriteNow(b []byte) (int, error) {
@@ -34,7 +35,11 @@ func (p *roomPTY) WriteNow(b []byte) (int, error) {
 func (p *roomPTY) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	p.queue++
+	hold := p.hold
 	p.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
 	return p.fakePTY.Write(b)
 }
 
@@ -69,8 +74,11 @@ func TestWriteGoesStraightToAPTYWithRoom(t *testing.T) {
 			t.Error("input written at once did not end the reader's pace")
 		}
 
+		// The writer goroutine is held in its write of "cd" until "ef"
+		// came: left to run, it could have drained the queue first.
+		hold := make(chan struct{})
 		f.mu.Lock()
-		f.room = 2
+		f.room, f.hold = 2, hold
 		f.mu.Unlock()
 		if err := s.Write([]byte("abcd")); err != nil {
 			t.Fatal(err)
@@ -78,6 +86,7 @@ func TestWriteGoesStraightToAPTYWithRoom(t *testing.T) {
 		if err := s.Write([]byte("ef")); err != nil { // "cd" is queued: this waits behind it
 			t.Fatal(err)
 		}
+		close(hold)
 		synctest.Wait()
 		got, nows, queue := f.state()
 		if got != "kabcdef" {
