@@ -62,6 +62,13 @@ type ticks struct {
 	next    [2]chan struct{} // each tier's, closed at its next tick; nil while nobody waits on it
 	polls   [2][]*pollWaiter // each tier's, run at its next tick
 	ending  chan struct{}    // closed when the polls running now are done; nil while none run
+	// skipped: the next tick was put off by a period, as it would have
+	// released nobody (only the glance waited, and it was not one of
+	// its ticks); nudge (one slot) wakes the ticker to take it back
+	// when a focused pane begins to wait.
+	skipped bool
+	nudge   chan struct{}
+	ticked  int // ticks taken, for the tests
 }
 
 // arm sets the next tick a period from now, unless one is set, and starts
@@ -73,8 +80,37 @@ func (t *ticks) arm() {
 	t.armed = true
 	t.due = time.Now().Add(t.period)
 	if !t.running {
-		t.running, t.n = true, 0
+		t.running, t.n, t.skipped = true, 0, false
+		if t.nudge == nil {
+			t.nudge = make(chan struct{}, 1)
+		}
 		go t.run()
+	}
+}
+
+// skipEmpty puts the next tick off by a period when it would release
+// nobody: only the glance waits, and it is not one of its ticks. Called
+// with mu held.
+func (t *ticks) skipEmpty() {
+	if t.next[0] == nil && len(t.polls[0]) == 0 && !glance(t.n+1) {
+		t.n++
+		t.due = t.due.Add(t.period)
+		t.skipped = true
+	}
+}
+
+// unskip takes back the tick put off, for a focused pane that begins to
+// wait, and wakes the ticker to it. Called with mu held.
+func (t *ticks) unskip() {
+	if !t.skipped {
+		return
+	}
+	t.n--
+	t.due = t.due.Add(-t.period)
+	t.skipped = false
+	select {
+	case t.nudge <- struct{}{}:
+	default: // a nudge is pending: the ticker reads the due again anyway
 	}
 }
 
@@ -106,6 +142,7 @@ func (t *ticks) run() {
 			t.mu.Unlock()
 			return
 		}
+		t.skipEmpty()
 		wait := time.Until(t.due)
 		t.mu.Unlock()
 		if wait > 0 {
@@ -114,7 +151,12 @@ func (t *ticks) run() {
 			} else {
 				timer.Reset(wait)
 			}
-			<-timer.C
+			select {
+			case <-timer.C:
+			case <-t.nudge:
+				timer.Stop()
+				continue // a tick put off was taken back: wait for it instead
+			}
 		}
 		t.tick()
 	}
@@ -128,6 +170,9 @@ func (t *ticks) wait(tier int) <-chan struct{} {
 		t.next[tier] = make(chan struct{})
 	}
 	t.arm()
+	if tier == 0 {
+		t.unskip()
+	}
 	return t.next[tier]
 }
 
@@ -137,6 +182,9 @@ func (t *ticks) add(w *pollWaiter, tier int) {
 	defer t.mu.Unlock()
 	t.polls[tier] = append(t.polls[tier], w)
 	t.arm()
+	if tier == 0 {
+		t.unskip()
+	}
 }
 
 // tick releases the waiters and runs the polls, one after another on
@@ -145,8 +193,9 @@ func (t *ticks) add(w *pollWaiter, tier int) {
 // after its read and sent its thread looking for work.
 func (t *ticks) tick() {
 	t.mu.Lock()
-	t.armed = false
+	t.armed, t.skipped = false, false
 	t.n++
+	t.ticked++
 	tiers := 1
 	if glance(t.n) {
 		tiers = 2
@@ -159,11 +208,7 @@ func (t *ticks) tick() {
 		t.polls[k] = nil
 	}
 	if t.next[1] != nil || len(t.polls[1]) > 0 {
-		// The glance waits for a later tick. The ticks between its own
-		// release nobody while no focused pane waits, and are not
-		// skipped: a focused pane that begins to wait meanwhile is
-		// released at the next, within a period.
-		t.arm()
+		t.arm() // the glance waits for a later tick
 	}
 	var ending chan struct{}
 	if len(polls) > 0 {

@@ -350,3 +350,31 @@ func TestTheGlanceTicksWithTheFocus(t *testing.T) {
 		}
 	})
 }
+
+// While only the glance waits, the ticks between its own, which would
+// release nobody, are not taken: its ticker wakes once for each of its
+// ticks, not glanceStride times.
+func TestTicksThatReleaseNobodyAreSkipped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(1)
+		var flags paneFlags
+		flags.shown.Store(true)
+		turns := g.Turns(&flags.echo, &flags.shown, &flags.focused)
+		start := time.Now()
+		var at []time.Duration
+		turns.PaceWith(nil, func() bool {
+			at = append(at, time.Since(start))
+			return len(at) < 4
+		})
+		want := []time.Duration{ShownPace, 2 * ShownPace, 3 * ShownPace, 4 * ShownPace}
+		if !slices.Equal(at, want) {
+			t.Errorf("the glance was polled at %v, want %v", at, want)
+		}
+		g.pace.screen.mu.Lock()
+		ticked := g.pace.screen.ticked
+		g.pace.screen.mu.Unlock()
+		if ticked != 4 {
+			t.Errorf("the ticker took %d ticks for the glance's 4", ticked)
+		}
+	})
+}
