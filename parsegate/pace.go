@@ -88,6 +88,15 @@ func (t *ticks) arm() {
 	}
 }
 
+// armFor arms the ticker for a waiter of tier: a focused pane takes
+// back a tick put off for the glance. Called with mu held.
+func (t *ticks) armFor(tier int) {
+	t.arm()
+	if tier == 0 {
+		t.unskip()
+	}
+}
+
 // skipEmpty puts the next tick off by a period when it would release
 // nobody: only the glance waits, and it is not one of its ticks. Called
 // with mu held.
@@ -169,10 +178,7 @@ func (t *ticks) wait(tier int) <-chan struct{} {
 	if t.next[tier] == nil {
 		t.next[tier] = make(chan struct{})
 	}
-	t.arm()
-	if tier == 0 {
-		t.unskip()
-	}
+	t.armFor(tier)
 	return t.next[tier]
 }
 
@@ -181,10 +187,7 @@ func (t *ticks) add(w *pollWaiter, tier int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.polls[tier] = append(t.polls[tier], w)
-	t.arm()
-	if tier == 0 {
-		t.unskip()
-	}
+	t.armFor(tier)
 }
 
 // tick releases the waiters and runs the polls, one after another on
@@ -201,11 +204,14 @@ func (t *ticks) tick() {
 		tiers = 2
 	}
 	var chs [2]chan struct{}
-	var polls []*pollWaiter
+	polls := t.polls[0] // the focused panes first; the tier's slice is the tick's now
+	t.polls[0] = nil
 	for k := range tiers {
 		chs[k], t.next[k] = t.next[k], nil
-		polls = append(polls, t.polls[k]...)
-		t.polls[k] = nil
+	}
+	if tiers == 2 {
+		polls = append(polls, t.polls[1]...)
+		t.polls[1] = nil
 	}
 	if t.next[1] != nil || len(t.polls[1]) > 0 {
 		t.arm() // the glance waits for a later tick

@@ -55,6 +55,18 @@ func TestPacedReadsWakeTogether(t *testing.T) {
 	})
 }
 
+// pollTimes runs turns' PaceWith with a poll that says whether to poll
+// again after its nth, and returns when each poll ran.
+func pollTimes(turns *Turns, again func(n int) bool) []time.Duration {
+	start := time.Now()
+	var at []time.Duration
+	turns.PaceWith(nil, func() bool {
+		at = append(at, time.Since(start))
+		return again(len(at))
+	})
+	return at
+}
+
 // A busy pane polled at each tick of its class moves with its class: one
 // that lost its client's focus is polled at the next of the glance's
 // ticks (every glanceStride-th), and one focused again at the next tick.
@@ -64,18 +76,14 @@ func TestABusyPaneFollowsItsClass(t *testing.T) {
 		var flags paneFlags
 		flags.shown.Store(true)
 		flags.focused.Store(true)
-		turns := g.Turns(&flags.echo, &flags.shown, &flags.focused)
-		start := time.Now()
-		var at []time.Duration
-		turns.PaceWith(nil, func() bool {
-			at = append(at, time.Since(start))
-			switch len(at) {
+		at := pollTimes(g.Turns(&flags.echo, &flags.shown, &flags.focused), func(n int) bool {
+			switch n {
 			case 2:
 				flags.focused.Store(false)
 			case 3:
 				flags.focused.Store(true)
 			}
-			return len(at) < 4
+			return n < 4
 		})
 		want := []time.Duration{FocusPace, 2 * FocusPace, 4 * FocusPace, 5 * FocusPace}
 		if !slices.Equal(at, want) {
@@ -359,13 +367,7 @@ func TestTicksThatReleaseNobodyAreSkipped(t *testing.T) {
 		g := New(1)
 		var flags paneFlags
 		flags.shown.Store(true)
-		turns := g.Turns(&flags.echo, &flags.shown, &flags.focused)
-		start := time.Now()
-		var at []time.Duration
-		turns.PaceWith(nil, func() bool {
-			at = append(at, time.Since(start))
-			return len(at) < 4
-		})
+		at := pollTimes(g.Turns(&flags.echo, &flags.shown, &flags.focused), func(n int) bool { return n < 4 })
 		want := []time.Duration{ShownPace, 2 * ShownPace, 3 * ShownPace, 4 * ShownPace}
 		if !slices.Equal(at, want) {
 			t.Errorf("the glance was polled at %v, want %v", at, want)
