@@ -68,7 +68,8 @@ FUZZ_TARGETS = \
 	FuzzString:./termsafe \
 	FuzzDecode:./web \
 	FuzzChangedSpan:./ui/term \
-	FuzzScreenFastPath:./session/vt
+	FuzzScreenFastPath:./session/vt \
+	FuzzScrollbackBlocks:./session/vt
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -32,21 +32,20 @@ func (s *Screen) MemBytes() int64 {
 
 // bytes is what the scrollback's lines hold.
 func (b *scrollback) bytes() int {
-	n := cap(b.lines) * int(unsafe.Sizeof(sbLine{}))
+	n := (cap(b.hot)+cap(b.cache.lines))*int(unsafe.Sizeof(sbLine{})) + cap(b.cold)*int(unsafe.Sizeof(sbBlock{}))
 	if t := b.styles; t != nil {
 		// the list, the map's key and value a style, the pens' cache
 		n += cap(t.list)*int(unsafe.Sizeof(style{})) + len(t.ids)*int(unsafe.Sizeof(style{})+4) +
 			cap(t.byPen)*int(unsafe.Sizeof(sbCached{}))
 	}
-	for i := range b.lines {
-		l := &b.lines[i]
-		n += len(l.data)
-		if l.clusters != nil {
-			n += int(unsafe.Sizeof([]sbCluster{})) + cap(*l.clusters)*int(unsafe.Sizeof(sbCluster{}))
-		}
-		for _, c := range l.clusterList() {
-			n += len(c.text)
-		}
+	for i := range b.hot {
+		n += b.hot[i].heldBytes()
+	}
+	for _, blk := range b.cold {
+		n += cap(blk.packed)
+	}
+	for i := range b.cache.lines { // slices of the block's one string, and clusters
+		n += b.cache.lines[i].heldBytes()
 	}
 	return n
 }

@@ -190,10 +190,5 @@ func (b *scrollback) pushCopy(l *sbLine) {
 	if b.max == 0 {
 		return
 	}
-	if len(b.lines) < b.max {
-		b.lines = append(b.lines, *l)
-		return
-	}
-	b.lines[b.head] = *l
-	b.head = (b.head + 1) % len(b.lines)
+	*b.slot() = *l
 }

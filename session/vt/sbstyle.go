@@ -89,8 +89,18 @@ func (b *scrollback) compact() {
 	var next styleTable
 	rename := func(id uint32) uint32 { return next.intern(t.list[id]) }
 	var scratch []sbRun
-	for i := range b.lines {
-		scratch = b.lines[i].remap(rename, scratch)
+	for k := range b.cold {
+		// Every line of the block, those dropped from cold[0] too: the
+		// block is packed again whole.
+		lines := b.cold[k].unpack()
+		for i := range lines {
+			scratch = lines[i].remap(rename, scratch)
+		}
+		b.cold[k] = packBlock(lines)
+	}
+	b.cache = sbCache{}
+	for i := range b.hot {
+		scratch = b.hot[i].remap(rename, scratch)
 	}
 	next.limit = 2 * len(next.list)
 	*t = next

@@ -6,18 +6,29 @@ import (
 	"github.com/hinshun/vt10x"
 )
 
-// scrollback is a ring of lines that scrolled off the top of the main
+// scrollback holds the lines that scrolled off the top of the main
 // screen, oldest first. Lines are stored as their text (a placeholder rune
 // standing for the right half of a wide rune) plus runs of equal style,
 // with trailing blanks trimmed, so memory follows what the lines hold, not
-// the width of the screen.
+// the width of the screen. The newest (hot) lines are kept as they are;
+// the older ones packed in compressed blocks (cold, sbcold.go).
 type scrollback struct {
-	max   int
-	lines []sbLine // grows up to max, then used as a ring
-	head  int      // index of the oldest line once full
-	// finds caches the search text of special lines by their index in
-	// lines (search.go), built on a search's first visit to each.
-	finds map[int32]*findLine
+	max int
+	// cold holds the older lines, sbBlockLines a block, oldest first;
+	// the first skip lines of cold[0] are gone (dropped as the oldest).
+	cold []sbBlock
+	skip int
+	// hot holds the newest lines, fewer than 2*sbBlockLines of them
+	// once there are cold ones.
+	hot []sbLine
+	// dropped counts the lines ever dropped as the oldest: line i's
+	// absolute index is dropped+i, which a newer line never takes.
+	dropped int64
+	// cache is the cold block read last, unpacked.
+	cache sbCache
+	// finds caches the search text of special lines by their absolute
+	// index (search.go), built on a search's first visit to each.
+	finds map[int64]*findLine
 	// styles are the runs' styles (sbstyle.go), shared with the
 	// scrollback a reflow builds from this one: lines move between them.
 	styles *styleTable
@@ -33,30 +44,60 @@ type sbBuild struct {
 	clusters []sbCluster
 }
 
-func (b *scrollback) len() int { return len(b.lines) }
+func (b *scrollback) len() int { return b.coldLen() + len(b.hot) }
+
+// coldLen is how many lines the cold blocks hold.
+func (b *scrollback) coldLen() int { return len(b.cold)*sbBlockLines - b.skip }
 
 func (b *scrollback) clear() {
-	b.lines, b.head, b.finds = nil, 0, nil
+	*b = scrollback{max: b.max, styles: b.styles, build: b.build}
 }
 
 // dropNewest forgets the newest n lines (pulled back onto the screen).
 func (b *scrollback) dropNewest(n int) {
-	n = min(n, len(b.lines))
-	b.finds = nil // indices move
-	if b.head == 0 {
-		b.lines = b.lines[:len(b.lines)-n]
-		return
+	n = min(n, b.len())
+	b.finds = nil // the indices are taken again by the next lines
+	for n > 0 {
+		if len(b.hot) == 0 {
+			b.unseal()
+		}
+		k := min(n, len(b.hot))
+		clear(b.hot[len(b.hot)-k:])
+		b.hot, n = b.hot[:len(b.hot)-k], n-k
 	}
-	// A full ring: unroll it oldest first, then cut.
-	lines := make([]sbLine, 0, len(b.lines))
-	lines = append(lines, b.lines[b.head:]...)
-	lines = append(lines, b.lines[:b.head]...)
-	b.lines, b.head = lines[:len(lines)-n], 0
 }
 
-// line returns the i-th line, 0 being the oldest.
+// unseal unpacks the newest cold block into hot, which is empty.
+func (b *scrollback) unseal() {
+	last := len(b.cold) - 1
+	lines := b.cold[last].unpack()
+	if last == 0 {
+		lines, b.skip = lines[b.skip:], 0
+	}
+	b.hot = append(b.hot[:0], lines...)
+	b.cold[last] = sbBlock{}
+	b.cold, b.cache = b.cold[:last], sbCache{}
+}
+
+// line returns the i-th line, 0 being the oldest: a pointer into the
+// scrollback for a hot line (valid until the next line is pushed), into
+// an unpacked copy for a cold one (read only).
 func (b *scrollback) line(i int) *sbLine {
-	return &b.lines[(b.head+i)%len(b.lines)]
+	c := b.coldLen()
+	if i >= c {
+		return &b.hot[i-c]
+	}
+	j := i + b.skip
+	return &b.block(j / sbBlockLines)[j%sbBlockLines]
+}
+
+// block returns cold block k unpacked, through the cache.
+func (b *scrollback) block(k int) []sbLine {
+	start := b.dropped - int64(b.skip) + int64(k*sbBlockLines)
+	if b.cache.lines == nil || b.cache.start != start {
+		b.cache = sbCache{start: start, lines: b.cold[k].unpack()}
+	}
+	return b.cache.lines
 }
 
 // push appends a row of cells; the oldest line goes when full.
@@ -112,19 +153,43 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	}
 }
 
-// slot makes room for the newest line and returns it, to be filled:
-// a new one, or the oldest one's once the scrollback is full.
+// slot makes room for the newest line and returns it, to be filled; the
+// oldest line goes when full.
 func (b *scrollback) slot() *sbLine {
-	if len(b.lines) < b.max {
-		b.lines = append(b.lines, sbLine{})
-		return &b.lines[len(b.lines)-1]
+	if b.len() >= b.max {
+		b.dropOldest()
 	}
-	l := &b.lines[b.head]
-	if l.special && b.finds != nil {
-		delete(b.finds, int32(b.head))
+	if len(b.hot) >= 2*sbBlockLines {
+		b.seal()
 	}
-	b.head = (b.head + 1) % len(b.lines)
-	return l
+	b.hot = append(b.hot, sbLine{})
+	return &b.hot[len(b.hot)-1]
+}
+
+// dropOldest forgets the oldest line.
+func (b *scrollback) dropOldest() {
+	b.dropped++
+	if len(b.cold) == 0 {
+		if b.hot[0].special && b.finds != nil {
+			delete(b.finds, b.dropped-1)
+		}
+		b.hot[0] = sbLine{}
+		b.hot = b.hot[1:]
+		return
+	}
+	// A cold line's search text goes with the next search (copyLines).
+	if b.skip++; b.skip == sbBlockLines {
+		b.cold[0] = sbBlock{}
+		b.cold, b.skip = b.cold[1:], 0
+	}
+}
+
+// seal packs the oldest sbBlockLines hot lines into a cold block.
+func (b *scrollback) seal() {
+	b.cold = append(b.cold, packBlock(b.hot[:sbBlockLines]))
+	n := copy(b.hot, b.hot[sbBlockLines:])
+	clear(b.hot[n:])
+	b.hot = b.hot[:n]
 }
 
 // blank reports whether a trailing cell shows nothing: a space with no

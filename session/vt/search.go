@@ -118,28 +118,33 @@ func (s *Screen) copyLines() *searchLines {
 	ls.sbLen = b.len()
 	ls.texts = slices.Grow(ls.texts[:0], b.len()+s.rows)
 	ls.masks = slices.Grow(ls.masks[:0], b.len()+s.rows)
-	// The ring oldest first: from head to the end, then from the start.
-	ls.copyScrollback(b, b.head, len(b.lines))
-	ls.copyScrollback(b, 0, b.head)
+	ls.copyScrollback(b)
 	s.copyRows(ls)
 	return ls
 }
 
-// copyScrollback appends the text of the ring's lines [from, to).
-func (ls *searchLines) copyScrollback(b *scrollback, from, to int) {
-	for k := from; k < to; k++ {
-		l := &b.lines[k]
+// copyScrollback appends the text of the scrollback's lines, oldest
+// first (each cold block unpacked once).
+func (ls *searchLines) copyScrollback(b *scrollback) {
+	for k := range b.finds {
+		if k < b.dropped {
+			delete(b.finds, k) // its line is gone
+		}
+	}
+	for i := range b.len() {
+		l := b.line(i)
 		if !l.special {
 			ls.texts, ls.masks = append(ls.texts, l.text()), append(ls.masks, l.mask)
 			continue
 		}
-		fl := b.finds[int32(k)]
+		at := b.dropped + int64(i)
+		fl := b.finds[at]
 		if fl == nil {
 			fl = l.findText()
 			if b.finds == nil {
-				b.finds = map[int32]*findLine{}
+				b.finds = map[int64]*findLine{}
 			}
-			b.finds[int32(k)] = fl
+			b.finds[at] = fl
 		}
 		ls.specials = append(ls.specials, special{len(ls.texts), fl})
 		ls.texts, ls.masks = append(ls.texts, fl.text), append(ls.masks, fl.mask)

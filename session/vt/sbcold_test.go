@@ -1,0 +1,174 @@
+package vt
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sbWant is what a scrollback line must read back as: its cells at a
+// fixed width, and the flags beside them.
+type sbWant struct {
+	cells            []Cell
+	wrapped, special bool
+	span             int32
+	text             string
+}
+
+const sbTestWidth = 24
+
+func sbWantOf(b *scrollback, l *sbLine) sbWant {
+	cells := make([]Cell, sbTestWidth)
+	l.cells(b.styles, cells)
+	return sbWant{cells, l.wrapped, l.special, l.span, l.text()}
+}
+
+// sbRow makes a row of cells from r: letters, blanks, a wide rune and
+// its placeholder, a cluster, a few styles.
+func sbRow(r *rand.Rand) []Cell {
+	row := make([]Cell, r.IntN(sbTestWidth+1))
+	fg := PaletteColor(uint8(r.IntN(3)))
+	for x := 0; x < len(row); x++ {
+		if r.IntN(6) == 0 {
+			fg = PaletteColor(uint8(r.IntN(3)))
+		}
+		c := Cell{Rune: rune('a' + r.IntN(26)), FG: fg}
+		switch r.IntN(20) {
+		case 0:
+			c.Rune = ' '
+		case 1:
+			c.Rune = 'é'
+		case 2:
+			c.Rune, c.Text = 'e', "e\u0301"
+		case 3:
+			if x+1 < len(row) {
+				c.Rune = '中'
+				row[x] = c
+				x++
+				c = Cell{Flags: FlagPlaceholder, FG: fg}
+			}
+		case 4:
+			c.Attrs = AttrBold
+		}
+		row[x] = c
+	}
+	return row
+}
+
+// TestScrollbackBlocksReadBack drives a scrollback through pushes,
+// lines pulled back, style compactions and clears, and reads every line
+// against what was pushed: the lines packed in cold blocks read back as
+// they went in, in order, the oldest dropped past max.
+func TestScrollbackBlocksReadBack(t *testing.T) {
+	for _, max := range []int{1, 5, 2 * sbBlockLines, 2*sbBlockLines + 1, 700} {
+		t.Run(fmt.Sprint(max), func(t *testing.T) {
+			seed := uint64(max)
+			cold, skipped := checkScrollbackOps(t, max, rand.New(rand.NewPCG(seed, seed)), 6000)
+			// Past two blocks, lines went cold, and the oldest were
+			// dropped from a cold block.
+			if max > 2*sbBlockLines && (cold == 0 || !skipped) {
+				t.Errorf("the ops never reached the cold blocks: %d blocks at most, dropped from one %v", cold, skipped)
+			}
+		})
+	}
+}
+
+// FuzzScrollbackBlocks is TestScrollbackBlocksReadBack for any seed and
+// size.
+func FuzzScrollbackBlocks(f *testing.F) {
+	f.Add(uint64(1), uint16(700))
+	f.Add(uint64(2), uint16(129))
+	f.Fuzz(func(t *testing.T, seed uint64, most uint16) {
+		checkScrollbackOps(t, int(most%1200)+1, rand.New(rand.NewPCG(seed, seed)), 3000)
+	})
+}
+
+// checkScrollbackOps runs ops random operations on a scrollback of most
+// lines, checking its lines after each; it returns the most cold blocks
+// it held at once, and whether it dropped lines from one.
+func checkScrollbackOps(t *testing.T, most int, r *rand.Rand, ops int) (coldMost int, skipped bool) {
+	t.Helper()
+	b := &scrollback{max: most}
+	var want []sbWant
+	check := func(op string) {
+		t.Helper()
+		if b.len() != len(want) {
+			t.Fatalf("after %s: %d lines, want %d", op, b.len(), len(want))
+		}
+		for _, i := range []int{0, len(want) / 2, len(want) - 1, r.IntN(len(want) + 1)} {
+			if i < 0 || i >= len(want) {
+				continue
+			}
+			got := sbWantOf(b, b.line(i))
+			if w := want[i]; !slices.Equal(got.cells, w.cells) || got.wrapped != w.wrapped || got.special != w.special ||
+				got.span != w.span || got.text != w.text {
+				x := 0
+				for x < sbTestWidth-1 && got.cells[x] == w.cells[x] {
+					x++
+				}
+				t.Fatalf("after %s: line %d of %d reads %q (wrapped %v, special %v, span %d, cell %d %+v),\nwant %q (%v, %v, %d, %+v)",
+					op, i, len(want), got.text, got.wrapped, got.special, got.span, x, got.cells[x], w.text, w.wrapped, w.special, w.span, w.cells[x])
+			}
+		}
+	}
+	for op := range ops {
+		coldMost, skipped = max(coldMost, len(b.cold)), skipped || b.skip > 0
+		switch k := r.IntN(1000); {
+		case k < 880:
+			wrapped := r.IntN(4) == 0
+			b.push(sbRow(r), wrapped)
+			if wrapped {
+				b.line(b.len() - 1).span = sbTestWidth
+			}
+			want = append(want, sbWantOf(b, b.line(b.len()-1)))
+			if len(want) > most {
+				want = want[1:]
+			}
+			check("push")
+		case k < 885:
+			n := r.IntN(sbBlockLines + 10)
+			b.dropNewest(n)
+			want = want[:len(want)-min(n, len(want))]
+			check(fmt.Sprintf("dropNewest(%d)", n))
+		case k < 895:
+			b.compact()
+			check("compact")
+		case op == ops/2:
+			b.clear()
+			want = want[:0]
+			check("clear")
+		default:
+			for i := range want { // every line, in order, as a search reads them
+				if got := b.line(i).text(); got != want[i].text {
+					t.Fatalf("reading all: line %d is %q, want %q", i, got, want[i].text)
+				}
+			}
+		}
+	}
+	return coldMost, skipped
+}
+
+// TestScrollbackBlocksSearch finds text that is only in cold blocks,
+// special lines (wide runes) among them, and none of the dropped lines.
+func TestScrollbackBlocksSearch(t *testing.T) {
+	s := New(40, 5, WithScrollback(1000))
+	var in strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&in, "line %04d 中 \x1b[3%dmcoloured\x1b[m\r\n", i, i%8)
+	}
+	s.Write(in.String())
+	if got := s.ScrollbackLen(); got != 1000 {
+		t.Fatalf("%d lines of scrollback, want 1000", got)
+	}
+	for _, c := range []struct {
+		find string
+		n    int
+	}{{"line 1996 中", 1}, {"line 1995 ", 0}, {"line 2500", 1}, {"coloured", 1004}} {
+		m := mustCompile(t, c.find)
+		if got := len(s.Search(m, 5000, nil)); got != c.n {
+			t.Errorf("%q: %d matches, want %d", c.find, got, c.n)
+		}
+	}
+}
