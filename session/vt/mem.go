@@ -21,6 +21,10 @@ func (s *Screen) MemBytes() int64 {
 	n += cap(s.pending) + cap(s.rowBuf)*int(unsafe.Sizeof(Cell{})) + cap(s.shapes)*int(unsafe.Sizeof(lineShape{})) +
 		(cap(s.bulkRow)+cap(s.altMain))*glyph + cap(s.clBuf) + cap(s.kfBuf) + cap(s.rowVers)*8 + cap(s.touched)*8
 	n += cap(s.pens.pens)*int(unsafe.Sizeof(penEntry{})) + len(s.pens.ids)*int(unsafe.Sizeof(style{})+8)
+	// the SGRs' memo: a key, its copy of the sequence, the pen it made
+	for k := range s.penCache {
+		n += int(unsafe.Sizeof(penKey{})+unsafe.Sizeof(penMemo{})) + 16 + len(k.sgr)
+	}
 	for _, t := range s.clusters.texts {
 		n += len(t) + 16
 	}

@@ -220,7 +220,9 @@ func (s *Screen) sweep() {
 		}
 	}
 	s.erasePenID = -1
-	clear(s.penCache) // it names ids by number
+	// It names ids by number. Dropped, not cleared: a cleared map keeps
+	// its buckets, up to 4096 entries' worth, some 320 KB a pane.
+	s.penCache = nil
 	s.penRecent = [len(s.penRecent)]penMemo{}
 	// In use are at most two ids per cell of both screens and a few pens:
 	// a limit of twice that keeps sweeps rare.
