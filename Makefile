@@ -69,7 +69,8 @@ FUZZ_TARGETS = \
 	FuzzDecode:./web \
 	FuzzChangedSpan:./ui/term \
 	FuzzScreenFastPath:./session/vt \
-	FuzzScrollbackBlocks:./session/vt
+	FuzzScrollbackBlocks:./session/vt \
+	FuzzBlockSkip:./session/vt
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

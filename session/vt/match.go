@@ -36,6 +36,10 @@ type Matcher struct {
 	// need is the lineMask every line holding a plain match has: most
 	// lines are ruled out by it without reading their text.
 	need uint64
+	// blockNeed is the byte pairs every match holds, as a cold
+	// scrollback block records them (sbcold.go): a block without them
+	// is not unpacked. nil: none known.
+	blockNeed *blockPairs
 }
 
 // Compile parses a query. A plain query with no upper-case letter folds
@@ -58,7 +62,7 @@ func Compile(query string) (*Matcher, error) {
 		if err != nil {
 			return nil, fmt.Errorf("search %q: %w (fix the expression, or drop %q to search for the text)", query, err, RegexpPrefix)
 		}
-		m.re, m.need = re, regexpNeed(pat)
+		m.re, m.need, m.blockNeed = re, regexpNeed(pat), regexpBlockNeed(pat)
 		return m, nil
 	}
 	if query == "" {
@@ -72,6 +76,10 @@ func Compile(query string) (*Matcher, error) {
 	}
 	m.lit, m.fold = query, fold && hasASCIILetter(query)
 	m.anchor, m.need = rarest(query), lineMask(query)
+	if len(query) > 1 {
+		m.blockNeed = new(blockPairs)
+		m.blockNeed.add(query)
+	}
 	m.lo, m.up = query[m.anchor], query[m.anchor]
 	if m.fold && m.lo >= 'a' && m.lo <= 'z' {
 		m.up = m.lo - 'a' + 'A'
@@ -305,6 +313,56 @@ func need(re *syntax.Regexp) uint64 {
 		return m
 	}
 	return 0
+}
+
+// regexpBlockNeed is regexpNeed at the resolution of a cold block's
+// pairs: nil when no pair is known.
+func regexpBlockNeed(pat string) *blockPairs {
+	re, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	p := blockNeed(re.Simplify())
+	if p == (blockPairs{}) {
+		return nil
+	}
+	return &p
+}
+
+func blockNeed(re *syntax.Regexp) (p blockPairs) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		for i := 1; i < len(re.Rune); i++ {
+			if a, b := re.Rune[i-1], re.Rune[i]; pairSafe(a, fold) && pairSafe(b, fold) {
+				p.set(byte(a), byte(b))
+			}
+		}
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			q := blockNeed(sub)
+			for i := range p {
+				p[i] |= q[i]
+			}
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return blockNeed(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return blockNeed(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		for i := range p {
+			p[i] = ^uint64(0)
+		}
+		for _, sub := range re.Sub {
+			q := blockNeed(sub)
+			for i := range p {
+				p[i] &= q[i]
+			}
+		}
+	}
+	return p
 }
 
 // literalMask is the mask of the pairs of ASCII runes in a literal. With

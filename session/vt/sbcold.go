@@ -26,9 +26,42 @@ import (
 // once it has been scrolled past by a block's worth of lines.
 const sbBlockLines = 128
 
-// sbBlock is sbBlockLines lines, packed (encodeLines) and compressed.
+// sbBlock is sbBlockLines lines, packed (appendLine) and compressed,
+// and the byte pairs of their search texts: a search skips a block that
+// lacks a pair of its query without unpacking it.
 type sbBlock struct {
 	packed []byte
+	pairs  *blockPairs
+}
+
+// blockPairs is a filter of the byte pairs in a block's lines: a bit
+// per pair of pairHash classes, folded to 1024. Where a line's lineMask
+// (64 bits) has most bits of a log's line set at 128 lines to a block,
+// this has some 40 %, so a query of a dozen pairs passes a block that
+// lacks it one time in thousands.
+type blockPairs [16]uint64
+
+func blockPair(a, b byte) uint { return (uint(pairHash[a])<<6 | uint(pairHash[b])) * 0x9E3 >> 2 & 1023 }
+
+func (p *blockPairs) add(s string) {
+	for i := 1; i < len(s); i++ {
+		p.set(s[i-1], s[i])
+	}
+}
+
+func (p *blockPairs) set(a, b byte) {
+	k := blockPair(a, b)
+	p[k>>6] |= 1 << (k & 63)
+}
+
+// holds reports whether the block may hold every pair of need.
+func (p *blockPairs) holds(need *blockPairs) bool {
+	for i, w := range need {
+		if p[i]&w != w {
+			return false
+		}
+	}
+	return true
 }
 
 // sbCache is the cold block read last, unpacked: reading a range of
@@ -58,14 +91,21 @@ func packBlock(lines []sbLine) sbBlock {
 	bp := packBufs.Get().(*[]byte)
 	defer packBufs.Put(bp)
 	buf := (*bp)[:0]
+	pairs := new(blockPairs)
 	for i := range lines {
-		buf = appendLine(buf, &lines[i])
+		l := &lines[i]
+		buf = appendLine(buf, l)
+		if l.special {
+			pairs.add(l.findText().text)
+		} else {
+			pairs.add(l.text())
+		}
 	}
 	raw := len(buf)
 	buf = slices.Grow(buf, s2.MaxEncodedLen(raw))
 	packed := s2.Encode(buf[raw:raw+s2.MaxEncodedLen(raw)], buf[:raw])
 	*bp = buf
-	return sbBlock{packed: slices.Clone(packed)}
+	return sbBlock{packed: slices.Clone(packed), pairs: pairs}
 }
 
 // appendLine appends line l, packed, to buf.

@@ -151,7 +151,9 @@ func checkScrollbackOps(t *testing.T, most int, r *rand.Rand, ops int) (coldMost
 }
 
 // TestScrollbackBlocksSearch finds text that is only in cold blocks,
-// special lines (wide runes) among them, and none of the dropped lines.
+// special lines (wide runes) among them, and none of the dropped lines:
+// the blocks a query's byte pairs rule out are skipped, never one that
+// holds a match.
 func TestScrollbackBlocksSearch(t *testing.T) {
 	s := New(40, 5, WithScrollback(1000))
 	var in strings.Builder
@@ -165,10 +167,38 @@ func TestScrollbackBlocksSearch(t *testing.T) {
 	for _, c := range []struct {
 		find string
 		n    int
-	}{{"line 1996 中", 1}, {"line 1995 ", 0}, {"line 2500", 1}, {"coloured", 1004}} {
+	}{{"line 1996 中", 1}, {"line 1995 ", 0}, {"line 2500", 1}, {"coloured", 1004}, {"ine 23", 100},
+		{"INE 2345", 0}, {"e 2345 中 col", 1}, {"re:line 2[0-9]{2}7 ", 100}, {"7 中", 101}} {
 		m := mustCompile(t, c.find)
 		if got := len(s.Search(m, 5000, nil)); got != c.n {
 			t.Errorf("%q: %d matches, want %d", c.find, got, c.n)
 		}
 	}
+}
+
+// FuzzBlockSkip searches a scrollback of cold blocks for a query with
+// the blocks its byte pairs rule out skipped, and with none skipped:
+// the matches must be the same.
+func FuzzBlockSkip(f *testing.F) {
+	for _, q := range []string{"line 1", "LINE", "re:ine (1|2)2", "re:中 \\x1b?co", "e 3", "re:[0-9]{3}7", "中 c", "re:(?i)OLOU", "Kel"} {
+		f.Add(q)
+	}
+	s := New(40, 5, WithScrollback(1500))
+	var in strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&in, "line %04d 中 \x1b[3%dmcoloured\x1b[m %s\r\n", i, i%8, []string{"Kelvin", "éé", "", "ſ"}[i%4])
+	}
+	s.Write(in.String())
+	f.Fuzz(func(t *testing.T, q string) {
+		m, err := Compile(q)
+		if err != nil {
+			return
+		}
+		all := *m
+		all.blockNeed = nil
+		got, want := s.Search(m, 0, nil), s.Search(&all, 0, nil)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: %d matches skipping blocks, %d reading them all", q, len(got), len(want))
+		}
+	})
 }

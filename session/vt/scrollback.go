@@ -156,7 +156,7 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 // slot makes room for the newest line and returns it, to be filled; the
 // oldest line goes when full.
 func (b *scrollback) slot() *sbLine {
-	if b.len() >= b.max {
+	if n := b.len(); n >= b.max && n > 0 {
 		b.dropOldest()
 	}
 	if len(b.hot) >= 2*sbBlockLines {

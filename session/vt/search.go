@@ -74,7 +74,7 @@ const (
 // line first (the screen's bottom row, up to the oldest scrollback line),
 // at most limit of them (limit <= 0: no bound).
 func (s *Screen) Search(m *Matcher, limit int, dst []Match) []Match {
-	ls := s.copyLines()
+	ls := s.copyLines(m)
 	defer ls.release()
 	n := 0
 	for i := len(ls.texts) - 1; i >= 0 && (limit <= 0 || n < limit); i-- {
@@ -95,7 +95,7 @@ func (s *Screen) SearchFrom(m *Matcher, start, dir int) (Match, bool) {
 	if dir == 0 {
 		return Match{}, false
 	}
-	ls := s.copyLines()
+	ls := s.copyLines(m)
 	defer ls.release()
 	for i := start; i >= 0 && i < len(ls.texts); i += dir {
 		if ls.masks[i]&m.need != m.need {
@@ -108,8 +108,9 @@ func (s *Screen) SearchFrom(m *Matcher, start, dir int) (Match, bool) {
 	return Match{}, false
 }
 
-// copyLines takes the text of every line under the lock.
-func (s *Screen) copyLines() *searchLines {
+// copyLines takes the text of every line under the lock; that of a
+// cold block that cannot hold m is left empty.
+func (s *Screen) copyLines(m *Matcher) *searchLines {
 	ls := linesPool.Get().(*searchLines)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,20 +119,32 @@ func (s *Screen) copyLines() *searchLines {
 	ls.sbLen = b.len()
 	ls.texts = slices.Grow(ls.texts[:0], b.len()+s.rows)
 	ls.masks = slices.Grow(ls.masks[:0], b.len()+s.rows)
-	ls.copyScrollback(b)
+	ls.copyScrollback(b, m)
 	s.copyRows(ls)
 	return ls
 }
 
 // copyScrollback appends the text of the scrollback's lines, oldest
-// first (each cold block unpacked once).
-func (ls *searchLines) copyScrollback(b *scrollback) {
+// first: each cold block unpacked once, or left out, its lines empty
+// texts, when it lacks a byte pair every match of m holds.
+func (ls *searchLines) copyScrollback(b *scrollback, m *Matcher) {
 	for k := range b.finds {
 		if k < b.dropped {
 			delete(b.finds, k) // its line is gone
 		}
 	}
-	for i := range b.len() {
+	skip := m != nil && m.blockNeed != nil
+	for i, c := 0, b.coldLen(); i < b.len(); i++ {
+		if j := i + b.skip; skip && i < c && j%sbBlockLines == 0 || i == 0 && skip && c > 0 {
+			if blk := b.cold[j/sbBlockLines]; !blk.pairs.holds(m.blockNeed) {
+				n := min(sbBlockLines-j%sbBlockLines, c-i)
+				for range n {
+					ls.texts, ls.masks = append(ls.texts, ""), append(ls.masks, 0)
+				}
+				i += n - 1
+				continue
+			}
+		}
 		l := b.line(i)
 		if !l.special {
 			ls.texts, ls.masks = append(ls.texts, l.text()), append(ls.masks, l.mask)
@@ -149,6 +162,9 @@ func (ls *searchLines) copyScrollback(b *scrollback) {
 		ls.specials = append(ls.specials, special{len(ls.texts), fl})
 		ls.texts, ls.masks = append(ls.texts, fl.text), append(ls.masks, fl.mask)
 	}
+	// The last block read stays unpacked only while a scrolled-back view
+	// reads it frame after frame; a search reads them all once.
+	b.cache = sbCache{}
 }
 
 // copyRows appends the screen rows' search text: one string for all of

@@ -55,6 +55,13 @@ func benchScreens(b *testing.B, n, lines int) []*Screen {
 // is cache misses. The mask costs Write about 37 ns per scrolled line of
 // 63 bytes (a line of plain output costs Write about 1.5 µs). The UI
 // spreads panes over GOMAXPROCS workers as well.
+//
+// With the scrollback's older lines in compressed blocks (sbcold.go),
+// unpacking every block took the search 220 ms and 366 MB of garbage;
+// a block whose byte pairs rule the query out is skipped unread, and
+// the three queries take 9 ms against 13 for the lines unpacked, old
+// and new test binaries in turn. A regexp with no literal a match must
+// hold still unpacks every block.
 func BenchmarkSearchAll(b *testing.B) {
 	screens := benchScreens(b, 200, 10000)
 	for _, q := range []string{"runtime error", "Runtime error", "re:runtime e(rr)?or"} {
