@@ -135,15 +135,16 @@ func (ls *searchLines) copyScrollback(b *scrollback, m *Matcher) {
 	}
 	skip := m != nil && m.blockNeed != nil
 	for i, c := 0, b.coldLen(); i < b.len(); i++ {
-		if j := i + b.skip; skip && i < c && j%sbBlockLines == 0 || i == 0 && skip && c > 0 {
-			if blk := b.cold[j/sbBlockLines]; !blk.pairs.holds(m.blockNeed) {
-				n := min(sbBlockLines-j%sbBlockLines, c-i)
-				for range n {
-					ls.texts, ls.masks = append(ls.texts, ""), append(ls.masks, 0)
-				}
-				i += n - 1
-				continue
+		// At the first line of each cold block here (the first of all
+		// may be past the block's start, its older lines dropped).
+		if j := i + b.skip; skip && i < c && (i == 0 || j%sbBlockLines == 0) &&
+			!b.cold[j/sbBlockLines].pairs.holds(m.blockNeed) {
+			n := min(sbBlockLines-j%sbBlockLines, c-i)
+			for range n {
+				ls.texts, ls.masks = append(ls.texts, ""), append(ls.masks, 0)
 			}
+			i += n - 1
+			continue
 		}
 		l := b.line(i)
 		if !l.special {
