@@ -82,7 +82,6 @@ func (b *bulk) direct(t string, sh lineShape) int {
 		s.textBuf, s.sb.build.runs = trimDirect(s, s.textBuf, s.sb.build.runs, s.tailPens)
 		l.pack(s.textBuf, s.sb.build.runs, nil)
 		l.span, l.wrapped, l.special = 0, false, false
-		l.mask = lineMask(l.text())
 	}
 	s.directs++
 	b.blankRow()

@@ -47,6 +47,9 @@ func (b *scrollback) bytes() int {
 	}
 	for _, blk := range b.cold {
 		n += cap(blk.packed)
+		if blk.pairs != nil {
+			n += int(unsafe.Sizeof(blockPairs{}))
+		}
 	}
 	for i := range b.cache.lines { // slices of the block's one string, and clusters
 		n += b.cache.lines[i].heldBytes()

@@ -4,7 +4,7 @@ import "strings"
 
 // sbLine is one scrollback line, packed: its text and its runs of equal
 // style share one string, the rare clusters hang off a pointer, so a line
-// is a 48-byte header and one allocation. 48 panes' 2000 lines of a
+// is a 40-byte header and one allocation. 48 panes' 2000 lines of a
 // scrolling log held 8.4 MB of 88-byte headers besides a string and a
 // runs array each, where the text is some 30 bytes and the runs a few.
 type sbLine struct {
@@ -15,7 +15,6 @@ type sbLine struct {
 	// clusters are the cells holding more than one code point (nil:
 	// none, as nearly always).
 	clusters *[]sbCluster
-	mask     uint64 // lineMask(text) unless special (search.go)
 	tlen     uint32 // the text's bytes at the start of data
 	// span is how many cells a wrapped line took, its trailing blanks
 	// (trimmed like any line's) included: the text goes on after them.

@@ -96,7 +96,9 @@ func (b *scrollback) compact() {
 		for i := range lines {
 			scratch = lines[i].remap(rename, scratch)
 		}
+		pairs := b.cold[k].pairs // the texts stay as they were
 		b.cold[k] = packBlock(lines)
+		b.cold[k].pairs = pairs
 	}
 	b.cache = sbCache{}
 	for i := range b.hot {

@@ -148,9 +148,6 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 	clear(clusters) // packed copies: let the cells' texts go
 	b.build = sbBuild{text, runs, clusters}
 	l.wrapped, l.special = wrapped, special
-	if !special {
-		l.mask = lineMask(l.text())
-	}
 }
 
 // slot makes room for the newest line and returns it, to be filled; the
@@ -359,7 +356,6 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 	s.textBuf, s.sb.build.runs = text, runs
 	l.pack(text, runs, nil)
 	l.wrapped, l.special = wrapped, false
-	l.mask = lineMask(l.text())
 	return true
 }
 

@@ -138,7 +138,7 @@ func (ls *searchLines) copyScrollback(b *scrollback, m *Matcher) {
 		// At the first line of each cold block here (the first of all
 		// may be past the block's start, its older lines dropped).
 		if j := i + b.skip; skip && i < c && (i == 0 || j%sbBlockLines == 0) &&
-			!b.cold[j/sbBlockLines].pairs.holds(m.blockNeed) {
+			!b.pairsOf(j/sbBlockLines).holds(m.blockNeed) {
 			n := min(sbBlockLines-j%sbBlockLines, c-i)
 			for range n {
 				ls.texts, ls.masks = append(ls.texts, ""), append(ls.masks, 0)
@@ -148,7 +148,10 @@ func (ls *searchLines) copyScrollback(b *scrollback, m *Matcher) {
 		}
 		l := b.line(i)
 		if !l.special {
-			ls.texts, ls.masks = append(ls.texts, l.text()), append(ls.masks, l.mask)
+			// Its mask made here, not as it scrolled off: most lines
+			// are never searched, and a cold block's are read only
+			// when its pairs pass.
+			ls.texts, ls.masks = append(ls.texts, l.text()), append(ls.masks, lineMask(l.text()))
 			continue
 		}
 		at := b.dropped + int64(i)
