@@ -62,7 +62,8 @@ func Compile(query string) (*Matcher, error) {
 		if err != nil {
 			return nil, fmt.Errorf("search %q: %w (fix the expression, or drop %q to search for the text)", query, err, RegexpPrefix)
 		}
-		m.re, m.need, m.blockNeed = re, regexpNeed(pat), regexpBlockNeed(pat)
+		m.re = re
+		m.need, m.blockNeed = regexpNeed(pat)
 		return m, nil
 	}
 	if query == "" {
@@ -277,28 +278,51 @@ var pairHash = func() (t [256]uint8) {
 	return t
 }()
 
-// regexpNeed is the lineMask bits every line matching pat has: those of
-// the byte pairs of the literals any match must hold. It finds few (an
-// alternation, a repeat that may be empty, a class give none), never a
-// wrong one.
-func regexpNeed(pat string) uint64 {
+// regexpNeed is the lineMask bits every line matching pat has, and the
+// same pairs as a cold scrollback block records them (nil when none is
+// known): those of the byte pairs of the literals any match must hold.
+// It finds few (an alternation, a repeat that may be empty, a class give
+// none), never a wrong one.
+func regexpNeed(pat string) (uint64, *blockPairs) {
 	re, err := syntax.Parse(pat, syntax.Perl)
 	if err != nil {
-		return 0
+		return 0, nil
 	}
-	return need(re.Simplify())
+	n := need(re.Simplify())
+	if n.block == (blockPairs{}) {
+		return n.mask, nil
+	}
+	return n.mask, &n.block
 }
 
-func need(re *syntax.Regexp) uint64 {
+// pairNeed is the byte pairs a match holds, at both resolutions.
+type pairNeed struct {
+	mask  uint64
+	block blockPairs
+}
+
+func (n *pairNeed) or(o pairNeed) {
+	n.mask |= o.mask
+	for i := range n.block {
+		n.block[i] |= o.block[i]
+	}
+}
+
+func (n *pairNeed) and(o pairNeed) {
+	n.mask &= o.mask
+	for i := range n.block {
+		n.block[i] &= o.block[i]
+	}
+}
+
+func need(re *syntax.Regexp) (n pairNeed) {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return literalMask(re.Rune, re.Flags&syntax.FoldCase != 0)
+		return literalNeed(re.Rune, re.Flags&syntax.FoldCase != 0)
 	case syntax.OpConcat:
-		var m uint64
 		for _, sub := range re.Sub {
-			m |= need(sub)
+			n.or(need(sub))
 		}
-		return m
 	case syntax.OpCapture, syntax.OpPlus:
 		return need(re.Sub[0])
 	case syntax.OpRepeat:
@@ -306,76 +330,28 @@ func need(re *syntax.Regexp) uint64 {
 			return need(re.Sub[0])
 		}
 	case syntax.OpAlternate:
-		m := ^uint64(0)
-		for _, sub := range re.Sub {
-			m &= need(sub)
-		}
-		return m
-	}
-	return 0
-}
-
-// regexpBlockNeed is regexpNeed at the resolution of a cold block's
-// pairs: nil when no pair is known.
-func regexpBlockNeed(pat string) *blockPairs {
-	re, err := syntax.Parse(pat, syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	p := blockNeed(re.Simplify())
-	if p == (blockPairs{}) {
-		return nil
-	}
-	return &p
-}
-
-func blockNeed(re *syntax.Regexp) (p blockPairs) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		fold := re.Flags&syntax.FoldCase != 0
-		for i := 1; i < len(re.Rune); i++ {
-			if a, b := re.Rune[i-1], re.Rune[i]; pairSafe(a, fold) && pairSafe(b, fold) {
-				p.set(byte(a), byte(b))
-			}
-		}
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			q := blockNeed(sub)
-			for i := range p {
-				p[i] |= q[i]
-			}
-		}
-	case syntax.OpCapture, syntax.OpPlus:
-		return blockNeed(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return blockNeed(re.Sub[0])
-		}
-	case syntax.OpAlternate:
-		for i := range p {
-			p[i] = ^uint64(0)
+		n.mask = ^uint64(0)
+		for i := range n.block {
+			n.block[i] = ^uint64(0)
 		}
 		for _, sub := range re.Sub {
-			q := blockNeed(sub)
-			for i := range p {
-				p[i] &= q[i]
-			}
+			n.and(need(sub))
 		}
 	}
-	return p
+	return n
 }
 
-// literalMask is the mask of the pairs of ASCII runes in a literal. With
-// fold, a rune that folds to a non-ASCII one (k to the Kelvin sign, s to
-// the long s) gives no pair: the line may hold the other.
-func literalMask(runes []rune, fold bool) uint64 {
-	var m uint64
+// literalNeed is the pairs of ASCII runes in a literal. With fold, a
+// rune that folds to a non-ASCII one (k to the Kelvin sign, s to the
+// long s) gives no pair: the line may hold the other.
+func literalNeed(runes []rune, fold bool) (n pairNeed) {
 	for i := 1; i < len(runes); i++ {
-		if pairSafe(runes[i-1], fold) && pairSafe(runes[i], fold) {
-			m |= pairBit(byte(runes[i-1]), byte(runes[i]))
+		if a, b := runes[i-1], runes[i]; pairSafe(a, fold) && pairSafe(b, fold) {
+			n.mask |= pairBit(byte(a), byte(b))
+			n.block.set(byte(a), byte(b))
 		}
 	}
-	return m
+	return n
 }
 
 func pairSafe(r rune, fold bool) bool {
