@@ -361,7 +361,7 @@ func (s *Session) Resize(sz providers.Size) error {
 func (s *Session) consumeLoop() {
 	defer close(s.outputClosed)
 	for {
-		if err := s.out.Await(s.runCtx); err != nil {
+		if err := s.awaitOutput(); err != nil {
 			return
 		}
 		s.deliverMu.Lock()
@@ -378,6 +378,24 @@ func (s *Session) consumeLoop() {
 			return
 		}
 	}
+}
+
+// awaitOutput waits for output. While the screen holds a burst's scrollback
+// unpacked it waits vt.BurstQuiet at most, then ends the burst: a pane
+// that flooded and fell quiet keeps its scrollback packed.
+func (s *Session) awaitOutput() error {
+	sc := s.opts.Screen
+	if sc == nil || !sc.Bursting() {
+		return s.out.Await(s.runCtx)
+	}
+	ctx, cancel := context.WithTimeout(s.runCtx, vt.BurstQuiet)
+	err := s.out.Await(ctx)
+	cancel()
+	if err == nil || s.runCtx.Err() != nil {
+		return err
+	}
+	sc.EndBurst()
+	return s.out.Await(s.runCtx)
 }
 
 // deliver gives settled text to the sinks and the screen.

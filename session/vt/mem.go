@@ -36,7 +36,8 @@ func (s *Screen) MemBytes() int64 {
 
 // bytes is what the scrollback's lines hold.
 func (b *scrollback) bytes() int {
-	n := (cap(b.hot)+cap(b.cache.lines))*int(unsafe.Sizeof(sbLine{})) + cap(b.cold)*int(unsafe.Sizeof(sbBlock{}))
+	// hot may walk along a burst's array (roomHot), its room behind it too
+	n := (max(cap(b.hot), cap(b.burstBuf))+cap(b.cache.lines))*int(unsafe.Sizeof(sbLine{})) + cap(b.cold)*int(unsafe.Sizeof(sbBlock{}))
 	if t := b.styles; t != nil {
 		// the list, the map's key and value a style, the pens' cache
 		n += cap(t.list)*int(unsafe.Sizeof(style{})) + len(t.ids)*int(unsafe.Sizeof(style{})+4) +

@@ -62,10 +62,12 @@ func sbRow(r *rand.Rand) []Cell {
 // against what was pushed: the lines packed in cold blocks read back as
 // they went in, in order, the oldest dropped past max.
 func TestScrollbackBlocksReadBack(t *testing.T) {
-	for _, max := range []int{1, 5, 2 * sbBlockLines, 2*sbBlockLines + 1, 700} {
-		t.Run(fmt.Sprint(max), func(t *testing.T) {
-			seed := uint64(max)
-			cold, skipped := checkScrollbackOps(t, max, rand.New(rand.NewPCG(seed, seed)), 6000)
+	for _, c := range []struct{ max, writeEvery int }{
+		{1, 30}, {5, 300}, {2 * sbBlockLines, 30}, {2*sbBlockLines + 1, 3000}, {700, 30}, {700, 300}, {700, 3000},
+	} {
+		t.Run(fmt.Sprint(c.max, "/", c.writeEvery), func(t *testing.T) {
+			max, seed := c.max, uint64(c.max)
+			cold, skipped := checkScrollbackOps(t, max, c.writeEvery, rand.New(rand.NewPCG(seed, seed)), 6000)
 			// Past two blocks, lines went cold, and the oldest were
 			// dropped from a cold block.
 			if max > 2*sbBlockLines && (cold == 0 || !skipped) {
@@ -81,14 +83,16 @@ func FuzzScrollbackBlocks(f *testing.F) {
 	f.Add(uint64(1), uint16(700))
 	f.Add(uint64(2), uint16(129))
 	f.Fuzz(func(t *testing.T, seed uint64, most uint16) {
-		checkScrollbackOps(t, int(most%1200)+1, rand.New(rand.NewPCG(seed, seed)), 3000)
+		checkScrollbackOps(t, int(most%1200)+1, []int{30, 300, 3000}[seed%3], rand.New(rand.NewPCG(seed, seed)), 3000)
 	})
 }
 
 // checkScrollbackOps runs ops random operations on a scrollback of most
-// lines, checking its lines after each; it returns the most cold blocks
-// it held at once, and whether it dropped lines from one.
-func checkScrollbackOps(t *testing.T, most int, r *rand.Rand, ops int) (coldMost int, skipped bool) {
+// lines, checking its lines after each; a write ends one operation in
+// writeEvery or so: often (lines packed as they come), now and then
+// (bursts held unpacked). It returns the most cold blocks it held at
+// once, and whether it dropped lines from one.
+func checkScrollbackOps(t *testing.T, most, writeEvery int, r *rand.Rand, ops int) (coldMost int, skipped bool) {
 	t.Helper()
 	b := &scrollback{max: most}
 	var want []sbWant
@@ -115,6 +119,25 @@ func checkScrollbackOps(t *testing.T, most int, r *rand.Rand, ops int) (coldMost
 	}
 	for op := range ops {
 		coldMost, skipped = max(coldMost, len(b.cold)), skipped || b.skip > 0
+		if r.IntN(writeEvery) == 0 {
+			// A write ends: at once, once a burst's quiet has passed,
+			// or the pane falls quiet.
+			op := []string{"endWrite", "endWrite after the quiet", "endBurst"}[r.IntN(3)]
+			switch op {
+			case "endBurst":
+				b.endBurst()
+			case "endWrite after the quiet":
+				b.burstAt = b.burstAt.Add(-BurstQuiet)
+				fallthrough
+			default:
+				b.endWrite()
+			}
+			if !b.burst && len(b.hot) >= 2*sbBlockLines {
+				t.Fatalf("%s, no burst: %d lines left hot", op, len(b.hot))
+			}
+			check(op)
+			continue
+		}
 		switch k := r.IntN(1000); {
 		case k < 880:
 			wrapped := r.IntN(4) == 0
@@ -201,4 +224,80 @@ func FuzzBlockSkip(f *testing.F) {
 			t.Fatalf("%q: %d matches skipping blocks, %d reading them all", q, len(got), len(want))
 		}
 	})
+}
+
+// TestScrollbackBurstPacksWhatStays floods a screen in writes of a
+// thousand lines: through the burst, a pause of a line's write within
+// it too, the scrollback packs none of the lines it drops a few writes
+// later, and the first write after its quiet packs what stays, every
+// line reading back in order.
+func TestScrollbackBurstPacksWhatStays(t *testing.T) {
+	const most = 2000
+	s := New(80, 24, WithScrollback(most))
+	line := func(i int) string { return fmt.Sprintf("line %06d %s", i, strings.Repeat("=", 50)) }
+	n := 0
+	write := func(lines int) {
+		var b strings.Builder
+		for range lines {
+			b.WriteString(line(n) + "\r\n")
+			n++
+		}
+		s.Write(b.String())
+	}
+	write(1000)   // packs as it goes: no burst came before it
+	write(1000)   // holds the rest unpacked
+	for range 3 { // drops the first write's blocks, then lines never packed
+		write(1000)
+		if got := len(s.sb.cold); got != 0 || len(s.sb.hot) != most || !s.Bursting() {
+			t.Fatalf("in a burst (Bursting %v): %d cold blocks, %d hot lines; want none packed and all %d hot", s.Bursting(), got, len(s.sb.hot), most)
+		}
+	}
+	write(1) // a pause in the flood: its reader caught up
+	if len(s.sb.cold) != 0 {
+		t.Fatalf("a write of a line in the burst packed %d blocks", len(s.sb.cold))
+	}
+	s.sb.burstAt = s.sb.burstAt.Add(-BurstQuiet)
+	write(1) // after the quiet
+	if s.Bursting() {
+		t.Fatal("a write after the quiet left the burst going")
+	}
+	checkBurstLines(t, s, n-23-most) // the screen holds the newest 23 and the cursor's row
+}
+
+// TestScreenEndBurst: a burst that output ends (EndBurst, the pane's
+// reader falling quiet) packs what it held, as a write after it would.
+func TestScreenEndBurst(t *testing.T) {
+	s := New(80, 24, WithScrollback(2000))
+	for k := range 2 {
+		var b strings.Builder
+		for i := range 3000 {
+			fmt.Fprintf(&b, "line %06d %s\r\n", k*3000+i, strings.Repeat("=", 50))
+		}
+		s.Write(b.String())
+	}
+	if !s.Bursting() || len(s.sb.hot) < 2*sbBlockLines {
+		t.Fatalf("a flood left Bursting %v, %d hot lines", s.Bursting(), len(s.sb.hot))
+	}
+	s.EndBurst()
+	if s.Bursting() {
+		t.Fatal("EndBurst left the burst going")
+	}
+	checkBurstLines(t, s, 6000-23-2000)
+}
+
+// checkBurstLines checks that the scrollback reads back the flood's
+// lines from first on.
+func checkBurstLines(t *testing.T, s *Screen, first int) {
+	t.Helper()
+	if len(s.sb.cold) == 0 || len(s.sb.hot) >= 2*sbBlockLines {
+		t.Fatalf("after the burst: %d cold blocks, %d hot lines; want all but fewer than %d packed", len(s.sb.cold), len(s.sb.hot), 2*sbBlockLines)
+	}
+	if got := s.sb.len(); got != 2000 {
+		t.Fatalf("%d lines in the scrollback, want 2000", got)
+	}
+	for i := range 2000 {
+		if got, want := strings.TrimRight(s.sb.line(i).text(), " "), fmt.Sprintf("line %06d %s", first+i, strings.Repeat("=", 50)); got != want {
+			t.Fatalf("line %d reads %q, want %q", i, got, want)
+		}
+	}
 }

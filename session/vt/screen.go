@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -65,10 +66,12 @@ type Screen struct {
 	cur     cursorModel
 	last    lastPrint
 	sb      scrollback
-	rowBuf  []Cell
-	lineBuf []vt10x.Glyph // a row of vt10x read whole (termRow)
-	textBuf []byte        // a scrolled line's text being made (pushPlain)
-	closed  bool
+	// bursting mirrors sb.burst, for Bursting without the lock.
+	bursting atomic.Bool
+	rowBuf   []Cell
+	lineBuf  []vt10x.Glyph // a row of vt10x read whole (termRow)
+	textBuf  []byte        // a scrolled line's text being made (pushPlain)
+	closed   bool
 
 	// Bulk scrolling (bulk.go).
 	noBulk   bool        // tests compare against the ordinary path
@@ -220,13 +223,29 @@ func (s *Screen) writeLocked(text string) (int, bool) {
 		return 0, false
 	}
 	n := SliceEnd(text, SliceFor(s.rows))
+	s.sb.pushed = 0
 	s.writeText(text[:n])
 	s.flush()
+	s.sb.endWrite()
+	s.bursting.Store(s.sb.burst)
 	if len(s.taps) > 0 {
 		s.tapOutput(text[:n])
 	}
 	s.markDirty(true)
 	return n, true
+}
+
+// Bursting reports whether the scrollback holds a burst's lines
+// unpacked: the caller that feeds the Screen calls EndBurst once output
+// has paused for BurstQuiet.
+func (s *Screen) Bursting() bool { return s.bursting.Load() }
+
+// EndBurst packs the scrollback lines a burst of output held unpacked.
+func (s *Screen) EndBurst() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sb.endBurst()
+	s.bursting.Store(false)
 }
 
 // SliceFor is how many bytes a screen of rows parses per hold of its

@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"time"
 	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
@@ -19,8 +20,17 @@ type scrollback struct {
 	cold []sbBlock
 	skip int
 	// hot holds the newest lines, fewer than 2*sbBlockLines of them
-	// once there are cold ones.
+	// once there are cold ones, except in a burst.
 	hot []sbLine
+	// pushed counts the lines pushed since the last write ended; burst
+	// is whether a write pushed a burst's worth (burstLines), the last
+	// at burstAt, which holds off packing until the burst is over
+	// (endWrite, endBurst).
+	pushed  int
+	burst   bool
+	burstAt time.Time
+	// burstBuf is the array hot walks along in a burst (roomHot).
+	burstBuf []sbLine
 	// dropped counts the lines ever dropped as the oldest: line i's
 	// absolute index is dropped+i, which a newer line never takes.
 	dropped int64
@@ -156,11 +166,32 @@ func (b *scrollback) slot() *sbLine {
 	if n := b.len(); n >= b.max && n > 0 {
 		b.dropOldest()
 	}
-	if len(b.hot) >= 2*sbBlockLines {
+	if len(b.hot) >= 2*sbBlockLines && !b.burst {
 		b.seal()
+	}
+	b.pushed++
+	if len(b.hot) == cap(b.hot) && len(b.hot) >= 2*sbBlockLines {
+		b.roomHot()
 	}
 	b.hot = append(b.hot, sbLine{})
 	return &b.hot[len(b.hot)-1]
+}
+
+// roomHot makes room after a full hot slice in a burst, which drops
+// its oldest lines from hot's front: append would grow its array a
+// quarter at a time, copying all of it every few hundred lines. hot
+// moves to an array of twice its length, and back to that array's
+// start once it has walked to its end.
+func (b *scrollback) roomHot() {
+	n, c := len(b.hot), cap(b.burstBuf)
+	if n > 0 && c-cap(b.hot) >= n && &b.burstBuf[:c][c-1] == &b.hot[:n][n-1] {
+		copy(b.burstBuf[:n], b.hot)
+		clear(b.burstBuf[n:c])
+		b.hot = b.burstBuf[:n]
+		return
+	}
+	b.burstBuf = make([]sbLine, 0, 2*n)
+	b.hot = append(b.burstBuf, b.hot...)
 }
 
 // dropOldest forgets the oldest line.
@@ -181,12 +212,58 @@ func (b *scrollback) dropOldest() {
 	}
 }
 
-// seal packs the oldest sbBlockLines hot lines into a cold block.
+// seal packs the oldest hot lines into cold blocks, a block at a time,
+// until fewer than 2*sbBlockLines are left hot. A hot slice a burst
+// grew is let go for one of the usual size.
 func (b *scrollback) seal() {
-	b.cold = append(b.cold, packBlock(b.hot[:sbBlockLines]))
-	n := copy(b.hot, b.hot[sbBlockLines:])
+	k := 0
+	for ; len(b.hot)-k >= 2*sbBlockLines; k += sbBlockLines {
+		b.cold = append(b.cold, packBlock(b.hot[k:k+sbBlockLines]))
+	}
+	if k == 0 {
+		return
+	}
+	if cap(b.hot) > 4*sbBlockLines {
+		b.hot = append(make([]sbLine, 0, 2*sbBlockLines), b.hot[k:]...)
+		return
+	}
+	n := copy(b.hot, b.hot[k:])
 	clear(b.hot[n:])
 	b.hot = b.hot[:n]
+}
+
+// burstLines is what one write pushes in a burst: a flood's slice of
+// output (64 KiB or more, SliceFor) scrolls hundreds of lines past.
+// Through a burst the scrollback packs nothing and its oldest lines go
+// unpacked: 20 MB of cat through a pane packed every line it scrolled
+// by, most of them to drop a few slices later, in a tenth of its parse.
+// A burst is over once BurstQuiet passed since its last such write: at
+// the first write after that, or when the pane's output pauses that
+// long (Screen.EndBurst). A flood's reader catches up now and then and
+// writes a read's few lines between its slices; that is no end.
+const burstLines = sbBlockLines
+
+// BurstQuiet is how long after its last slice of a flood a burst is
+// over (burstLines).
+const BurstQuiet = 200 * time.Millisecond
+
+// endWrite ends a write: while a burst goes on the scrollback packs
+// nothing, and the write that ends one packs what it held off.
+func (b *scrollback) endWrite() {
+	switch n := b.pushed; {
+	case n >= burstLines:
+		b.burst, b.burstAt = true, time.Now()
+	case b.burst && (n == 0 || time.Since(b.burstAt) < BurstQuiet):
+	default:
+		b.endBurst()
+	}
+	b.pushed = 0
+}
+
+// endBurst packs the lines a burst held unpacked.
+func (b *scrollback) endBurst() {
+	b.burst, b.burstBuf = false, nil
+	b.seal()
 }
 
 // blank reports whether a trailing cell shows nothing: a space with no
