@@ -80,7 +80,7 @@ func (b *bulk) direct(t string, sh lineShape) int {
 	b.directText(t[:end], l != nil)
 	if l != nil {
 		s.textBuf, s.sb.build.runs = trimDirect(s, s.textBuf, s.sb.build.runs, s.tailPens)
-		l.pack(s.textBuf, s.sb.build.runs, nil)
+		l.pack(s.textBuf, s.sb.build.runs, nil, s.sb.lineArena())
 		l.span, l.wrapped, l.special = 0, false, false
 	}
 	s.directs++

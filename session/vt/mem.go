@@ -38,6 +38,9 @@ func (s *Screen) MemBytes() int64 {
 func (b *scrollback) bytes() int {
 	// hot may walk along a burst's array (roomHot), its room behind it too
 	n := (max(cap(b.hot), cap(b.burstBuf))+cap(b.cache.lines))*int(unsafe.Sizeof(sbLine{})) + cap(b.cold)*int(unsafe.Sizeof(sbBlock{}))
+	if b.arena != nil { // the room left in the arena's chunk
+		n += cap(b.arena.buf) - len(b.arena.buf)
+	}
 	if t := b.styles; t != nil {
 		// the list, the map's key and value a style, the pens' cache
 		n += cap(t.list)*int(unsafe.Sizeof(style{})) + len(t.ids)*int(unsafe.Sizeof(style{})+4) +

@@ -8,8 +8,10 @@ import (
 )
 
 // A line packs its text and runs into one string and reads them back as
-// they were, whatever their sizes (uvarints of one to five bytes).
+// they were, whatever their sizes (uvarints of one to five bytes), in a
+// string of its own or from a burst's arena.
 func TestSbLinePacksRuns(t *testing.T) {
+	var arena lineArena
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := []uint32{0, 1, 127, 128, 16383, 16384, 1<<21 - 1, 1 << 21, 1<<31 - 1, 1<<32 - 1}
 	var l sbLine
@@ -23,7 +25,11 @@ func TestSbLinePacksRuns(t *testing.T) {
 		if rng.IntN(4) == 0 {
 			clusters = []sbCluster{{2, "e\u0301"}}
 		}
-		l.pack(text, runs, clusters)
+		var a *lineArena
+		if rng.IntN(2) == 0 {
+			a = &arena
+		}
+		l.pack(text, runs, clusters, a)
 		var got []sbRun
 		for it := l.runs(); it.next(); {
 			got = append(got, it.sbRun)

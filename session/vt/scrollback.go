@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -29,8 +30,10 @@ type scrollback struct {
 	pushed  int
 	burst   bool
 	burstAt time.Time
-	// burstBuf is the array hot walks along in a burst (roomHot).
+	// burstBuf is the array hot walks along in a burst (roomHot), and
+	// arena what its lines' data is carved from.
 	burstBuf []sbLine
+	arena    *lineArena
 	// dropped counts the lines ever dropped as the oldest: line i's
 	// absolute index is dropped+i, which a newer line never takes.
 	dropped int64
@@ -154,7 +157,7 @@ func (b *scrollback) push(row []Cell, wrapped bool) {
 		}
 		prev = c
 	}
-	l.pack(text, runs, clusters)
+	l.pack(text, runs, clusters, b.lineArena())
 	clear(clusters) // packed copies: let the cells' texts go
 	b.build = sbBuild{text, runs, clusters}
 	l.wrapped, l.special = wrapped, special
@@ -264,6 +267,26 @@ func (b *scrollback) endWrite() {
 func (b *scrollback) endBurst() {
 	b.burst, b.burstBuf = false, nil
 	b.seal()
+	if b.arena != nil {
+		// The lines left hot take their data from the arena's chunks
+		// back, so that only they hold it.
+		for i := range b.hot {
+			b.hot[i].data = strings.Clone(b.hot[i].data)
+		}
+		b.arena = nil
+	}
+}
+
+// lineArena is the arena a pushed line's data comes from: while a burst
+// goes on, else none.
+func (b *scrollback) lineArena() *lineArena {
+	if !b.burst {
+		return nil
+	}
+	if b.arena == nil {
+		b.arena = new(lineArena)
+	}
+	return b.arena
 }
 
 // blank reports whether a trailing cell shows nothing: a space with no
@@ -431,7 +454,7 @@ func (s *Screen) pushPlain(glyphs []vt10x.Glyph, wrapped bool) bool {
 		runs[len(runs)-1].n++
 	}
 	s.textBuf, s.sb.build.runs = text, runs
-	l.pack(text, runs, nil)
+	l.pack(text, runs, nil, s.sb.lineArena())
 	l.wrapped, l.special = wrapped, false
 	return true
 }
