@@ -9,7 +9,8 @@
 #   RATE=20000              bytes/s each agent pane writes
 #   REPEAT=1                runs of each row (the table shows every run)
 #   PROFILE=DIR             also take a 6 s CPU and a heap profile of sandmux
-#                           during each agents run, into DIR
+#                           in a run of each agents row after the timed one,
+#                           into DIR
 #   ONLY="agents tp lat bin quit idle"  which rows (lat also times the echo
 #                           beside four flooding panes, and bench/relay, the
 #                           floor of a Go echo; bin, the binary's own memory;
@@ -37,13 +38,17 @@ row() { if [ -n "$BEFORE" ]; then printf '| %-34s | %-26s | %-26s | %-26s |\n' "
 
 echo "sandmux $("$SANDMUX" version 2>/dev/null | head -1), tmux $(tmux -V), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 row workload tmux sandmux before; row --- --- --- ---
-agents() { # KIND N STREAM [profile tag]
+agents() { # KIND N STREAM
+  "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream"
+  # The profiles come from a run of their own, not the one timed:
+  # profiling costs the server CPU and its echo, which only the profiled
+  # column would have paid.
   if [ "$1" = sandmux ] && [ -n "$PROFILE" ]; then
-    "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream" >"$SD/out.$$" & local p=$!
+    "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream" >/dev/null & local p=$!
     sleep 8; "$SANDMUX" ctl -L ag$p profile --seconds 6 -o "$PROFILE/cpu-$3-$2-$(date +%s).pprof" >/dev/null 2>&1
     "$SANDMUX" ctl -L ag$p profile heap -o "$PROFILE/heap-$3-$2-$(date +%s).pprof" >/dev/null 2>&1
-    wait $p; cat "$SD/out.$$"; rm -f "$SD/out.$$"
-  else "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream"; fi
+    wait $p
+  fi
 }
 mb() { local v; v=$(val rss_kb "$1"); echo $(( ${v:-0} / 1024 )); }
 fmt_agents() { echo "$(val cpu_pct "$1")% $(val rss_mb "$1")MB $(val echo_median_ms "$1")/$(val echo_p90_ms "$1")ms"; }
