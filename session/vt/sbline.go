@@ -1,7 +1,7 @@
 package vt
 
 import (
-	"strings"
+	"encoding/binary"
 	"unsafe"
 )
 
@@ -72,7 +72,7 @@ func (it *sbRuns) next() bool {
 	return true
 }
 
-// uvarint reads one uvarint off the front of p (written by putUvarint,
+// uvarint reads one uvarint off the front of p (written by binary.AppendUvarint,
 // so well formed).
 func uvarint(p string) (uint64, string) {
 	var v uint64
@@ -86,15 +86,7 @@ func uvarint(p string) (uint64, string) {
 	return v, ""
 }
 
-func putUvarint(b *strings.Builder, v uint64) {
-	for v >= 0x80 {
-		b.WriteByte(byte(v) | 0x80)
-		v >>= 7
-	}
-	b.WriteByte(byte(v))
-}
-
-// uvarintLen is how many bytes putUvarint writes for v.
+// uvarintLen is how many bytes binary.AppendUvarint writes for v.
 func uvarintLen(v uint64) int {
 	n := 1
 	for ; v >= 0x80; v >>= 7 {
@@ -107,20 +99,7 @@ func uvarintLen(v uint64) int {
 // buffers are its own again); its flags and mask are the caller's. With
 // an arena, the data is carved from it (a burst's lines).
 func (l *sbLine) pack(text []byte, runs []sbRun, clusters []sbCluster, a *lineArena) {
-	if a != nil {
-		n := len(text) + runsLen(runs)
-		d := append(a.take(n), text...)
-		for _, r := range runs {
-			d = appendUvarint(d, uint64(r.n))
-			d = appendUvarint(d, uint64(r.id))
-		}
-		l.data, l.tlen = unsafe.String(unsafe.SliceData(d), n), uint32(len(text))
-	} else {
-		var b strings.Builder
-		b.Grow(len(text) + runsLen(runs))
-		b.Write(text)
-		l.finish(&b, len(text), runs)
-	}
+	l.data, l.tlen = packData(text, runs, a), uint32(len(text))
 	l.clusters = nil
 	if len(clusters) > 0 {
 		c := append([]sbCluster(nil), clusters...)
@@ -137,14 +116,23 @@ func runsLen(runs []sbRun) int {
 	return n
 }
 
-// finish appends the runs to b, holding the text's n bytes, and makes it
-// the line's data.
-func (l *sbLine) finish(b *strings.Builder, n int, runs []sbRun) {
-	for _, r := range runs {
-		putUvarint(b, uint64(r.n))
-		putUvarint(b, uint64(r.id))
+// packData is a line's data: its text, then its runs. It is carved from
+// a, or is an allocation of its own when a is nil; either way its bytes
+// are never written again.
+func packData[T string | []byte](text T, runs []sbRun, a *lineArena) string {
+	n := len(text) + runsLen(runs)
+	var d []byte
+	if a != nil {
+		d = a.take(n)
+	} else {
+		d = make([]byte, 0, n)
 	}
-	l.data, l.tlen = b.String(), uint32(n)
+	d = append(d, text...)
+	for _, r := range runs {
+		d = binary.AppendUvarint(d, uint64(r.n))
+		d = binary.AppendUvarint(d, uint64(r.id))
+	}
+	return unsafe.String(unsafe.SliceData(d), n)
 }
 
 // remap renames every run's style by next (compaction): the data is
@@ -155,20 +143,8 @@ func (l *sbLine) remap(next func(id uint32) uint32, scratch []sbRun) []sbRun {
 	for it := l.runs(); it.next(); {
 		scratch = append(scratch, sbRun{it.n, next(it.id)})
 	}
-	text := l.text()
-	var b strings.Builder
-	b.Grow(len(text) + runsLen(scratch))
-	b.WriteString(text)
-	l.finish(&b, len(text), scratch)
+	l.data = packData(l.text(), scratch, nil)
 	return scratch
-}
-
-func appendUvarint(d []byte, v uint64) []byte {
-	for v >= 0x80 {
-		d = append(d, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(d, byte(v))
 }
 
 // lineArena hands out the data of a burst's lines from chunks of

@@ -223,7 +223,7 @@ func (s *Screen) writeLocked(text string) (int, bool) {
 		return 0, false
 	}
 	n := SliceEnd(text, SliceFor(s.rows))
-	s.sb.pushed = 0
+	s.sb.pushed = 0 // lines a reflow pushed since are no burst
 	s.writeText(text[:n])
 	s.flush()
 	s.sb.endWrite()
