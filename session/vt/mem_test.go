@@ -55,6 +55,9 @@ func BenchmarkPaneMemory(b *testing.B) {
 					screens[i] = New(66, 12, WithScrollback(sb))
 					screens[i].Write(log)
 					screens[i].Write(frames)
+					// The log came in one write, a burst: its pane's
+					// session ends it once output pauses (BurstQuiet).
+					screens[i].EndBurst()
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&after)
