@@ -60,6 +60,11 @@ if [[ $ONLY == *lat* ]]; then # built once, for every run's lat rows
 fi
 for r in $(seq "$REPEAT"); do
   if [[ $ONLY == *agents* ]]; then
+    # The floor: the typed-into cat alone, no agent beside it, measured
+    # as the agents rows are. Whatever a row holds past it, its panes do.
+    s=${STREAMS%% *}; t=$(agents tmux 0 "$s"); m=$(PROFILE= agents sandmux 0 "$s")
+    b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE PROFILE= agents sandmux 0 "$s")
+    row "cat alone: cpu mem echo med/p90" "$(fmt_agents "$t")" "$(fmt_agents "$m")" "$(fmt_agents "$b")"
     for n in $PANES; do for s in $STREAMS; do
       t=$(agents tmux "$n" "$s"); m=$(agents sandmux "$n" "$s")
       b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE PROFILE= agents sandmux "$n" "$s")
