@@ -132,7 +132,9 @@ func packData[T string | []byte](text T, runs []sbRun, a *lineArena) string {
 		d = binary.AppendUvarint(d, uint64(r.n))
 		d = binary.AppendUvarint(d, uint64(r.id))
 	}
-	return unsafe.String(unsafe.SliceData(d), n)
+	// The string is what was written, not what n foresaw: a room too
+	// small would have moved d off the arena, never cut the runs short.
+	return unsafe.String(unsafe.SliceData(d), len(d))
 }
 
 // remap renames every run's style by next (compaction): the data is
