@@ -58,6 +58,7 @@ FUZZ_TARGETS = \
 	FuzzFrames:./attach \
 	FuzzInputGuard:./server \
 	FuzzParseKeys:./sshattach \
+	FuzzIsTermName:./sshattach \
 	FuzzPlan:./pagetrim \
 	FuzzLogTail:./daemon \
 	FuzzJSONString:./asciicast \

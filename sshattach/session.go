@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"regexp"
 	"strings"
 	"time"
 
@@ -212,9 +211,25 @@ func accessOf(sess ssh.Session) access {
 	return denied
 }
 
-// termName is what a TERM or COLORTERM value may look like; anything else
-// from the remote is replaced rather than passed on to the UI.
-var termName = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
+// isTermName reports whether s looks like a TERM or COLORTERM value: 1 to
+// 64 of letters, digits and ._+-. Anything else from the remote is
+// replaced rather than passed on to the UI. (A regexp said the same, but
+// its 64-fold repetition compiled to some 60 KB that every sandmux
+// process held from its start, the client and the server alike.)
+func isTermName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := range len(s) {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '.', c == '_', c == '+', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func hello(sess ssh.Session, pty ssh.Pty, acc access, who string) attach.Hello {
 	h := attach.Hello{
@@ -226,11 +241,11 @@ func hello(sess ssh.Session, pty ssh.Pty, acc access, who string) attach.Hello {
 	if h.Size.Width <= 0 || h.Size.Height <= 0 {
 		h.Size = attach.Size{Width: 80, Height: 24}
 	}
-	if !termName.MatchString(h.Term) {
+	if !isTermName(h.Term) {
 		h.Term = "xterm-256color"
 	}
 	for _, kv := range sess.Environ() {
-		if v, ok := strings.CutPrefix(kv, "COLORTERM="); ok && termName.MatchString(v) {
+		if v, ok := strings.CutPrefix(kv, "COLORTERM="); ok && isTermName(v) {
 			h.ColorTerm = v
 		}
 	}
