@@ -6,10 +6,15 @@ time, per key). More keys than latency.py's 40 make the median steadier.
 
 usage: keys.py N sandmux BINARY      (a private server, -L, quit at the end)
        keys.py N tmux
+GAP=SECONDS is how long the terminal waits between keys (default 0.02;
+latency.py waits 0.05). The echo of a key typed after 50 ms or more of
+quiet costs sandmux more than one typed 10 ms after the last: run
+GAP=0.01 and GAP=0.05 to see that step.
 Needs perf (Debian's linux-perf) for the server's counts; without it the
 echo times alone."""
 import os, pty, sys, time, select, signal, termios, struct, fcntl, subprocess, statistics, shutil
 n, kind = int(sys.argv[1]), sys.argv[2]
+gap = float(os.environ.get("GAP", "0.02"))
 name = f"keys{os.getpid()}"
 if kind == "sandmux":
     binary = os.path.abspath(sys.argv[3])
@@ -38,7 +43,7 @@ if kind == "sandmux" and shutil.which("perf"):
         drain(0.5)
 lat = []
 for i in range(n):
-    ch = bytes([ord('a') + i % 26]); drain(0.02)
+    ch = bytes([ord('a') + i % 26]); drain(gap)
     t0 = time.perf_counter(); os.write(fd, ch); got = b""
     while True:
         r, _, _ = select.select([fd], [], [], 2.0)
@@ -58,4 +63,4 @@ if kind == "sandmux":
 else:
     subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
 lat.sort()
-print(f"{kind} keys={n} median_ms={statistics.median(lat) * 1000:.3f} p90_ms={lat[int(len(lat) * 0.9)] * 1000:.3f}{counts}")
+print(f"{kind} keys={n} gap_ms={gap * 1000:g} median_ms={statistics.median(lat) * 1000:.3f} p90_ms={lat[int(len(lat) * 0.9)] * 1000:.3f}{counts}")
