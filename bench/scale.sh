@@ -11,7 +11,9 @@
 #   PROFILE=DIR             also take a 6 s CPU and a heap profile of sandmux
 #                           in a run of each agents row after the timed one,
 #                           into DIR
-#   ONLY="agents tp lat bin quit idle"  which rows (lat also times the echo
+#   ONLY="agents tp lat bin quit idle"  which rows (idle: idle.sh, then
+#                           bench/quiet.sh, the same shells settled 20 s and
+#                           counted over 30 s; lat also times the echo
 #                           beside four flooding panes, and bench/relay, the
 #                           floor of a Go echo; bin, the binary's own memory;
 #                           quit, bench/quit.sh: 48 panes beside 1000 processes;
@@ -133,5 +135,10 @@ for r in $(seq "$REPEAT"); do
     t=$("$BENCH/idle.sh" tmux 32); m=$("$BENCH/idle.sh" sandmux 32)
     b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE "$BENCH/idle.sh" sandmux 32)
     row "32 idle shells: ticks/10s, mem" "$(val cpu_ticks_10s "$t") $(mb "$t")MB" "$(val cpu_ticks_10s "$m") $(mb "$m")MB" "$(val cpu_ticks_10s "$b") $(mb "$b")MB"
+    # The issue's own row: settled (after 20 s), over 30 s (bench/quiet.sh).
+    t=$("$H/quiet.sh" tmux 32); m=$("$H/quiet.sh" sandmux 32)
+    b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE "$H/quiet.sh" sandmux 32)
+    fq() { [ -n "$1" ] && echo "$(val cpu_ticks "$1")t $(val cpu_ms "$1")ms $(mb "$1")MB"; }
+    row "32 shells after 20 s, over 30 s" "$(fq "$t")" "$(fq "$m")" "$(fq "$b")"
   fi
 done
