@@ -16,7 +16,8 @@ case $KIND in
         for i in $(seq 2 "$N"); do CMD="$CMD \\; split-window sh \\; select-layout tiled"; done
         PAT="^tmux -L $ID ";;
   sandmux) B=$(readlink -f "${SANDMUX:-./sandmux}"); CMD="$B -L $ID"
-           for i in $(seq "$N"); do CMD="$CMD sh"; done; PAT="^$B ";;
+           for i in $(seq "$N"); do CMD="$CMD sh"; done
+           PAT="^$B (-L $ID |serve -S .*/$ID\.sock)";; # this run's client and server only
   *) echo "quiet.sh: unknown kind $KIND (tmux or sandmux)" >&2; exit 2;;
 esac
 tmux -L out$ID -f /dev/null new-session -d -s $ID -x 200 -y 60 "$CMD"
