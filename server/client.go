@@ -50,11 +50,15 @@ func (s *Server) Attach(ctx context.Context, st attach.Stream) error {
 	}
 	s.log(termsafe.String(fmt.Sprintf("client %d attached: %s, %dx%d%s", c.id, hello.Who, hello.Size.Width, hello.Size.Height, readOnlyWord(hello.ReadOnly))))
 	hello.Size = c.fit(s, hello.Size)
-	var loops sync.WaitGroup
-	loops.Go(func() { s.relayResizes(c) })
 	s.core.Send(ui.AttachMsg{ID: c.id, Term: c.term, Width: hello.Size.Width, Height: hello.Size.Height,
 		ReadOnly: hello.ReadOnly, Dir: hello.Dir, Detached: func() { c.detachOnce.Do(func() { close(c.detach) }) }})
-	// Input is read once the model knows the view it is for.
+	// Resizes and input are relayed once the model knows the view they
+	// are for. A resize relayed before could reach the model ahead of the
+	// attach, be dropped as one of no client, and leave the client drawn
+	// at its hello's size (a window manager sizes a new terminal as it
+	// opens); the stream holds what comes meanwhile.
+	var loops sync.WaitGroup
+	loops.Go(func() { s.relayResizes(c) })
 	loops.Go(func() { s.readInput(c) })
 
 	exit, why := s.waitClient(ctx, c)
