@@ -55,6 +55,7 @@ agents() { # KIND N STREAM
 mb() { local v; v=$(val rss_kb "$1"); echo $(( ${v:-0} / 1024 )); }
 fmt_agents() { echo "$(val cpu_pct "$1")% $(val rss_mb "$1")MB $(val echo_median_ms "$1")/$(val echo_p90_ms "$1")ms"; }
 fmt_steady() { [ -n "$1" ] && echo "$(val rss_mb "$1")MB (anon $(val anon_mb "$1"), pss $(val pss_mb "$1"))"; }
+fmt_quiet() { [ -n "$1" ] && echo "$(val cpu_ticks "$1")t $(val cpu_ms "$1")ms $(mb "$1")MB"; }
 RELAY=""
 if [[ $ONLY == *lat* ]]; then # built once, for every run's lat rows
   R=$(mktemp -d); trap 'rm -rf "$R"' EXIT
@@ -138,7 +139,6 @@ for r in $(seq "$REPEAT"); do
     # The issue's own row: settled (after 20 s), over 30 s (bench/quiet.sh).
     t=$("$H/quiet.sh" tmux 32); m=$("$H/quiet.sh" sandmux 32)
     b=$([ -n "$BEFORE" ] && SANDMUX=$BEFORE "$H/quiet.sh" sandmux 32)
-    fq() { [ -n "$1" ] && echo "$(val cpu_ticks "$1")t $(val cpu_ms "$1")ms $(mb "$1")MB"; }
-    row "32 shells after 20 s, over 30 s" "$(fq "$t")" "$(fq "$m")" "$(fq "$b")"
+    row "32 shells after 20 s, over 30 s" "$(fmt_quiet "$t")" "$(fmt_quiet "$m")" "$(fmt_quiet "$b")"
   fi
 done
