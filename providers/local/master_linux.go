@@ -153,17 +153,8 @@ func (m *ptyMaster) Write(p []byte) (int, error) {
 }
 
 // WriteNow writes what the PTY takes at once and never waits: a full
-// PTY takes 0 bytes, and that is no error. A write of a key's size taken
-// whole gives up the core for a moment (yieldForEcho).
+// PTY takes 0 bytes, and that is no error.
 func (m *ptyMaster) WriteNow(p []byte) (int, error) {
-	n, err := m.writeNow(p)
-	if err == nil && n == len(p) && 0 < n && n <= keyBytes {
-		yieldForEcho()
-	}
-	return n, err
-}
-
-func (m *ptyMaster) writeNow(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
 		var n int
@@ -183,26 +174,6 @@ func (m *ptyMaster) writeNow(p []byte) (int, error) {
 		}
 	}
 	return written, nil
-}
-
-// keyBytes is the most a write may hold and still be taken for a key
-// (an escape sequence of the kitty keyboard protocol included), not a
-// paste.
-const keyBytes = 64
-
-// yieldForEcho gives up the core, once, right after a key was written
-// to the master. The write queued the kernel's work that hands the key
-// to the child's side and, for a child whose terminal echoes, makes the
-// echo; the worker that does it was woken on this core, and the server
-// goes on to wait for that echo. Without the yield the worker ran only
-// once the server slept, and its wake of the server, the core still
-// busy, went to the other core: on a virtual machine a halted core
-// takes some 60 to 100 µs to wake. With it the worker runs first and
-// the echo is there when the server next polls (bench/echotrace.py: the
-// step from a key's write to its echo's read, and the tail of the
-// echo). With nothing else to run, it returns at once.
-func yieldForEcho() {
-	_, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) // Best effort: a hint; it cannot fail.
 }
 
 // writeWaiting writes p through a registered duplicate, which waits for
