@@ -121,6 +121,8 @@ def steps(lines, me, servers, myfd):
 
 
 def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: bench/echotrace.py SANDMUX_BINARY [N]")
     binary = os.path.abspath(sys.argv[1])
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     gap = float(os.environ.get("GAP", "0.05"))
@@ -128,28 +130,26 @@ def main():
         sys.exit("echotrace.py: run it as root: it turns the kernel's tracer on and off")
     if not os.path.isdir(f"{T}/events"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", T], check=False)
+    name = f"echotrace{os.getpid()}"
+    tmux_pids = lambda: subprocess.run(["tmux", "-L", name, "display", "-p", "#{pid}"],
+                                       capture_output=True, text=True).stdout.split()
+    sandmux_pids = lambda: subprocess.run(["pgrep", "-f", f"^{binary} serve -S .*/{name}.sock"],
+                                          capture_output=True, text=True).stdout.split()
     tracefs("tracing_on", "0")
     with open(f"{T}/buffer_size_kb") as f:
         size = f.read().split()[0]  # "N (expanded: M)" before first use
-    tracefs("buffer_size_kb", "8192")
-    tracefs("set_event", "\n".join(EVENTS) + "\n")
-    name = f"echotrace{os.getpid()}"
+    res = {}
     try:
-        res = {}
-        lines, me, servers, myfd = run(["tmux", "-L", name, "-f", "/dev/null", "new-session", "cat"],
-                                       lambda: subprocess.run(["tmux", "-L", name, "display", "-p", "#{pid}"],
-                                                              capture_output=True, text=True).stdout.split(), n, gap)
-        subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
-        res["tmux"] = steps(lines, me, servers, myfd)
-        lines, me, servers, myfd = run([binary, "-L", name, "cat"],
-                                       lambda: subprocess.run(["pgrep", "-f", f"^{binary} serve -S .*/{name}.sock"],
-                                                              capture_output=True, text=True).stdout.split(), n, gap)
-        subprocess.run([binary, "ctl", "-L", name, "quit", "--kill"], capture_output=True)
-        res["sandmux"] = steps(lines, me, servers, myfd)
+        tracefs("buffer_size_kb", "8192")
+        tracefs("set_event", "\n".join(EVENTS) + "\n")
+        res["tmux"] = steps(*run(["tmux", "-L", name, "-f", "/dev/null", "new-session", "cat"], tmux_pids, n, gap))
+        res["sandmux"] = steps(*run([binary, "-L", name, "cat"], sandmux_pids, n, gap))
     finally:
         tracefs("tracing_on", "0")
         tracefs("set_event", "")
         tracefs("buffer_size_kb", size)
+        subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+        subprocess.run([binary, "ctl", "-L", name, "quit", "--kill"], capture_output=True)
     print(f"{n} keys {gap} s apart, medians in µs (keys timed)")
     print("| step | tmux | sandmux |\n|---|---|---|")
     for a, b, what in STEPS:
