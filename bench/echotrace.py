@@ -13,7 +13,8 @@ usage: bench/echotrace.py SANDMUX_BINARY [N]     (as root: it uses tracefs)
 GAP=SECONDS is the quiet before each key. Needs tmux and a kernel with
 tracefs and the syscalls trace events; it turns tracing off and clears
 its events when it ends."""
-import os, pty, sys, time, select, signal, termios, struct, fcntl, subprocess, statistics, re
+import os, sys, signal, subprocess, statistics, re
+from playterm import spawn, drain, echo
 
 T = "/sys/kernel/tracing"
 EVENTS = [f"syscalls:sys_{d}_{c}" for c in ("read", "readv", "write", "writev") for d in ("enter", "exit")]
@@ -30,17 +31,6 @@ def tracefs(name, value):
         f.write(value)
 
 
-def drain(fd, t):
-    end = time.time() + t
-    while time.time() < end:
-        r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-        if r:
-            try:
-                os.read(fd, 65536)
-            except OSError:
-                return
-
-
 def tids(pids):
     out = set()
     for p in pids:
@@ -54,25 +44,16 @@ def tids(pids):
 def run(cmd, server_pids, n, gap):
     """Types n keys into cmd, the kernel tracing; returns the trace's lines
     and the tids of the terminal (this process) and the multiplexer."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ["TERM"] = "xterm-256color"
-        os.execvp(cmd[0], cmd)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+    pid, fd = spawn(cmd)
     drain(fd, 3.0)
-    servers = tids(server_pids())
     tracefs("trace", "")
     tracefs("tracing_on", "1")
     for i in range(n):
-        ch = bytes([ord("a") + i % 26])
         drain(fd, gap)
-        os.write(fd, ch)
-        got = b""
-        while ch not in got:
-            r, _, _ = select.select([fd], [], [], 2.0)
-            if not r:
-                break
-            got += os.read(fd, 65536)
+        echo(fd, bytes([ord("a") + i % 26]))
+    # The server's threads, read once it ran the keys: Go may start one
+    # while they come.
+    servers = tids(server_pids())
     tracefs("tracing_on", "0")
     with open(f"{T}/trace") as f:
         lines = f.read().splitlines()
@@ -96,7 +77,7 @@ def steps(lines, me, servers, myfd):
             open_calls[tid] = (call, int(fd, 0), t)
             continue
         call, fd, t0 = open_calls.pop(tid, (call, -1, t))
-        ok = int(ret, 16 if ret.startswith("0x") else 10) > 0 and not ret.startswith("0xffff")
+        ok = 0 < int(ret, 0) < 1 << 63  # an error is a negative errno, printed unsigned
         reads, writes = call.startswith("read"), call.startswith("write")
         if tid == me and fd == myfd:
             if writes:

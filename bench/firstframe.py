@@ -10,15 +10,12 @@ e.g., with 16 flooding panes (in bash):
   ./sandmux serve -L ff --size 200x50 -- "${a[@]}" &
 then run this a few times, and quit the server with
   ./sandmux ctl -L ff quit --kill"""
-import os, pty, sys, time, select, signal, termios, struct, fcntl, re
+import os, sys, time, select, signal, re
+from playterm import spawn
 name, n = sys.argv[1], int(sys.argv[2])
 B = os.environ.get("SANDMUX", "./sandmux")
 t0 = time.perf_counter()
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["TERM"] = "xterm-256color"
-    os.execvp(B, [B, "attach", "-L", name])
-fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+pid, fd = spawn([B, "attach", "-L", name])
 got = b""
 done = None
 while time.perf_counter() - t0 < 5:

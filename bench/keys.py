@@ -12,7 +12,8 @@ quiet costs sandmux more than one typed 10 ms after the last: run
 GAP=0.01 and GAP=0.05 to see that step.
 Needs perf (Debian's linux-perf) for the server's counts; without it the
 echo times alone."""
-import os, pty, sys, time, select, signal, termios, struct, fcntl, subprocess, statistics, shutil
+import os, sys, signal, subprocess, statistics, shutil
+from playterm import spawn, drain, echo
 n, kind = int(sys.argv[1]), sys.argv[2]
 gap = float(os.environ.get("GAP", "0.02"))
 name = f"keys{os.getpid()}"
@@ -21,35 +22,19 @@ if kind == "sandmux":
     cmd = [binary, "-L", name, "cat"]
 else:
     cmd = ["tmux", "-L", name, "-f", "/dev/null", "new-session", "cat"]
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["TERM"] = "xterm-256color"
-    os.execvp(cmd[0], cmd)
-fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-def drain(t):
-    end = time.time() + t
-    while time.time() < end:
-        r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-        if r:
-            try: os.read(fd, 1 << 16)
-            except OSError: return
-drain(3.0)
+pid, fd = spawn(cmd)
+drain(fd, 3.0)
 perf = None
 if kind == "sandmux" and shutil.which("perf"):
     srv = subprocess.run(["pgrep", "-f", f"{binary} serve -S .*/{name}.sock"], capture_output=True, text=True).stdout.split()
     if srv:
         perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", srv[0]],
                                 stderr=subprocess.PIPE, text=True)
-        drain(0.5)
+        drain(fd, 0.5)
 lat = []
 for i in range(n):
-    ch = bytes([ord('a') + i % 26]); drain(gap)
-    t0 = time.perf_counter(); os.write(fd, ch); got = b""
-    while True:
-        r, _, _ = select.select([fd], [], [], 2.0)
-        if not r: lat.append(2.0); break
-        got += os.read(fd, 1 << 16)
-        if ch in got: lat.append(time.perf_counter() - t0); break
+    ch = bytes([ord('a') + i % 26]); drain(fd, gap)
+    lat.append(echo(fd, ch))
 counts = ""
 if perf:
     perf.send_signal(signal.SIGINT)
