@@ -62,6 +62,27 @@ func TestEchoParsedDeliversTheWake(t *testing.T) {
 	}
 }
 
+// A key's echo is awaited before the key is written: a child that
+// echoes before Send returns (on the other core, as its reader parses
+// it) finds its pane echoing, so the parse goes past the gate and the
+// redraw loop draws it at once.
+func TestEchoAwaitedBeforeTheKeyIsWritten(t *testing.T) {
+	b := newFakeBackend()
+	s := onePane(t, b)
+	update(s, s.StartAll()())
+	p := s.Grid()[0]
+	t.Cleanup(func() { s.StopWatching(); p.screen.Close() })
+	b.Mu.Lock()
+	sess := b.Sessions[0]
+	b.Mu.Unlock()
+	var awaited []bool
+	sess.OnWrite = func([]byte) { awaited = append(awaited, p.Echoing()) }
+	s.Send(p, func(vt.Modes) []byte { return []byte("x") })
+	if len(awaited) != 1 || !awaited[0] {
+		t.Errorf("the pane was echoing %v as its key was written, want [true]", awaited)
+	}
+}
+
 // A pane's first output parsed and framed before the model learned of
 // its session (the frame could not ask the session when it wrote) is
 // activity all the same once it does: a shell that printed its prompt

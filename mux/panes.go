@@ -172,8 +172,10 @@ func (s *Shared) Send(p *Pane, encode func(vt.Modes) []byte) bool {
 		}
 		return true
 	}
-	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
+	// The echo is awaited before the key is written: a child that echoes
+	// before this goroutine runs on finds it awaited, and parses first.
 	s.awaitEcho(p)
+	_ = p.sess.Write(b) // Best effort: a full or closed queue is the pane's state, shown in its title.
 	return true
 }
 

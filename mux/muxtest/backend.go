@@ -180,11 +180,17 @@ type Session struct {
 	Resizes int
 	Use     *providers.Usage // nil: the provider cannot tell
 	Opts    session.Options  // what it was started with
+	// OnWrite, when set, runs in Write before the input is kept: where
+	// a child that answers at once would answer.
+	OnWrite func(p []byte)
 }
 
 func (s *Session) ID() session.ID { return s.Live.ID }
 
 func (s *Session) Write(p []byte) error {
+	if s.OnWrite != nil {
+		s.OnWrite(p)
+	}
 	s.b.Mu.Lock()
 	defer s.b.Mu.Unlock()
 	s.Input = append(s.Input, p...)
