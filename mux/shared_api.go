@@ -161,7 +161,7 @@ func (s *Shared) SetTheme(t vt.Theme) {
 // starts; it cancels its own once the quit settled.
 func NewShared(ctx context.Context, cfg Config, b Backend, views Views, specs []PaneSpec) *Shared {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, backend: b, gate: parsegate.New(cfg.Parsers),
+	s := &Shared{theme: vt.DefaultTheme, ctx: ctx, cancel: cancel, cfg: cfg, backend: b, gate: parsegate.New(ctx, cfg.Parsers),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), now: time.Now, clients: views}
 	for _, spec := range specs {
 		s.addPane(spec)

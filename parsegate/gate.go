@@ -1,8 +1,11 @@
 // Package parsegate orders the panes' parsing of their output: at most
 // so many screens parse at once (a pane whose echo a client awaits
 // parses past them), the panes on some client's screen first, with a
-// share of turns for those off screen; and it paces the reads of panes that write a
-// little at a time, so that they wake together, about once a frame.
+// share of turns for those off screen; it parses a flood's large
+// slices, for the panes no client focuses, on threads of lower priority
+// than the server's (background.go); and it paces the reads of panes
+// that write a little at a time, so that they wake together, about once
+// a frame.
 //
 // It owns that scheduling and nothing else: it knows no pane, screen or
 // session; package session takes its turns through session.Turns and
@@ -10,6 +13,7 @@
 package parsegate
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,6 +40,10 @@ type Gate struct {
 	back  []chan struct{} // waiting panes off screen, in order
 	turns int
 	pace  pacing // the ticks paced reads wait for (pace.go)
+	// idle: the background workers waiting for a turn's parse, the one
+	// that waited last at the end (background.go)
+	idle []*worker
+	done <-chan struct{} // the workers' end (nil: only their idleness ends them)
 }
 
 // backTurn: one turn in this many goes to a pane off screen while both
@@ -43,12 +51,13 @@ type Gate struct {
 const backTurn = 4
 
 // New lets width screens parse at once (0: one per processor Go runs
-// code on).
-func New(width int) *Gate {
+// code on). Its background workers end once ctx is done (or sooner,
+// idle).
+func New(ctx context.Context, width int) *Gate {
 	if width <= 0 {
 		width = runtime.GOMAXPROCS(0)
 	}
-	return &Gate{free: width, pace: newPacing()}
+	return &Gate{free: width, pace: newPacing(), done: ctx.Done()}
 }
 
 // acquire waits for a turn; wake is the caller's own one-slot channel.
@@ -105,6 +114,7 @@ type Turns struct {
 	// the pane's parser, which holds its session's delivery, reads and
 	// writes it.
 	passed bool
+	done   chan any // one slot: a background turn's parse ended (background.go)
 	// poller is the pane's reader while it waits in PaceWith.
 	poller pollWaiter
 }
@@ -113,7 +123,7 @@ type Turns struct {
 // typed into it and is not yet drawn), shown (it is on screen) and
 // focused (it is some client's focus).
 func (g *Gate) Turns(echo, shown, focused *atomic.Bool) *Turns {
-	t := &Turns{gate: g, echo: echo, shown: shown, focused: focused, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1),
+	t := &Turns{gate: g, echo: echo, shown: shown, focused: focused, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1), done: make(chan any, 1),
 		poller: pollWaiter{resume: make(chan struct{}, 1)}}
 	t.poller.turns = t
 	return t

@@ -35,7 +35,7 @@ func paceAll(g *Gate, panes []*paneFlags, done <-chan struct{}) []time.Duration 
 // does not wait; once nobody waits, no tick is armed.
 func TestPacedReadsWakeTogether(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		focused, shown1, shown2, back, echo := &paneFlags{}, &paneFlags{}, &paneFlags{}, &paneFlags{}, &paneFlags{}
 		for _, f := range []*paneFlags{focused, shown1, shown2, echo} {
 			f.shown.Store(true)
@@ -72,7 +72,7 @@ func pollTimes(turns *Turns, again func(n int) bool) []time.Duration {
 // ticks (every glanceStride-th), and one focused again at the next tick.
 func TestABusyPaneFollowsItsClass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		var flags paneFlags
 		flags.shown.Store(true)
 		flags.focused.Store(true)
@@ -96,7 +96,7 @@ func TestABusyPaneFollowsItsClass(t *testing.T) {
 // so does done (the session ends).
 func TestHurryEndsAPacedWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		var echo, shown, focused atomic.Bool
 		turns := g.Turns(&echo, &shown, &focused)
 		start := time.Now()
@@ -126,7 +126,7 @@ func TestHurryEndsAPacedWait(t *testing.T) {
 // tick is armed.
 func TestPaceWithPollsOnTheTick(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		var running atomic.Int32 // polls running now: never more than one
 		type pane struct {
 			flags   paneFlags
@@ -191,7 +191,7 @@ func TestPaceWithPollsOnTheTick(t *testing.T) {
 // a frame that waits on it shows every pane of the tick.
 func TestTickEndWaitsForTheLastPoll(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		if g.TickEnd() != nil {
 			t.Fatal("TickEnd with nobody waiting")
 		}
@@ -239,7 +239,7 @@ func TestTickEndWaitsForTheLastPoll(t *testing.T) {
 // nothing. The read after that is paced again, and so is PaceWith's.
 func TestNoPaceAfterAnAnsweredRead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		var echo, shown, focused atomic.Bool
 		shown.Store(true)
 		turns := g.Turns(&echo, &shown, &focused)
@@ -281,7 +281,7 @@ func goid() string {
 // tick leaves nobody waiting: no ticker runs while nobody waits.
 func TestTicksOfASpellShareTheirGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		var flags paneFlags
 		flags.shown.Store(true)
 		turns := g.Turns(&flags.echo, &flags.shown, &flags.focused)
@@ -319,7 +319,7 @@ func TestTicksOfASpellShareTheirGoroutine(t *testing.T) {
 // next tick, not the glance's.
 func TestTheGlanceTicksWithTheFocus(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		focused, shown := &paneFlags{}, &paneFlags{}
 		focused.shown.Store(true)
 		focused.focused.Store(true)
@@ -364,7 +364,7 @@ func TestTheGlanceTicksWithTheFocus(t *testing.T) {
 // ticks, not glanceStride times.
 func TestTicksThatReleaseNobodyAreSkipped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(1)
+		g := New(t.Context(), 1)
 		var flags paneFlags
 		flags.shown.Store(true)
 		at := pollTimes(g.Turns(&flags.echo, &flags.shown, &flags.focused), func(n int) bool { return n < 4 })

@@ -12,6 +12,19 @@ type Turns interface {
 	Give()
 }
 
+// TurnRunner is Turns that may run a turn's parse elsewhere (parsegate:
+// on a thread of lower priority, for a pane nobody focuses): RunTurn
+// takes a turn, runs parse in it and gives it back, and returns once
+// parse did. The session hands it slices of runSlice bytes or more: a
+// flood's, not a key's echo nor a paced pane's few bytes, for which the
+// hand-off would cost more than the parse.
+type TurnRunner interface {
+	RunTurn(parse func())
+}
+
+// runSlice is the least slice a TurnRunner runs.
+const runSlice = 16 << 10
+
 // Pacer spaces a session's reads. Pace returns when the reader should
 // read again, or when done is closed; it is called after a read too small
 // to be a flood's. Hurry ends the wait in progress, or the next one: the
@@ -34,8 +47,15 @@ func (s *Session) parse(text string) {
 	}
 	_, rows := screen.Size()
 	limit := vt.SliceFor(rows)
+	runner, _ := s.opts.Turns.(TurnRunner)
 	for len(text) > 0 {
 		n := vt.SliceEnd(text, limit)
+		if runner != nil && n >= runSlice {
+			slice := text[:n]
+			runner.RunTurn(func() { screen.Write(slice) })
+			text = text[n:]
+			continue
+		}
 		if s.opts.Turns != nil {
 			s.opts.Turns.Take()
 		}

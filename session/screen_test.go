@@ -82,3 +82,49 @@ func TestParsedAfterTheScreenHasTheText(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// runTurns is countTurns that runs a turn's parse itself (a TurnRunner),
+// counting those runs apart.
+type runTurns struct {
+	countTurns
+	runs int
+}
+
+func (r *runTurns) RunTurn(parse func()) {
+	r.runs++
+	r.Take()
+	parse()
+	r.Give()
+}
+
+// A flood's slices of runSlice bytes or more go to a TurnRunner's
+// RunTurn (parsegate parses them on a thread of lower priority), and the
+// screen ends with all of them; a few bytes (a prompt, an echo) take
+// their turns on the session's own goroutine.
+func TestLargeSlicesRunThroughTheRunner(t *testing.T) {
+	m, screen, _, opts := screenSession(t)
+	turns := &runTurns{}
+	opts.Turns = turns
+	w := newWatchSink()
+	opts.Sinks = []Sink{w}
+	script := `seq 1 40000; sleep 0.2; printf 'DONE\r\n'`
+	s, err := m.Start(t.Context(), "local", providers.Spec{Name: t.Name(), Command: []string{"sh", "-c", script}, Size: providers.Size{Cols: 80, Rows: 24}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(t, "DONE")
+	<-s.Exited()
+	if err := m.Close(context.Background(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	text := string(screen.Dump(nil, false, false))
+	if !strings.Contains(text, "40000") || !strings.Contains(text, "DONE") {
+		t.Errorf("the screen misses the flood's end or what came after:\n%s", text)
+	}
+	if turns.runs == 0 {
+		t.Error("no slice of a 270 KB flood went to RunTurn")
+	}
+	if turns.taken <= turns.runs || turns.taken != turns.given {
+		t.Errorf("turns taken %d (%d of them run), given %d: want some taken in place, all given back", turns.taken, turns.runs, turns.given)
+	}
+}
