@@ -12,9 +12,9 @@ import (
 // kernel, the server's input and model, the child that echoes it and
 // the terminal that shows it goes first wherever the machine is short
 // of cores. Beside four panes catting 20 MB over and over on 2 cores, a
-// key's echo took a median 1.1 to 1.6 ms and a p90 of 4.6 to 5.6 with
-// the floods parsed at the server's priority, 0.5 to 0.7 and 1.8 to 3.1
-// with them at nice 10. A core the key does not need is the flood's
+// key's echo took a median 0.95 to 1.31 ms and a p90 of 5.0 to 7.5 with
+// the floods parsed at the server's priority, 0.58 to 0.78 and 2.5 to
+// 4.0 with them here. A core the key does not need is the flood's
 // whole: priority orders threads that wait for a core, it takes nothing
 // from one that does not wait.
 //
@@ -23,10 +23,10 @@ import (
 // work moves to threads kept for it rather than the thread moving to
 // the work. Those are the gate's workers: one is started when a
 // background turn finds none waiting, and each ends (its thread with
-// it) once backgroundIdle passed with no turn for it, or the server
-// ends (New's context). At most the
-// gate's width of turns run at once, so that many workers are busy at
-// most.
+// it) once backgroundIdle passed with no turn for it, or once New's
+// context is done. A worker waits again before it says its slice was
+// parsed, and at most the gate's width of turns run at once, so there
+// are that many workers at most.
 const (
 	backgroundNice = 10
 	backgroundIdle = 2 * time.Second
@@ -74,8 +74,9 @@ func (g *Gate) background(job backgroundJob) {
 type worker struct{ jobs chan backgroundJob }
 
 // work runs jobs on a thread of its own at a lower priority, until it
-// waited backgroundIdle for one or the gate's context is done. It is among the gate's idle before it
-// says a job ended, so the turn that follows finds it. It never unlocks
+// waited backgroundIdle for one or the gate's context is done. It is
+// among the gate's idle before it says a job ended, so the turn that
+// follows finds it. It never unlocks
 // the thread: a goroutine that ends locked ends its thread, so no other
 // goroutine of the server ever runs at the lowered priority.
 func (g *Gate) work(job backgroundJob) {
