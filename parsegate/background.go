@@ -62,16 +62,13 @@ func (g *Gate) background(job backgroundJob) {
 	if n := len(g.idle); n > 0 {
 		w := g.idle[n-1]
 		g.idle = g.idle[:n-1]
-		w.jobs <- job // its one slot is empty: it was idle
+		w <- job // its one slot is empty: it was idle
 		g.mu.Unlock()
 		return
 	}
 	g.mu.Unlock()
 	go g.work(job) // Owned by the gate: ends after backgroundIdle idle (work).
 }
-
-// worker is a background worker waiting among the gate's idle.
-type worker struct{ jobs chan backgroundJob }
 
 // work runs jobs on a thread of its own at a lower priority, until it
 // waited backgroundIdle for one or the gate's context is done. It is
@@ -82,7 +79,7 @@ type worker struct{ jobs chan backgroundJob }
 func (g *Gate) work(job backgroundJob) {
 	runtime.LockOSThread()
 	lowerPriority()
-	w := &worker{jobs: make(chan backgroundJob, 1)}
+	w := make(chan backgroundJob, 1) // the jobs handed to this worker, one at a time
 	idle := time.NewTimer(backgroundIdle)
 	defer idle.Stop()
 	for {
@@ -93,7 +90,7 @@ func (g *Gate) work(job backgroundJob) {
 		job.done <- r
 		idle.Reset(backgroundIdle)
 		select {
-		case job = <-w.jobs:
+		case job = <-w:
 			continue
 		case <-idle.C:
 		case <-g.done:
@@ -105,7 +102,7 @@ func (g *Gate) work(job backgroundJob) {
 			return
 		}
 		g.mu.Unlock()
-		job = <-w.jobs // taken from the idle as it stopped waiting: its job was sent then
+		job = <-w // taken from the idle as it stopped waiting: its job was sent then
 	}
 }
 

@@ -40,9 +40,9 @@ type Gate struct {
 	back  []chan struct{} // waiting panes off screen, in order
 	turns int
 	pace  pacing // the ticks paced reads wait for (pace.go)
-	// idle: the background workers waiting for a turn's parse, the one
-	// that waited last at the end (background.go)
-	idle []*worker
+	// idle: the job channels of the background workers waiting for a
+	// turn's parse, the one that waited last at the end (background.go)
+	idle []chan backgroundJob
 	done <-chan struct{} // the workers' end (nil: only their idleness ends them)
 }
 

@@ -50,18 +50,16 @@ func (s *Session) parse(text string) {
 	runner, _ := s.opts.Turns.(TurnRunner)
 	for len(text) > 0 {
 		n := vt.SliceEnd(text, limit)
-		if runner != nil && n >= runSlice {
-			slice := text[:n]
+		slice := text[:n]
+		switch {
+		case runner != nil && n >= runSlice:
 			runner.RunTurn(func() { screen.Write(slice) })
-			text = text[n:]
-			continue
-		}
-		if s.opts.Turns != nil {
+		case s.opts.Turns != nil:
 			s.opts.Turns.Take()
-		}
-		screen.Write(text[:n])
-		if s.opts.Turns != nil {
+			screen.Write(slice)
 			s.opts.Turns.Give()
+		default:
+			screen.Write(slice)
 		}
 		text = text[n:]
 	}
