@@ -52,7 +52,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // writes itself when the terminal takes it without waiting
 // (term.ShowNow).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.echoOnly, m.echoed, m.framed = false, false, m.framed[:0]
+	m.echoOnly, m.echoed, m.echoWritten, m.framed = false, false, false, m.framed[:0]
 	typed := m.typedOnly(msg)
 	if typed || redrawMsg(msg) {
 		// A key typed into a pane, or the redraw loop drawing what

@@ -224,7 +224,9 @@ func (v *view) show() {
 	lines, cuts, cursor := v.composeParts()
 	v.passCursorColor()
 	if v.m.echoed {
-		v.term.ShowNow(lines, cuts, cursor, v.width)
+		if v.term.ShowNow(lines, cuts, cursor, v.width) {
+			v.m.echoWritten = true
+		}
 		return
 	}
 	v.term.ShowParts(lines, cuts, cursor, v.width)

@@ -31,8 +31,9 @@ type (
 		echoOnly bool
 		framed   []int // the keys of the panes this Update took frames of
 		// echoed: this Update took the frame of a pane whose echo was
-		// awaited, so the views draw it themselves (term.ShowNow).
-		echoed bool
+		// awaited, so the views draw it themselves (term.ShowNow);
+		// echoWritten: one of them wrote it to its terminal then.
+		echoed, echoWritten bool
 	}
 	// WakeMsg says which signal ended the wait.
 	WakeMsg  struct{ Kind WakeKind }
@@ -60,6 +61,11 @@ func (m *Model) WatchInLoop(echoParsed func() bool) {
 	m.inLoop = true
 	m.SetEchoParsed(echoParsed)
 }
+
+// EchoWritten says whether the last Update wrote a key's echo to some
+// client's terminal itself: the kernel carries it on from there, and the
+// loop running the model steps aside for that once it let the model go.
+func (m *Model) EchoWritten() bool { return m.echoWritten }
 
 // Watched is what the redraw loop waits on now: the screens' wake, the
 // Backend's Changed and the quit's stop; nil channels while it waits on

@@ -1,10 +1,15 @@
 package ui
 
 import (
+	"io"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sandmux/sandmux/ui/term"
 )
 
 // frameCell is the first character of pane i's first row as the local
@@ -105,5 +110,60 @@ func TestWatchInLoop(t *testing.T) {
 	}
 	if wake, _, _ := m.Watched(); wake != nil {
 		t.Error("the loop still waits on the wake once the echo was drawn and a tick is pending")
+	}
+}
+
+// nowTerminal takes every frame at once, as a terminal handed to the
+// server does (term's nowWriter).
+type nowTerminal struct{ bytes atomic.Int64 }
+
+func (n *nowTerminal) Write(p []byte) (int, error) { return len(p), nil }
+
+func (n *nowTerminal) WriteNow(p []byte) (int, bool) {
+	n.bytes.Add(int64(len(p)))
+	return len(p), true
+}
+
+// EchoWritten says whether the Update just run wrote a key's echo to a
+// terminal itself (the server's loop steps aside after one): an echo on a
+// terminal that takes it at once, not the frame after it, nor an echo
+// left to a terminal's drawing goroutine.
+func TestEchoWrittenSaysTheEchoWasWritten(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		out  io.Writer
+		want bool
+	}{{"written at once", &nowTerminal{}, true}, {"drawn by the goroutine", io.Discard, false}} {
+		synctest.Test(t, func(t *testing.T) { echoWritten(t, c.name, c.out, c.want) })
+	}
+}
+
+func echoWritten(t *testing.T, name string, out io.Writer, want bool) {
+	m := newTestModel(t, newFakeBackend(), 2, 160, 40)
+	tm, err := term.Open(nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawTo(m, tm)
+	m.Update(frameMsg{})
+	m.frameArmed, m.lastFrame = true, m.Now() // a tick is pending
+	synctest.Wait()                           // the first frames drawn: the drawing is free
+	press(m, "x")
+	if m.EchoWritten() {
+		t.Errorf("%s: a key alone wrote an echo", name)
+	}
+	m.Grid()[0].Screen().Write("x")
+	if m.Update(WakeMsg{Kind: WakeDirty}); m.EchoWritten() != want {
+		t.Errorf("%s: after the echo's Update EchoWritten is %v, want %v", name, !want, want)
+	}
+	if n, ok := out.(*nowTerminal); ok && n.bytes.Load() == 0 {
+		t.Errorf("%s: nothing was written at once", name)
+	}
+	m.Grid()[1].Screen().Write("y")
+	if m.Update(frameMsg{}); m.EchoWritten() {
+		t.Errorf("%s: the frame after the echo says it wrote one", name)
+	}
+	if err := tm.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,7 +7,9 @@ package term
 // server can be written without waiting (a raw non-blocking write), so a
 // frame with an echo is written by its Update when nothing else is
 // drawing, and only what the terminal did not take at once is left to
-// the goroutine, which writes it before anything else.
+// the goroutine, which writes it before anything else. ShowNow says when
+// it wrote some of the frame itself, for the server steps aside then
+// (package server's yield_linux.go).
 
 import tea "charm.land/bubbletea/v2"
 
@@ -23,18 +25,19 @@ type nowWriter interface {
 // takes bytes without waiting and no drawing is under way, the caller
 // draws the frame itself, one goroutine hand-off less between the key
 // and its echo; what the terminal does not take at once, the goroutine
-// writes next, before anything else.
-func (t *Terminal) ShowNow(lines []string, cuts [][]Cut, cursor *tea.Cursor, width int) {
+// writes next, before anything else. wrote: the caller wrote some of
+// the frame to the terminal itself.
+func (t *Terminal) ShowNow(lines []string, cuts [][]Cut, cursor *tea.Cursor, width int) (wrote bool) {
 	if !t.hand(lines, cuts, cursor, width) {
-		return
+		return false
 	}
 	if t.now == nil || !t.drawMu.TryLock() {
 		t.poke()
-		return
+		return false
 	}
 	defer t.drawMu.Unlock()
 	if t.closed {
-		return
+		return false
 	}
 	// Once the terminal took less than it was given, the rest of the
 	// drawing waits behind what it left, in order.
@@ -43,6 +46,7 @@ func (t *Terminal) ShowNow(lines []string, cuts [][]Cut, cursor *tea.Cursor, wid
 		if len(left) == 0 {
 			n, _ := t.now.WriteNow(b)
 			b = b[n:]
+			wrote = wrote || n > 0
 		}
 		left = append(left, b...)
 	})
@@ -52,4 +56,5 @@ func (t *Terminal) ShowNow(lines []string, cuts [][]Cut, cursor *tea.Cursor, wid
 		t.mu.Unlock()
 		t.poke()
 	}
+	return wrote
 }

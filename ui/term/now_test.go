@@ -18,6 +18,7 @@ type nowBuffer struct {
 	b       strings.Builder
 	room    int
 	nowHits int
+	nowTook int           // bytes WriteNow took
 	grew    chan struct{} // one slot: something was written
 	gate    chan struct{}
 	inWrite chan struct{}
@@ -47,6 +48,7 @@ func (n *nowBuffer) WriteNow(p []byte) (int, bool) {
 	if n.room >= 0 {
 		k = min(k, n.room)
 	}
+	n.nowTook += k
 	n.mu.Unlock()
 	n.add(p[:k])
 	return k, true
@@ -68,6 +70,12 @@ func (n *nowBuffer) String() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.b.String()
+}
+
+func (n *nowBuffer) took() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.nowTook
 }
 
 func (n *nowBuffer) hits() int {
@@ -101,13 +109,13 @@ var echoFrames = []drawing{
 // when ShowNow returns, written by the caller rather than the drawing
 // goroutine; and what a terminal that fills does not take at once, the
 // goroutine writes next, so the terminal gets the same bytes in the same
-// order, whoever wrote them.
+// order, whoever wrote them. ShowNow says whether it wrote.
 func TestShowNowDrawsInTheCaller(t *testing.T) {
 	out := newNowBuffer(-1)
 	tm := openOn(t, out)
-	tm.ShowNow(echoFrames[0].lines, nil, nil, 3)
-	if got := out.String(); !strings.HasSuffix(got, "\x1b[3;1Hsix\x1b[m\x1b[?2026l") || out.hits() != 1 {
-		t.Errorf("when ShowNow returned the terminal held %q, written at once %d times; want the frame, written by ShowNow", got, out.hits())
+	wrote := tm.ShowNow(echoFrames[0].lines, nil, nil, 3)
+	if got := out.String(); !strings.HasSuffix(got, "\x1b[3;1Hsix\x1b[m\x1b[?2026l") || out.hits() != 1 || !wrote {
+		t.Errorf("when ShowNow returned (wrote %v) the terminal held %q, written at once %d times; want the frame, written by ShowNow", wrote, got, out.hits())
 	}
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
@@ -127,7 +135,10 @@ func TestShowNowDrawsInTheCaller(t *testing.T) {
 			// what the terminal did not take of it.
 			seq := "\x1b]52;c;" + strings.Repeat("x", i*9) + "\a"
 			tm.Passthrough(seq)
-			tm.ShowNow(f.lines, nil, f.cursor, f.width)
+			took := out.took()
+			if wrote := tm.ShowNow(f.lines, nil, f.cursor, f.width); wrote != (out.took() > took) {
+				t.Errorf("taking %d bytes at once, frame %d: ShowNow said wrote %v, having written %d bytes", room, i, wrote, out.took()-took)
+			}
 			want += seq + each[i]
 			out.waitLen(t, len(want))
 		}
@@ -156,7 +167,9 @@ func TestShowNowNeverWaitsForTheGoroutine(t *testing.T) {
 	<-out.inWrite // the goroutine holds the drawing, waiting in Write
 	returned := make(chan struct{})
 	go func() {
-		tm.ShowNow(echoFrames[1].lines, nil, nil, 3)
+		if tm.ShowNow(echoFrames[1].lines, nil, nil, 3) {
+			t.Error("ShowNow said it wrote while the goroutine was drawing")
+		}
 		close(returned)
 	}()
 	select {
@@ -184,7 +197,9 @@ func TestShowNowAfterCloseDrawsNothing(t *testing.T) {
 	if err := tm.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tm.ShowNow(echoFrames[0].lines, nil, nil, 3)
+	if tm.ShowNow(echoFrames[0].lines, nil, nil, 3) {
+		t.Error("ShowNow said it wrote after Close")
+	}
 	if got := out.String(); !strings.HasSuffix(got, leaveModes) {
 		t.Errorf("after Close, ShowNow wrote %q past the modes undone", got[strings.LastIndex(got, leaveModes)+len(leaveModes):])
 	}
