@@ -29,7 +29,9 @@ import (
 // the client's terminal, with no goroutine hand-off (the echo, unless
 // another message holds the model: then run's goroutine delivers it);
 // the lock keeps one message at a time, in the order each sender sent
-// them.
+// them. After an Update that wrote a key's echo to a client's terminal
+// itself, the goroutine that delivered it yields its thread once it let
+// the model go (yieldThread: yield_linux.go says why).
 
 // watched is a model whose redraw loop the loop waits on itself
 // (ui.Model after WatchInLoop): Watched gives the signals it waits on
@@ -39,6 +41,10 @@ type watched interface {
 	tea.Model
 	Watched() (wake, changed, stop <-chan struct{})
 }
+
+// echoWriter is a model that says whether the Update it just ran wrote a
+// key's echo to a terminal itself (ui.Model).
+type echoWriter interface{ EchoWritten() bool }
 
 // loop runs a model until it quits (tea.QuitMsg) or panics.
 type loop struct {
@@ -55,6 +61,9 @@ type loop struct {
 	reselect chan struct{} // one slot
 	end      chan error    // one slot: why the model ended, nil for a quit
 	over     chan struct{} // closed once the model ended: idle workers leave
+	// stepAside: the Update just delivered wrote an echo itself; the
+	// goroutine yields its thread after letting the model go (unlock).
+	stepAside bool
 
 	// work hands a command to a worker that waits for one: unbuffered,
 	// so a send succeeds only while one waits, and no command queues
@@ -83,8 +92,22 @@ func (l *loop) Send(msg tea.Msg) {
 		return
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	defer l.unlock()
 	l.deliver(msg, false)
+}
+
+// yieldThread is schedYield; a test counts the yields.
+var yieldThread = schedYield
+
+// unlock lets the model go, then yields the thread if the Update just
+// delivered wrote an echo itself.
+func (l *loop) unlock() {
+	aside := l.stepAside
+	l.stepAside = false
+	l.mu.Unlock()
+	if aside {
+		yieldThread()
+	}
 }
 
 // TryWake delivers the redraw loop's wake from the goroutine that parsed
@@ -96,7 +119,7 @@ func (l *loop) TryWake() bool {
 	if !l.mu.TryLock() {
 		return false
 	}
-	defer l.mu.Unlock()
+	defer l.unlock()
 	wake, _, _ := l.model.Watched()
 	if wake == nil || l.ended {
 		return false
@@ -117,7 +140,7 @@ func (l *loop) run() error {
 	for !l.ended {
 		wake, changed, stop := l.model.Watched()
 		l.waiting = [3]<-chan struct{}{wake, changed, stop}
-		l.mu.Unlock()
+		l.unlock()
 		var msg tea.Msg
 		select {
 		case <-l.reselect:
@@ -167,6 +190,9 @@ func (l *loop) deliver(msg tea.Msg, byRun bool) {
 		return
 	}
 	_, cmd := l.model.Update(msg)
+	if ew, ok := l.model.(echoWriter); ok && ew.EchoWritten() {
+		l.stepAside = true
+	}
 	l.exec(cmd)
 	if byRun {
 		return

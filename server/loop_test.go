@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -265,4 +266,85 @@ func TestLoopCommandsReuseTheirWorker(t *testing.T) {
 			t.Errorf("%d workers still wait after the end", n)
 		}
 	})
+}
+
+// echoModel is a loopModel that says it wrote an echo after each
+// message its update marked so (ui.Model's EchoWritten).
+type echoModel struct {
+	*loopModel
+	written bool
+}
+
+func (m *echoModel) EchoWritten() bool { return m.written }
+
+// An Update that wrote a key's echo itself is followed by a yield of the
+// thread that delivered it, once the model is free, whoever delivered
+// it (Send, TryWake, run); any other Update by none.
+func TestLoopYieldsAfterAnEchoWritten(t *testing.T) {
+	m := &echoModel{loopModel: newLoopModel()}
+	m.update = func(msg tea.Msg) tea.Cmd {
+		m.written = false
+		switch msg.(type) {
+		case askMsg:
+			m.watching = true
+		case ui.WakeMsg:
+			m.written, m.watching = true, false
+		}
+		return nil
+	}
+	l := newLoop(m, nil)
+	yielded := make(chan bool, 8) // each yield: whether the model was free
+	yieldThread = func() {
+		free := l.mu.TryLock()
+		if free {
+			l.mu.Unlock()
+		}
+		yielded <- free
+	}
+	t.Cleanup(func() { yieldThread = schedYield })
+	expect := func(by string) {
+		t.Helper()
+		select {
+		case free := <-yielded:
+			if !free {
+				t.Errorf("after %s, the thread yielded with the model held", by)
+			}
+		default:
+			t.Errorf("no yield after %s delivered an echo written", by)
+		}
+	}
+
+	l.Send(askMsg{})
+	<-m.got
+	if len(yielded) != 0 {
+		t.Error("a yield after an Update that wrote no echo")
+	}
+	if !l.TryWake() {
+		t.Fatal("TryWake delivered nothing while the model was free and watched")
+	}
+	<-m.got
+	expect("TryWake")
+	l.Send(ui.WakeMsg{Kind: ui.WakeDirty})
+	<-m.got
+	expect("Send")
+	l.Send(askMsg{})
+	<-m.got
+	done := runLoop(l)
+	m.wake <- struct{}{}
+	<-m.got
+	select { // run's, once it let the model go
+	case free := <-yielded:
+		if !free {
+			t.Error("after run, the thread yielded with the model held")
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no yield after run delivered an echo written")
+	}
+	l.Send(tea.QuitMsg{})
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+	if len(yielded) != 0 {
+		t.Errorf("%d yields more than the echoes written", len(yielded))
+	}
 }
