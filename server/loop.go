@@ -49,6 +49,7 @@ type echoWriter interface{ EchoWritten() bool }
 // loop runs a model until it quits (tea.QuitMsg) or panics.
 type loop struct {
 	model  watched
+	echoes echoWriter // the model, when it says so; nil otherwise
 	filter func(tea.Model, tea.Msg) tea.Msg
 
 	// mu is held while the model handles a message, and guards the rest.
@@ -78,8 +79,9 @@ type loop struct {
 const maxIdleWorkers = 4
 
 func newLoop(m watched, filter func(tea.Model, tea.Msg) tea.Msg) *loop {
+	echoes, _ := m.(echoWriter)
 	return &loop{
-		model: m, filter: filter,
+		model: m, echoes: echoes, filter: filter,
 		reselect: make(chan struct{}, 1), end: make(chan error, 1), over: make(chan struct{}),
 		work: make(chan tea.Cmd),
 	}
@@ -190,7 +192,7 @@ func (l *loop) deliver(msg tea.Msg, byRun bool) {
 		return
 	}
 	_, cmd := l.model.Update(msg)
-	if ew, ok := l.model.(echoWriter); ok && ew.EchoWritten() {
+	if l.echoes != nil && l.echoes.EchoWritten() {
 		l.stepAside = true
 	}
 	l.exec(cmd)

@@ -8,8 +8,8 @@ package term
 // frame with an echo is written by its Update when nothing else is
 // drawing, and only what the terminal did not take at once is left to
 // the goroutine, which writes it before anything else. ShowNow says when
-// it wrote some of the frame itself, for the server steps aside then
-// (package server's yield_linux.go).
+// it wrote some of the frame itself, so that the server can step aside
+// then (package server's yield_linux.go).
 
 import tea "charm.land/bubbletea/v2"
 
