@@ -33,11 +33,16 @@ const (
 
 // usageDormant is how many of its rounds in a row a pane must be quiet
 // (no output, no input, under busyCPU) before the timer stops sampling
-// it: 4 rounds of a quiet server are 2+4+8+16 s, so a pane is dormant
-// half a minute after it last did something. A process that starts
-// working without a word or a key (a job sleeping in the background)
-// counts as busy once something wakes its pane or asks for the figures.
-const usageDormant = 4
+// it: 3 rounds of a quiet server are 2+4+8 s after the round that saw
+// its last output, so a server of shells started together samples for
+// the last time 16 s after their start, and then wakes for nothing. (At
+// 4 rounds the last came 32 s after: 32 idle shells' server spent most
+// of its CPU between 20 and 50 s after its start on that one round,
+// some 2 ms, as much as tmux spent on everything.) A process that
+// starts working without a word or a key (a job sleeping in the
+// background) counts as busy once something wakes its pane or asks
+// for the figures.
+const usageDormant = 3
 
 // busyCPU is the share of one core (in percent) above which a pane counts
 // as busy in its last sample.

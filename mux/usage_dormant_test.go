@@ -126,3 +126,34 @@ func TestUsageBusyPaneStaysAwake(t *testing.T) {
 		}
 	}
 }
+
+// A server whose panes wrote at their start and then nothing samples for
+// the last time 14 s after the round that saw that output (which comes
+// usageEvery after the start): settled within the 20 s after which an
+// idle server is measured to cost nothing.
+func TestUsageSettlesFourteenSecondsAfterTheLastOutput(t *testing.T) {
+	b := newFakeBackend()
+	s, _ := newTestShared(t, b, 3, Config{})
+	for _, sess := range b.Sessions {
+		sess.Use = &providers.Usage{CPU: time.Second, RSS: 1 << 20}
+	}
+	if !s.usageArmed {
+		t.Fatal("no usage timer set for running panes")
+	}
+	// The first round (usageEvery after the start) sees the starts'
+	// output; the waits after it sum to when the last round comes.
+	var after time.Duration
+	for rounds := 0; ; rounds++ {
+		if rounds > 3*usageDormant {
+			t.Fatalf("still sampling after %d rounds", rounds)
+		}
+		sampleRound(t, s)
+		if !s.usageArmed {
+			break
+		}
+		after += s.usageInterval()
+	}
+	if want := 14 * time.Second; after > want {
+		t.Errorf("the last usage round came %v after the one that saw the output, want at most %v", after, want)
+	}
+}
