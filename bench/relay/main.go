@@ -8,9 +8,11 @@
 // -handoffs 0 one goroutine reads and writes each
 // direction; with -handoffs 1 each direction's reader passes what it
 // read to a writer goroutine over a channel, once: a key then crosses
-// two hand-offs, where sandmux's crosses three (the terminal's reader to
-// the model's loop; the PTY's reader to the watch command, and on to the
-// model's loop), since every view's state is the model's.
+// two hand-offs. An idle key in sandmux crosses none, as -handoffs 0's
+// does: the terminal's reader runs the model's Update that writes the key
+// to the pane, and the pane's reader the Update that parses the echo and
+// writes its frame (an execution trace of idle echoes shows each on one
+// goroutine), though sandmux's paths do far more work than the relay's.
 //
 // With -poll, one goroutine on one thread waits for either file with
 // ppoll and reads and writes them blocking, as a C relay does: through
