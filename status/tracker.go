@@ -74,6 +74,9 @@ type Tracker struct {
 	lastActive time.Time
 	activeWhy  string
 	working    bool
+	// idleWhy is idle's reason after activity, formatted once: every
+	// pane's Update runs at each usage round and state sync.
+	idleWhy string
 	// resizedAt: the last resize, whose redraw is no activity until
 	// ResizeQuiet after it; typed: input came that output has not
 	// answered yet (its answer is activity, a resize or not).
@@ -94,6 +97,7 @@ type Tracker struct {
 // NewTracker returns a tracker for a session that is starting at now.
 func NewTracker(cfg Config, now time.Time) *Tracker {
 	t := &Tracker{cfg: cfg.withDefaults(), life: Starting}
+	t.idleWhy = fmt.Sprintf("quiet for %s", t.cfg.IdleAfter)
 	t.shown, t.shownLife = Status{State: Starting, Since: now, Source: Life}, true
 	return t
 }
@@ -237,7 +241,7 @@ func (t *Tracker) activity(now time.Time) (State, string, Source) {
 	if t.lastActive.IsZero() {
 		return Idle, "no output yet", FromActivity
 	}
-	return Idle, fmt.Sprintf("quiet for %s", t.cfg.IdleAfter), FromActivity
+	return Idle, t.idleWhy, FromActivity
 }
 
 // Next is when Update must run again, at the latest, for the status to

@@ -275,3 +275,18 @@ func TestResizeRedrawIsNoActivity(t *testing.T) {
 	tr.Active(later.Add(DefaultResizeQuiet), "output") // after the window
 	want(t, tr, later.Add(DefaultResizeQuiet+time.Millisecond), Working, "output")
 }
+
+// Every pane's tracker is updated at every usage round and state sync: a
+// settled idle one allocates nothing for it (its reason was formatted
+// anew each time, for 32 idle shells a string each per round).
+func TestSettledIdleUpdateAllocatesNothing(t *testing.T) {
+	now := time.Now()
+	tr := NewTracker(Config{Debounce: -1}, now)
+	tr.Life("", "")
+	tr.Active(now, "output")
+	idle := now.Add(DefaultIdleAfter + time.Second)
+	want(t, tr, idle, Idle, "quiet for 10s")
+	if n := testing.AllocsPerRun(100, func() { tr.Update(idle) }); n != 0 {
+		t.Fatalf("a settled idle Update allocated %v times, want 0", n)
+	}
+}
