@@ -250,15 +250,22 @@ func TestStaleAnswerIsForgotten(t *testing.T) {
 	})
 }
 
-// A program's redraw after a resize is no activity: an idle shell stays
-// idle. Input before the output makes it its answer, which is activity,
-// and output after the quiet window is activity again.
-func TestResizeRedrawIsNoActivity(t *testing.T) {
+// quietAfterOutput is a running session's tracker, with no debounce, that
+// saw output and then nothing, and a moment after it went quiet enough
+// to be idle.
+func quietAfterOutput() (*Tracker, time.Time) {
 	now := time.Now()
 	tr := NewTracker(Config{Debounce: -1}, now)
 	tr.Life("", "")
 	tr.Active(now, "output")
-	idle := now.Add(DefaultIdleAfter + time.Second)
+	return tr, now.Add(DefaultIdleAfter + time.Second)
+}
+
+// A program's redraw after a resize is no activity: an idle shell stays
+// idle. Input before the output makes it its answer, which is activity,
+// and output after the quiet window is activity again.
+func TestResizeRedrawIsNoActivity(t *testing.T) {
+	tr, idle := quietAfterOutput()
 	want(t, tr, idle, Idle, "quiet")
 
 	tr.Resized(idle)
@@ -280,11 +287,7 @@ func TestResizeRedrawIsNoActivity(t *testing.T) {
 // settled idle one allocates nothing for it (its reason was formatted
 // anew each time, for 32 idle shells a string each per round).
 func TestSettledIdleUpdateAllocatesNothing(t *testing.T) {
-	now := time.Now()
-	tr := NewTracker(Config{Debounce: -1}, now)
-	tr.Life("", "")
-	tr.Active(now, "output")
-	idle := now.Add(DefaultIdleAfter + time.Second)
+	tr, idle := quietAfterOutput()
 	want(t, tr, idle, Idle, "quiet for 10s")
 	if n := testing.AllocsPerRun(100, func() { tr.Update(idle) }); n != 0 {
 		t.Fatalf("a settled idle Update allocated %v times, want 0", n)
