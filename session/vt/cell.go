@@ -82,11 +82,17 @@ const (
 
 // Cell is one character cell. Colours are as the application set them:
 // AttrReverse asks whoever draws the cell to swap them (exactly once).
+//
+// Text comes before Rune so that the cell packs into 40 bytes, not 48:
+// after Rune, Text's alignment left four bytes unused, and the fields
+// after it ended two bytes past 40. A frame holds a cell for every cell
+// its pane shows (a 200x48 pane, 9,600 of them), for every client, and
+// each row of it that changed is written again cell by cell.
 type Cell struct {
-	Rune rune // 0 or ' ' for a blank; the first code point of a cluster
 	// Text is the whole grapheme cluster as the program wrote it (a base
 	// and its marks, an emoji sequence) when it is more than Rune alone.
 	Text   string
+	Rune   rune // 0 or ' ' for a blank; the first code point of a cluster
 	FG, BG Color
 	UL     Color // underline colour; the default means the foreground
 	Attrs  Attr
