@@ -10,22 +10,42 @@ GAP=SECONDS is how long the terminal waits between keys (default 0.02;
 latency.py waits 0.05). The echo of a key typed after 50 ms or more of
 quiet costs sandmux more than one typed 10 ms after the last: run
 GAP=0.01 and GAP=0.05 to see that step.
-Needs perf (Debian's linux-perf) for the server's counts; without it the
-echo times alone."""
-import os, sys, signal, subprocess, statistics, shutil
+FLOODS=K puts K more panes beside the cat, each catting a file of 20 MB
+over and over (scale.sh's "echo beside 4 floods", with more keys, so the
+p99 and the slowest key mean something); FLOODFILE=PATH names the file
+(default: $TMPDIR/sandmux-streams/mixed.txt, made with
+../shared/bench/gen-output.py when missing).
+Needs perf (Debian's linux-perf) for the server's counts (not taken
+beside floods: they would count the floods); without it the echo times
+alone. It prints the median, p90, p99 and slowest echo."""
+import os, sys, signal, subprocess, statistics, shutil, shlex
 from playterm import spawn, drain, echo
 n, kind = int(sys.argv[1]), sys.argv[2]
 gap = float(os.environ.get("GAP", "0.02"))
 name = f"keys{os.getpid()}"
+floods = int(os.environ.get("FLOODS", "0"))
+flood = []
+if floods > 0:
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.environ.get("FLOODFILE") or os.path.join(os.environ.get("TMPDIR", "/tmp"), "sandmux-streams", "mixed.txt")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        gen = os.path.join(here, "..", "..", "shared", "bench", "gen-output.py")
+        subprocess.run([sys.executable, gen, "mixed", path, "20"], check=True)
+    flood = [f"sh -c 'while :; do cat {shlex.quote(path)}; done'"] * floods
 if kind == "sandmux":
     binary = os.path.abspath(sys.argv[3])
-    cmd = [binary, "-L", name, "cat"]
+    cmd = [binary, "-L", name, "cat"] + flood
 else:
     cmd = ["tmux", "-L", name, "-f", "/dev/null", "new-session", "cat"]
+    for f in flood:
+        cmd += [";", "split-window", f, ";", "select-layout", "tiled"]
+    if flood:
+        cmd += [";", "select-pane", "-t", "0"]
 pid, fd = spawn(cmd)
 drain(fd, 3.0)
 perf = None
-if kind == "sandmux" and shutil.which("perf"):
+if kind == "sandmux" and shutil.which("perf") and not floods:
     srv = subprocess.run(["pgrep", "-f", f"{binary} serve -S .*/{name}.sock"], capture_output=True, text=True).stdout.split()
     if srv:
         perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", srv[0]],
@@ -48,4 +68,6 @@ if kind == "sandmux":
 else:
     subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
 lat.sort()
-print(f"{kind} keys={n} gap_ms={gap * 1000:g} median_ms={statistics.median(lat) * 1000:.3f} p90_ms={lat[int(len(lat) * 0.9)] * 1000:.3f}{counts}")
+at = lambda q: lat[min(len(lat) - 1, int(len(lat) * q))] * 1000
+print(f"{kind} keys={n} gap_ms={gap * 1000:g} floods={floods} median_ms={statistics.median(lat) * 1000:.3f} "
+      f"p90_ms={at(0.9):.3f} p99_ms={at(0.99):.3f} max_ms={lat[-1] * 1000:.3f}{counts}")
