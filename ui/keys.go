@@ -30,6 +30,32 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if v.modal != nil {
+		return v.modalKey(msg, key)
+	}
+	if v.scrollMode {
+		return v.scrollKey(msg)
+	}
+	if v.prefixPending {
+		v.prefixPending = false
+		if a := v.m.keys.prefix[key]; a != nil {
+			return v.runAction(a)
+		}
+		return nil
+	}
+	if key == v.m.opts.Prefix {
+		v.prefixPending = true
+		return nil
+	}
+	if a := v.m.keys.root[key]; a != nil {
+		return v.runAction(a)
+	}
+	return v.sendKey(tea.Key(msg))
+}
+
+// modalKey is what key does while the view shows a modal: the modal
+// takes every key, so none reaches a pane or the key tables.
+func (v *view) modalKey(msg tea.KeyPressMsg, key string) tea.Cmd {
 	switch md := v.modal.(type) {
 	case helpModal:
 		if top, ok := v.scrollHelp(md, key); ok {
@@ -64,24 +90,7 @@ func (v *view) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case *picker:
 		return v.pickInput(msg)
 	}
-	if v.scrollMode {
-		return v.scrollKey(msg)
-	}
-	if v.prefixPending {
-		v.prefixPending = false
-		if a := v.m.keys.prefix[key]; a != nil {
-			return v.runAction(a)
-		}
-		return nil
-	}
-	if key == v.m.opts.Prefix {
-		v.prefixPending = true
-		return nil
-	}
-	if a := v.m.keys.root[key]; a != nil {
-		return v.runAction(a)
-	}
-	return v.sendKey(tea.Key(msg))
+	return nil
 }
 
 func (v *view) escalateClose(key string) tea.Cmd {
