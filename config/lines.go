@@ -171,24 +171,13 @@ func (sc *keyScanner) key() []string {
 	}
 }
 
+// value skips the value of key p, recording the keys inside it: an
+// array's elements and an inline table's keys.
 func (sc *keyScanner) value(p string) {
 	sc.skip(false)
 	switch {
 	case sc.at(`"""`), sc.at("'''"):
-		delim := string(sc.src[sc.pos : sc.pos+3])
-		sc.advance(3)
-		for !sc.eof() && !sc.at(delim) {
-			if delim == `"""` && sc.at(`\`) {
-				sc.advance(1)
-			}
-			sc.advance(1)
-		}
-		sc.advance(3)
-		for range 2 { // a closing delimiter may follow one or two quotes
-			if sc.at(delim[:1]) {
-				sc.advance(1)
-			}
-		}
+		sc.multiline()
 	case sc.at(`"`):
 		sc.advance(1)
 		sc.untilLine('"', true)
@@ -197,50 +186,80 @@ func (sc *keyScanner) value(p string) {
 		sc.untilLine('\'', false)
 	case sc.at("["):
 		sc.advance(1)
-		for n := 0; ; {
-			sc.skip(true)
-			switch {
-			case sc.eof():
-				return
-			case sc.at("]"):
-				sc.advance(1)
-				return
-			case sc.at(","):
-				sc.advance(1)
-			default:
-				elem := fmt.Sprintf("%s[%d]", p, n)
-				n++
-				sc.record(elem)
-				start := sc.pos
-				sc.value(elem)
-				if sc.pos == start {
-					sc.advance(1)
-				}
-			}
-		}
+		sc.array(p)
 	case sc.at("{"):
 		sc.advance(1)
-		for {
-			sc.skip(true)
-			switch {
-			case sc.eof():
-				return
-			case sc.at("}"):
-				sc.advance(1)
-				return
-			case sc.at(","):
-				sc.advance(1)
-			default:
-				start := sc.pos
-				sc.keyValue(p)
-				if sc.pos == start {
-					sc.advance(1)
-				}
-			}
-		}
+		sc.inlineTable(p)
 	default: // number, bool, date: up to whatever ends a value
 		for !sc.eof() && !sc.atAny(",]}#\n") {
 			sc.advance(1)
+		}
+	}
+}
+
+// multiline skips a multi-line string, from its opening delimiter.
+func (sc *keyScanner) multiline() {
+	delim := string(sc.src[sc.pos : sc.pos+3])
+	sc.advance(3)
+	for !sc.eof() && !sc.at(delim) {
+		if delim == `"""` && sc.at(`\`) {
+			sc.advance(1)
+		}
+		sc.advance(1)
+	}
+	sc.advance(3)
+	for range 2 { // a closing delimiter may follow one or two quotes
+		if sc.at(delim[:1]) {
+			sc.advance(1)
+		}
+	}
+}
+
+// array records the elements of the array at p, past its '[', as
+// p[0], p[1]…, through its ']'.
+func (sc *keyScanner) array(p string) {
+	for n := 0; ; {
+		sc.skip(true)
+		switch {
+		case sc.eof():
+			return
+		case sc.at("]"):
+			sc.advance(1)
+			return
+		case sc.at(","):
+			sc.advance(1)
+		default:
+			elem := fmt.Sprintf("%s[%d]", p, n)
+			n++
+			sc.record(elem)
+			start := sc.pos
+			sc.value(elem)
+			if sc.pos == start {
+				sc.advance(1)
+			}
+		}
+	}
+}
+
+// inlineTable records the keys of the inline table at p, past its '{',
+// through its '}'.
+func (sc *keyScanner) inlineTable(p string) {
+	for {
+		sc.skip(true)
+		switch {
+		case sc.eof():
+			return
+		case sc.at("}"):
+			sc.advance(1)
+			return
+		case sc.at(","):
+			sc.advance(1)
+		default:
+			start := sc.pos
+			sc.keyValue(p)
+			if sc.pos == start {
+				sc.advance(1)
+			}
 		}
 	}
 }
