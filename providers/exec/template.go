@@ -139,6 +139,12 @@ func parseString(s string) (Template, error) {
 		arg = append(arg, parts...)
 		return err
 	}
+	endArg := func() { // a word ends: the argument it made, if any
+		if inArg {
+			t.args = append(t.args, arg)
+			arg, inArg = nil, false
+		}
+	}
 	rs := []rune(s)
 	for i := 0; i < len(rs); i++ {
 		c := rs[i]
@@ -147,22 +153,12 @@ func parseString(s string) (Template, error) {
 			if err := flush(false); err != nil {
 				return Template{}, err
 			}
-			if inArg {
-				t.args = append(t.args, arg)
-				arg, inArg = nil, false
-			}
+			endArg()
 		case c == '\'' || c == '"':
 			if err := flush(false); err != nil {
 				return Template{}, err
 			}
-			end := i + 1
-			for end < len(rs) && rs[end] != c {
-				if c == '"' && rs[end] == '\\' && end+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[end+1]) {
-					end++
-				}
-				text.WriteRune(rs[end])
-				end++
-			}
+			end := unquote(rs, i, &text)
 			if end == len(rs) {
 				return Template{}, fmt.Errorf("%q has an unclosed %c quote", s, c)
 			}
@@ -190,10 +186,23 @@ func parseString(s string) (Template, error) {
 	if err := flush(false); err != nil {
 		return Template{}, err
 	}
-	if inArg {
-		t.args = append(t.args, arg)
-	}
+	endArg()
 	return t, nil
+}
+
+// unquote writes the text of the quote that opens at rs[i] to text, a
+// double quote's escapes undone, and returns where the quote closes:
+// len(rs) when it does not.
+func unquote(rs []rune, i int, text *strings.Builder) int {
+	c, end := rs[i], i+1
+	for end < len(rs) && rs[end] != c {
+		if c == '"' && rs[end] == '\\' && end+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[end+1]) {
+			end++
+		}
+		text.WriteRune(rs[end])
+		end++
+	}
+	return end
 }
 
 // placeholderParts splits text into literals and {placeholders}. "{{" and
