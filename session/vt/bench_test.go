@@ -2,6 +2,8 @@ package vt
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -220,6 +222,36 @@ func BenchmarkVT10x(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_, _ = term.Write(p)
+			}
+		})
+	}
+}
+
+// BenchmarkStreams parses the output of real full-screen programs, as
+// bench/streams.sh records them, into a pane of the size 48 panes tile
+// a 200x50 terminal into (scale.sh's agents rows): SANDMUX_STREAMS names
+// the directory (default $TMPDIR/sandmux-streams, streams.sh's).
+//
+// With a memo in front of the pen table's map (penTable.recent), old and
+// new test binaries interleaved ten times each: htop 301 -> 285 µs a
+// pass (p = 0.002), apt and log within the noise; vim, plain, colour,
+// frames, wide and mixed unchanged.
+func BenchmarkStreams(b *testing.B) {
+	dir := os.Getenv("SANDMUX_STREAMS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "sandmux-streams")
+	}
+	for _, name := range []string{"htop", "vim", "apt", "log"} {
+		data, err := os.ReadFile(filepath.Join(dir, name+".stream"))
+		if err != nil {
+			b.Skipf("no recorded streams (make them with SANDMUX=./sandmux bench/streams.sh %s): %v", dir, err)
+		}
+		b.Run(name, func(b *testing.B) {
+			s := New(28, 7)
+			defer s.Close()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				s.Write(string(data))
 			}
 		})
 	}

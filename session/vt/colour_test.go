@@ -68,3 +68,27 @@ func TestContract_L2_PenTableBounded(t *testing.T) {
 		t.Fatalf("the main screen's pen was swept while hidden: fg %#x", got.FG)
 	}
 }
+
+// The memo in front of the pen table (penTable.recent) forgets what a
+// sweep freed: a pen no cell used any more, set again once a sweep freed
+// its id, draws in its own colours, not in none. The colours between
+// never take the pen's slot in the memo, which would hide a stale one.
+func TestPenMemoForgetsSweptPens(t *testing.T) {
+	s, _ := newScreen(t, 8, 3)
+	const again = "\x1b[38;5;196;48;5;21;1m"
+	want := style{fg: PaletteColor(196), bg: PaletteColor(21), attrs: AttrBold}
+	s.Write("\x1b[3;1H" + again + "y\x1b[m\x1b[3;1Hz") // memoised, then used by no cell
+	slot := recentSlot(&want)
+	for i, n := 0, 0; n < 2*minPenLimit; i++ { // past a sweep
+		c := style{fg: RGBColor(uint8(i>>16), uint8(i>>8), uint8(i))}
+		if recentSlot(&c) == slot {
+			continue
+		}
+		n++
+		s.Write(fmt.Sprintf("\x1b[2;1H\x1b[38;2;%d;%d;%dmx", i>>16, i>>8&255, i&255))
+	}
+	s.Write("\x1b[3;1H" + again + "y")
+	if got := cellAt(s, 0, 2); got.style() != want {
+		t.Fatalf("the returning pen drew %+v, want %+v", got.style(), want)
+	}
+}

@@ -27,6 +27,33 @@ type penTable struct {
 	free  []uint32
 	limit int
 	marks []bool
+	// recent is a memo in front of ids, one style to a slot by a hash
+	// cheaper than the map's: a full-screen program sets the same few
+	// pens before every run it draws, and looking each up in the map
+	// took a tenth of the parse of htop's output. An empty slot holds
+	// the default style, which intern answers before it looks. A sweep
+	// frees ids, so it empties the memo.
+	recent [penRecentSlots]penRecent
+}
+
+// penRecent is a style the table interned and its id.
+type penRecent struct {
+	st style
+	id uint32
+}
+
+// penRecentSlots is the memo's size: a power of two.
+const penRecentSlots = 16
+
+// recentSlot is st's slot in the memo.
+func recentSlot(st *style) int {
+	x := uint32(st.attrs) | uint32(st.under)<<16
+	if st.cleared {
+		x |= 1 << 24
+	}
+	h := uint32(st.fg)*0x9e3779b1 ^ uint32(st.bg)*0x85ebca77 ^ uint32(st.ul)*0xc2b2ae3d ^
+		x*0x27d4eb2f ^ uint32(st.link)*0x165667b1
+	return int(h >> 28)
 }
 
 type penEntry struct {
@@ -42,6 +69,7 @@ func (t *penTable) init() {
 	t.ids = map[style]uint32{}
 	t.free = t.free[:0]
 	t.limit = minPenLimit
+	t.recent = [penRecentSlots]penRecent{}
 }
 
 // full reports whether interning a new style needs a sweep first.
@@ -53,7 +81,12 @@ func (t *penTable) intern(st style) uint32 {
 	if st == (style{}) {
 		return 0
 	}
+	m := &t.recent[recentSlot(&st)]
+	if m.st == st {
+		return m.id
+	}
 	if id, ok := t.ids[st]; ok {
+		*m = penRecent{st, id}
 		return id
 	}
 	var id uint32
@@ -66,6 +99,7 @@ func (t *penTable) intern(st style) uint32 {
 		t.pens = append(t.pens, penEntry{st: st, erase: -1, live: true})
 	}
 	t.ids[st] = id
+	*m = penRecent{st, id}
 	return id
 }
 
@@ -220,6 +254,7 @@ func (s *Screen) sweep() {
 		}
 	}
 	s.erasePenID = -1
+	t.recent = [penRecentSlots]penRecent{} // it may name ids just freed
 	// It names ids by number. Dropped, not cleared: a cleared map keeps
 	// its buckets, up to 4096 entries' worth, some 320 KB a pane.
 	s.penCache = nil
