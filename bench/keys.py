@@ -12,8 +12,9 @@ quiet costs sandmux more than one typed 10 ms after the last: run
 GAP=0.01 and GAP=0.05 to see that step.
 FLOODS=K puts K more panes beside the cat, each catting a file of 20 MB
 over and over (scale.sh's "echo beside 4 floods", with more keys, so the
-p99 and the slowest key mean something); FLOODFILE=PATH names the file
-(default: $TMPDIR/sandmux-streams/mixed.txt, made with
+p99 and the slowest key mean something), and types {}`& , which the file
+must not hold, for a letter in a flood's frame is no echo; FLOODFILE=PATH
+names the file (default: $TMPDIR/sandmux-streams/mixed.txt, made with
 ../shared/bench/gen-output.py when missing).
 Needs perf (Debian's linux-perf) for the server's counts (not taken
 beside floods: they would count the floods); without it the echo times
@@ -24,6 +25,9 @@ n, kind = int(sys.argv[1]), sys.argv[2]
 gap = float(os.environ.get("GAP", "0.02"))
 name = f"keys{os.getpid()}"
 floods = int(os.environ.get("FLOODS", "0"))
+# Beside floods the keys are characters the flooding file never holds
+# (agents.sh's), so a letter in a flood frame is not taken for the echo.
+KEYS = b"{}`&"
 flood = []
 if floods > 0:
     here = os.path.dirname(os.path.abspath(__file__))
@@ -32,6 +36,10 @@ if floods > 0:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         gen = os.path.join(here, "..", "..", "shared", "bench", "gen-output.py")
         subprocess.run([sys.executable, gen, "mixed", path, "20"], check=True)
+    with open(path, "rb") as f:
+        held = f.read()
+        if any(c in held for c in KEYS):
+            sys.exit(f"keys.py: {path} holds one of {KEYS.decode()}, the keys typed beside floods")
     flood = [f"sh -c 'while :; do cat {shlex.quote(path)}; done'"] * floods
 if kind == "sandmux":
     binary = os.path.abspath(sys.argv[3])
@@ -53,7 +61,7 @@ if kind == "sandmux" and shutil.which("perf") and not floods:
         drain(fd, 0.5)
 lat = []
 for i in range(n):
-    ch = bytes([ord('a') + i % 26]); drain(fd, gap)
+    ch = KEYS[i % len(KEYS):][:1] if floods else bytes([ord('a') + i % 26]); drain(fd, gap)
     lat.append(echo(fd, ch))
 counts = ""
 if perf:
