@@ -14,8 +14,9 @@
 #   ONLY="agents tp lat bin quit idle"  which rows (idle: idle.sh, then
 #                           bench/quiet.sh, the same shells settled 20 s and
 #                           counted over 30 s; lat also times the echo
-#                           beside four flooding panes, and bench/relay, the
-#                           floor of a Go echo; bin, the binary's own memory;
+#                           beside four flooding panes, 200 keys typed by
+#                           bench/keys.py, and bench/relay, the floor of a
+#                           Go echo; bin, the binary's own memory;
 #                           quit, bench/quit.sh: 48 panes beside 1000 processes;
 #                           steady, not run unless named: memory once the
 #                           rings are full, bench/steady.sh, 5.5 min a stream)
@@ -87,13 +88,13 @@ for r in $(seq "$REPEAT"); do
     m=$(python3 "$BENCH/latency.py" "$SANDMUX" -L lat$$ cat); "$SANDMUX" ctl -L lat$$ quit --kill >/dev/null 2>&1
     b=""; [ -n "$BEFORE" ] && { b=$(python3 "$BENCH/latency.py" "$BEFORE" -L latb$$ cat); "$BEFORE" ctl -L latb$$ quit --kill >/dev/null 2>&1; }
     row "idle pane echo med/p90" "$(val median_ms "$t")/$(val p90_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")ms"
-    # The same cat beside four panes that cat a 20 MB file over and over.
+    # The same cat beside four panes that cat a 20 MB file over and over,
+    # typed by keys.py: characters the file never holds (latency.py's
+    # letters are in the floods' frames too, and it took some for echoes).
     F=$SD/mixed.txt; [ -f "$F" ] || python3 "$BENCH/gen-output.py" mixed "$F" 20
-    FL="sh -c 'while :; do cat $F; done'"
-    t=$(python3 "$BENCH/latency.py" sh -c "exec tmux -L fl$$ -f /dev/null new-session cat \\; split-window \"$FL\" \\; split-window \"$FL\" \\; split-window \"$FL\" \\; split-window \"$FL\" \\; select-layout tiled \\; select-pane -t 0"); tmux -L fl$$ kill-server 2>/dev/null
-    fecho() { python3 "$BENCH/latency.py" sh -c "exec $1 -L $2 cat \"$FL\" \"$FL\" \"$FL\" \"$FL\""; "$1" ctl -L "$2" quit --kill >/dev/null 2>&1; }
-    m=$(fecho "$SANDMUX" fl$$); b=$([ -n "$BEFORE" ] && fecho "$BEFORE" flb$$)
-    row "echo beside 4 floods med/p90" "$(val median_ms "$t")/$(val p90_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")ms"
+    fk() { FLOODS=4 FLOODFILE=$F GAP=0.05 python3 "$H/keys.py" 200 "$@"; }
+    t=$(fk tmux); m=$(fk sandmux "$SANDMUX"); b=$([ -n "$BEFORE" ] && fk sandmux "$BEFORE")
+    row "echo beside 4 floods med/p90/p99" "$(val median_ms "$t")/$(val p90_ms "$t")/$(val p99_ms "$t")ms" "$(val median_ms "$m")/$(val p90_ms "$m")/$(val p99_ms "$m")ms" "$(val median_ms "$b")/$(val p90_ms "$b")/$(val p99_ms "$b")ms"
     # The floor of a Go program's echo here (bench/relay): cat on a PTY,
     # relayed with no goroutine hand-off, then with one each way.
     if [ -x "$RELAY" ]; then
