@@ -50,31 +50,39 @@ else:
         cmd += [";", "split-window", f, ";", "select-layout", "tiled"]
     if flood:
         cmd += [";", "select-pane", "-t", "0"]
+def quit_server():
+    """Ends the multiplexer this run started: on every way out, for a
+    server left with four floods would load the machine for every later
+    measure."""
+    if kind == "sandmux":
+        subprocess.run([binary, "ctl", "-L", name, "quit", "--kill"], capture_output=True)
+    else:
+        subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+
+
 pid, fd = spawn(cmd)
-drain(fd, 3.0)
-perf = None
-if kind == "sandmux" and shutil.which("perf") and not floods:
-    srv = subprocess.run(["pgrep", "-f", f"{binary} serve -S .*/{name}.sock"], capture_output=True, text=True).stdout.split()
-    if srv:
-        perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", srv[0]],
-                                stderr=subprocess.PIPE, text=True)
-        drain(fd, 0.5)
-lat = []
-for i in range(n):
-    ch = KEYS[i % len(KEYS):][:1] if floods else bytes([ord('a') + i % 26]); drain(fd, gap)
-    lat.append(echo(fd, ch))
-counts = ""
-if perf:
-    perf.send_signal(signal.SIGINT)
-    for line in perf.communicate()[1].splitlines():
-        f = line.split(",")
-        if len(f) > 2 and f[2] == "context-switches": counts += f" switches_per_key={float(f[0]) / n:.1f}"
-        if len(f) > 2 and f[2].startswith("task-clock"): counts += f" cpu_us_per_key={float(f[0]) * 1000 / n:.0f}"
-os.kill(pid, signal.SIGKILL)
-if kind == "sandmux":
-    subprocess.run([binary, "ctl", "-L", name, "quit", "--kill"], capture_output=True)
-else:
-    subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+lat, counts = [], ""
+try:
+    drain(fd, 3.0)
+    perf = None
+    if kind == "sandmux" and shutil.which("perf") and not floods:
+        srv = subprocess.run(["pgrep", "-f", f"{binary} serve -S .*/{name}.sock"], capture_output=True, text=True).stdout.split()
+        if srv:
+            perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", srv[0]],
+                                    stderr=subprocess.PIPE, text=True)
+            drain(fd, 0.5)
+    for i in range(n):
+        ch = KEYS[i % len(KEYS):][:1] if floods else bytes([ord('a') + i % 26]); drain(fd, gap)
+        lat.append(echo(fd, ch))
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        for line in perf.communicate()[1].splitlines():
+            f = line.split(",")
+            if len(f) > 2 and f[2] == "context-switches": counts += f" switches_per_key={float(f[0]) / n:.1f}"
+            if len(f) > 2 and f[2].startswith("task-clock"): counts += f" cpu_us_per_key={float(f[0]) * 1000 / n:.0f}"
+finally:
+    os.kill(pid, signal.SIGKILL)
+    quit_server()
 lat.sort()
 at = lambda q: lat[min(len(lat) - 1, int(len(lat) * q))] * 1000
 print(f"{kind} keys={n} gap_ms={gap * 1000:g} floods={floods} median_ms={statistics.median(lat) * 1000:.3f} "
