@@ -218,45 +218,39 @@ func (sc *keyScanner) multiline() {
 // array records the elements of the array at p, past its '[', as
 // p[0], p[1]…, through its ']'.
 func (sc *keyScanner) array(p string) {
-	for n := 0; ; {
-		sc.skip(true)
-		switch {
-		case sc.eof():
-			return
-		case sc.at("]"):
-			sc.advance(1)
-			return
-		case sc.at(","):
-			sc.advance(1)
-		default:
-			elem := fmt.Sprintf("%s[%d]", p, n)
-			n++
-			sc.record(elem)
-			start := sc.pos
-			sc.value(elem)
-			if sc.pos == start {
-				sc.advance(1)
-			}
-		}
-	}
+	n := 0
+	sc.items("]", func() {
+		elem := fmt.Sprintf("%s[%d]", p, n)
+		n++
+		sc.record(elem)
+		sc.value(elem)
+	})
 }
 
 // inlineTable records the keys of the inline table at p, past its '{',
 // through its '}'.
 func (sc *keyScanner) inlineTable(p string) {
+	sc.items("}", func() { sc.keyValue(p) })
+}
+
+// items steps over the comma-separated items of an array or an inline
+// table, past its opening bracket, through close: item scans each one,
+// and a character it cannot scan is skipped, so a malformed item never
+// stops the scan.
+func (sc *keyScanner) items(close string, item func()) {
 	for {
 		sc.skip(true)
 		switch {
 		case sc.eof():
 			return
-		case sc.at("}"):
+		case sc.at(close):
 			sc.advance(1)
 			return
 		case sc.at(","):
 			sc.advance(1)
 		default:
 			start := sc.pos
-			sc.keyValue(p)
+			item()
 			if sc.pos == start {
 				sc.advance(1)
 			}
