@@ -33,11 +33,11 @@ type penTable struct {
 	// took a tenth of the parse of htop's output. An empty slot holds
 	// the default style, which intern answers before it looks. A sweep
 	// frees ids, so it empties the memo.
-	recent [penRecentSlots]penRecent
+	recent [penRecentSlots]recentPen
 }
 
-// penRecent is a style the table interned and its id.
-type penRecent struct {
+// recentPen is a style the table interned and its id.
+type recentPen struct {
 	st style
 	id uint32
 }
@@ -69,7 +69,7 @@ func (t *penTable) init() {
 	t.ids = map[style]uint32{}
 	t.free = t.free[:0]
 	t.limit = minPenLimit
-	t.recent = [penRecentSlots]penRecent{}
+	t.recent = [penRecentSlots]recentPen{}
 }
 
 // full reports whether interning a new style needs a sweep first.
@@ -86,7 +86,7 @@ func (t *penTable) intern(st style) uint32 {
 		return m.id
 	}
 	if id, ok := t.ids[st]; ok {
-		*m = penRecent{st, id}
+		*m = recentPen{st, id}
 		return id
 	}
 	var id uint32
@@ -99,7 +99,7 @@ func (t *penTable) intern(st style) uint32 {
 		t.pens = append(t.pens, penEntry{st: st, erase: -1, live: true})
 	}
 	t.ids[st] = id
-	*m = penRecent{st, id}
+	*m = recentPen{st, id}
 	return id
 }
 
@@ -254,7 +254,7 @@ func (s *Screen) sweep() {
 		}
 	}
 	s.erasePenID = -1
-	t.recent = [penRecentSlots]penRecent{} // it may name ids just freed
+	t.recent = [penRecentSlots]recentPen{} // it may name ids just freed
 	// It names ids by number. Dropped, not cleared: a cleared map keeps
 	// its buckets, up to 4096 entries' worth, some 320 KB a pane.
 	s.penCache = nil
