@@ -62,7 +62,7 @@ func TestRingSnapshotTailNotReused(t *testing.T) {
 	text := floodText(4 << 20)
 	at := flood(ring, time.Unix(1000, 0), text[:1<<20])
 	at = flood(ring, at, text[1<<20:1<<20+100<<10]) // into the open segment
-	snap := ring.snapshot()
+	snap, _ := ring.snapshot()
 	open := &snap[len(snap)-1]
 	if len(open.data) == 0 {
 		t.Fatal("the open segment holds no tail; the test shows nothing")

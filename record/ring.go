@@ -1,13 +1,15 @@
 // Package record records pane screens as asciicast v2: the Ring keeps
-// the last minutes of one screen's output in memory, within its own bounds
-// and a Budget shared by all rings, and writes any window of them as a
-// cast (SaveLast); the Recorder writes one screen to a cast file as it
-// goes, with markers, pauses and an idle limit. Both take what the screen
+// the last minutes of one screen's output, packed, within its own bounds
+// and a Budget shared by all rings, in memory or a file of its own with
+// no name (spill.go), and writes any window of them as a cast
+// (SaveLast); the Recorder writes one screen to a cast file as it goes,
+// with markers, pauses and an idle limit. Both take what the screen
 // parsed from a vt.Tap and start from a keyframe, so a cast may start in
 // the middle of a stream and still replay to the exact screen.
 //
 // It does not choose file names, parse the config or talk to the UI: the
-// caller gives it writers, bounds and screens.
+// caller gives it writers, bounds, screens and the directory of the
+// rings' files.
 //
 //	vt.Screen.Write ─► tap (under the screen's lock, copies only)
 //	   ├─► Ring: segments [keyframe, events…] ─► SaveLast ─► asciicast
@@ -48,9 +50,13 @@ const (
 // RingOptions bound a Ring. Zero fields take the defaults.
 type RingOptions struct {
 	Retain       time.Duration // how far back output is kept
-	RetainBytes  int           // how much memory one ring may hold
+	RetainBytes  int           // how much one ring may keep
 	Every        time.Duration // output time between keyframes
 	SegmentBytes int           // output between keyframes at most
+	// SpillDir is where the ring keeps its sealed segments, in a file
+	// with no name (spill.go); "" keeps them in memory, and so does a
+	// ring that cannot open or write its file.
+	SpillDir string
 }
 
 func (o *RingOptions) defaults() {
@@ -95,14 +101,17 @@ type segment struct {
 	chunkedAt  int64 // the time of the last event in them
 	events     []event
 	packed     []byte // kf, data and events once sealed (pack.go); they are empty then
+	disk       span   // where packed is in the ring's file instead, once written there
 	size       int    // bytes counted for it
+	// from is the segment a snapshot's copy was made of (SaveLast).
+	from *segment
 	// shared: a snapshot holds data, so it is not the next tail (newTail).
 	shared bool
 	gone   atomic.Bool
 }
 
 func (s *segment) measure() int {
-	n := segOverhead + len(s.kf) + cap(s.data) + cap(s.events)*eventSize + cap(s.packed) + cap(s.chunks)*chunkHeader
+	n := segOverhead + len(s.kf) + cap(s.data) + cap(s.events)*eventSize + cap(s.packed) + s.disk.n + cap(s.chunks)*chunkHeader
 	for _, c := range s.chunks {
 		n += cap(c)
 	}
@@ -123,6 +132,11 @@ type Ring struct {
 	lastAt int64
 	untap  func()
 	closed bool
+	// spill is the ring's file, opened with its first sealed segment;
+	// spilled counts the bytes in it, spillErr why it is not used.
+	spill    *spillFile
+	spilled  int
+	spillErr error
 }
 
 // NewRing returns an empty ring within opts and budget (nil for none).
@@ -150,16 +164,28 @@ func (r *Ring) Close() {
 		untap()
 	}
 	r.mu.Lock()
+	if r.spill != nil {
+		r.spill.close() // first: the file goes whole, nothing to punch
+		r.spill = nil
+	}
 	freed := r.dropOldest(len(r.segs))
 	r.mu.Unlock()
 	r.charge(-freed, nil)
 }
 
-// Bytes returns the memory the ring holds, as it counts it.
+// Bytes returns what the ring keeps, in memory and in its file, as it
+// counts it: what RetainBytes and the budget bound.
 func (r *Ring) Bytes() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.bytes
+}
+
+// Resident returns the part of Bytes the ring keeps in memory.
+func (r *Ring) Resident() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes - r.spilled
 }
 
 // Keyframe starts a segment (vt.Tap).
@@ -183,6 +209,7 @@ func (r *Ring) Keyframe(at time.Time, cols, rows int, kf []byte) {
 		sealed = last.measure() - last.size
 		last.size += sealed
 		r.bytes += sealed
+		sealed -= r.spillSeg(last)
 	}
 	seg.size = seg.measure()
 	r.segs = append(r.segs, seg)
@@ -261,8 +288,16 @@ func (r *Ring) dropOldest(k int) int {
 	freed := 0
 	for _, s := range r.segs[:k] {
 		freed += s.size
+		// Gone before its bytes are punched or written over: SaveLast
+		// reads a segment back, then checks it was not gone meanwhile.
 		s.gone.Store(true)
-		s.data, s.chunks, s.events, s.kf, s.packed = nil, nil, nil, "", nil
+		if s.disk.n > 0 {
+			if r.spill != nil {
+				r.spill.punch(s.disk)
+			}
+			r.spilled -= s.disk.n
+		}
+		s.data, s.chunks, s.events, s.kf, s.packed, s.disk = nil, nil, nil, "", nil, span{}
 	}
 	r.segs = append(r.segs[:0], r.segs[k:]...)
 	clear(r.segs[len(r.segs):cap(r.segs)])

@@ -21,20 +21,27 @@ var ErrEmpty = errors.New("nothing recorded yet: the ring keeps output only whil
 // further back than the ring keeps starts at the oldest keyframe.
 //
 // The ring is locked only to take its segments (they are never written in
-// place); finding the screen at the start replays at most one segment,
-// off the lock.
+// place); reading them back from its file, and finding the screen at the
+// start, which replays at most one segment, are done off the lock.
 func (r *Ring) SaveLast(w io.Writer, d time.Duration, now time.Time) error {
-	segs := r.snapshot()
-	if len(segs) == 0 {
-		return ErrEmpty
-	}
-	ws := now.Add(-d).UnixNano()
+	segs, file := r.snapshot()
+	return saveLast(w, segs, file, now.Add(-d).UnixNano(), d)
+}
+
+// saveLast is SaveLast from the ring's snapshot: its segments and file.
+func saveLast(w io.Writer, segs []segment, file *spillFile, ws int64, d time.Duration) error {
 	i := 0
 	for i+1 < len(segs) && segs[i+1].start <= ws {
 		i++
 	}
-	ws = max(ws, segs[i].start)
-	segs = segs[i:]
+	segs, err := readBack(segs[i:], file)
+	if err != nil {
+		return fmt.Errorf("save last %v: %w", d, err)
+	}
+	if len(segs) == 0 {
+		return ErrEmpty
+	}
+	ws = max(ws, segs[0].start)
 	i = 0
 	for j := range segs {
 		unpack := segs[j].unpack
@@ -64,19 +71,47 @@ func (r *Ring) SaveLast(w io.Writer, d time.Duration, now time.Time) error {
 	return nil
 }
 
-// snapshot copies the segments' headers: their data, chunks and events
-// are only ever appended to (a chunked tail is replaced, not reused), so
-// the slices stay valid off the lock.
-func (r *Ring) snapshot() []segment {
+// snapshot copies the segments' headers, and returns the ring's file:
+// their data, chunks and events are only ever appended to (a chunked tail
+// is replaced, not reused), so the slices stay valid off the lock; what
+// is in the file is read back with readBack.
+func (r *Ring) snapshot() ([]segment, *spillFile) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]segment, 0, len(r.segs))
 	for _, s := range r.segs {
 		s.shared = true
 		out = append(out, segment{start: s.start, cols: s.cols, rows: s.rows, kf: s.kf,
-			data: s.data, chunks: s.chunks, base: s.base, chunkedAt: s.chunkedAt, events: s.events, packed: s.packed})
+			data: s.data, chunks: s.chunks, base: s.base, chunkedAt: s.chunkedAt, events: s.events,
+			packed: s.packed, disk: s.disk, from: s})
 	}
-	return out
+	return out, r.spill
+}
+
+// readBack reads the packed bytes of the segments in the ring's file,
+// and returns the segments from the first one the ring still keeps: a
+// segment dropped after the snapshot may have been written over, and it
+// and every older one are left out. (The ring marks a segment gone
+// before its bytes are punched or written over, and the mark is read
+// after them.)
+func readBack(segs []segment, file *spillFile) ([]segment, error) {
+	kept := 0
+	for j := range segs {
+		s := &segs[j]
+		if s.disk.n == 0 {
+			continue
+		}
+		b, err := file.read(s.disk)
+		if s.from.gone.Load() {
+			kept = j + 1
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.packed, s.disk = b, span{}
+	}
+	return segs[kept:], nil
 }
 
 // screenAt replays seg up to ws into a scratch screen and returns its
