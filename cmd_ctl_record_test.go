@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -323,5 +324,60 @@ func TestCtlServerRecordQuitFlushes(t *testing.T) {
 	}
 	if sum := s.summary(); strings.Contains(sum, "recording") {
 		t.Errorf("the summary reports a recording failed:\n%s", sum)
+	}
+}
+
+// ringFiles lists the files the server holds open in dir that no longer
+// have a name there.
+func (s *ctlServer) ringFiles(dir string) []string {
+	s.t.Helper()
+	fds := "/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/fd/"
+	ents, err := os.ReadDir(fds)
+	if err != nil {
+		s.t.Fatalf("list the server's files: %v", err)
+	}
+	var out []string
+	for _, e := range ents {
+		target, err := os.Readlink(fds + e.Name())
+		if err == nil && strings.HasPrefix(target, dir+"/") && strings.HasSuffix(target, " (deleted)") {
+			out = append(out, target)
+		}
+	}
+	return out
+}
+
+// A pane's ring keeps its sealed segments in a file with no name in the
+// state directory ([record] spill, on by default): the server holds it
+// open, nothing in the directory names it, and save-last reads the
+// window back from it, to the screen ctl screen shows.
+func TestCtlServerSaveLastFromTheRingsFile(t *testing.T) {
+	s := startCtlServer(t, "", evalLoop)
+	s.waitScreen("1", "READY")
+	since := time.Now()
+	// Some 400 KB: the ring seals a segment at each 256 KiB of output.
+	s.stage("1", `i=0; while [ $i -lt 40 ]; do printf '\033[3%dm' $((i % 8)); seq $((i * 2000)) $((i * 2000 + 1500)); i=$((i + 1)); done; printf '\033[0;1mtail'`, "FILLED")
+	state := filepath.Join(s.dir, "state", "sandmux")
+	if files := s.ringFiles(state); len(files) != 1 {
+		t.Fatalf("the server holds %d unnamed files in %s, want the ring's one: %q", len(files), state, files)
+	}
+	ents, err := os.ReadDir(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".ring") {
+			t.Errorf("the state directory names a ring's file: %s", e.Name())
+		}
+	}
+	last := filepath.Join(s.dir, "last.cast")
+	s.ok("save-last", "1", "--duration", (time.Since(since) + time.Minute).Round(time.Second).String(), "-o", last)
+	want := s.ok("screen", "--ansi", "1")
+	if !strings.Contains(want, "79500") || !strings.Contains(want, "tail") {
+		t.Fatalf("the pane does not show the end of its output:\n%s", want)
+	}
+	asciinemaCat(t, last)
+	sameScreen(t, "save-last from the ring's file", played(t, last, "--ansi"), want)
+	if h, _ := castHeader(t, last); h.Timestamp > since.Unix() {
+		t.Errorf("the saved window starts at %d, after the output began (%d): it lost the segments in the file", h.Timestamp, since.Unix())
 	}
 }

@@ -21,6 +21,9 @@ type RecordConfig struct {
 	Retain time.Duration
 	// RetainBytes bounds one pane's ring, RetainTotal all of them.
 	RetainBytes, RetainTotal int64
+	// Spill keeps each ring's packed past in an unnamed file in the state
+	// directory rather than in memory.
+	Spill bool
 	// Dir is where recordings and saved windows go; "" is
 	// $XDG_DATA_HOME/sandmux/recordings (RecordDir resolves it).
 	Dir string
@@ -44,11 +47,14 @@ var recordOptions = []option[RecordConfig]{
 		help: `How far back each pane keeps its output, for save-last (prefix S, ctl save-last); "0" keeps none.`,
 		kind: durationKind(func(r *RecordConfig) *time.Duration { return &r.Retain }, 0, 24*time.Hour)},
 	{table: "record", key: "retain_bytes", def: "4MiB",
-		help: `How much memory one pane's kept output may take, such as "4MiB"; the oldest goes first.`,
+		help: `How much one pane's kept output may take, such as "4MiB"; the oldest goes first.`,
 		kind: byteSizeKind(func(r *RecordConfig) *int64 { return &r.RetainBytes }, 64<<10)},
 	{table: "record", key: "retain_total", def: "16MiB",
-		help: `How much memory every pane's kept output may take together; the oldest of all goes first.`,
+		help: `How much every pane's kept output may take together; the oldest of all goes first.`,
 		kind: byteSizeKind(func(r *RecordConfig) *int64 { return &r.RetainTotal }, 64<<10)},
+	{table: "record", key: "spill", def: true,
+		help: `Keeps each pane's kept output, once packed, on disk rather than in memory: in a file with no name in the state directory ($XDG_STATE_HOME/sandmux), gone with its pane; false keeps it in memory.`,
+		kind: boolKind(func(r *RecordConfig) *bool { return &r.Spill })},
 	{table: "record", key: "dir", def: "",
 		help: `Where recordings (prefix R, ctl record) and saved windows go; "" is $XDG_DATA_HOME/sandmux/recordings.`,
 		kind: stringKind(func(r *RecordConfig) *string { return &r.Dir }, nil)},

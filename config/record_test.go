@@ -64,7 +64,7 @@ func TestConfigRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := RecordConfig{Retain: 0, RetainBytes: 1 << 20, RetainTotal: 16 << 20, Dir: filepath.Join(dir, "casts"), IdleLimit: 2 * time.Second}
+	want := RecordConfig{Retain: 0, RetainBytes: 1 << 20, RetainTotal: 16 << 20, Spill: true, Dir: filepath.Join(dir, "casts"), IdleLimit: 2 * time.Second}
 	if c.Record != want {
 		t.Errorf("got %+v, want %+v", c.Record, want)
 	}

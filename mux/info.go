@@ -32,7 +32,8 @@ type PaneInfo struct {
 	// Recording is the file the pane is recorded to, "" when it is not.
 	Recording string
 	// MemBytes is what sandmux holds for the pane: its screen with the
-	// scrollback (vt.Screen.MemBytes), its ring of the last minutes and
+	// scrollback (vt.Screen.MemBytes), the part of its ring of the last
+	// minutes in memory (the rest is in the ring's file, [record] spill) and
 	// its session's buffers (session.Session.MemBytes).
 	// Only Panes fills it in (it walks the scrollback).
 	MemBytes int64

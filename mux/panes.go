@@ -143,7 +143,7 @@ func (s *Shared) Panes() []PaneInfo {
 			info.MemBytes = p.screen.MemBytes()
 		}
 		if p.recs.ring != nil {
-			info.MemBytes += int64(p.recs.ring.Bytes())
+			info.MemBytes += int64(p.recs.ring.Resident())
 		}
 		if p.sess != nil {
 			info.MemBytes += p.sess.MemBytes()

@@ -5,6 +5,7 @@ import (
 	"github.com/sandmux/sandmux/endpoint"
 	"github.com/sandmux/sandmux/status"
 	"github.com/sandmux/sandmux/ui"
+	"github.com/sandmux/sandmux/xdg"
 )
 
 // uiConfig is the UI's config from the file's options; events is where
@@ -24,10 +25,15 @@ func uiConfig(cfg *config.Config, events func(ui.Event), parsers int) ui.Config 
 }
 
 // recordConfig is [record] as the UI takes it; without a directory for
-// recordings, starting one says so.
+// recordings, starting one says so, and without a state directory the
+// rings keep their past in memory.
 func recordConfig(r config.RecordConfig) ui.RecordConfig {
 	dir, _ := r.RecordDir() // "" makes each recording say why there is no directory
-	return ui.RecordConfig{Retain: r.Retain, RetainBytes: int(r.RetainBytes), RetainTotal: int(r.RetainTotal), Dir: dir, IdleLimit: r.IdleLimit}
+	rc := ui.RecordConfig{Retain: r.Retain, RetainBytes: int(r.RetainBytes), RetainTotal: int(r.RetainTotal), Dir: dir, IdleLimit: r.IdleLimit}
+	if state, err := xdg.State(); r.Spill && err == nil {
+		rc.SpillDir = state
+	}
+	return rc
 }
 
 // notifyWays are the ui.notify values the terminal serves ("command" is
