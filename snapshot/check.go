@@ -92,28 +92,15 @@ type member struct {
 // admit checks one header. The returned error is a *MemberError naming it.
 func (c *checker) admit(h *tar.Header) (member, error) {
 	raw := h.Name
-	c.members++
-	if c.members > c.lim.MaxMembers {
-		return member{}, overLimit(raw, "more than %d members; raise the member limit if you trust this archive", c.lim.MaxMembers)
-	}
-	c.nameBytes += int64(len(raw) + len(h.Linkname))
-	if c.nameBytes > maxNameBytes {
-		return member{}, overLimit(raw, "names take more than %d bytes in total", maxNameBytes)
+	if err := c.count(h); err != nil {
+		return member{}, err
 	}
 	name, err := cleanName(raw)
 	if err != nil {
 		return member{}, err
 	}
-	switch h.Typeflag {
-	case tar.TypeReg, tar.TypeDir, tar.TypeSymlink:
-	case tar.TypeLink:
-		return member{}, refuse(raw, "hard link to %q is not allowed; save the workspace with hard links dereferenced", h.Linkname)
-	case tar.TypeChar, tar.TypeBlock:
-		return member{}, refuse(raw, "device nodes are not allowed")
-	case tar.TypeFifo:
-		return member{}, refuse(raw, "FIFOs are not allowed")
-	default:
-		return member{}, refuse(raw, "member type %q is not supported (only files, directories and symlinks)", string(rune(h.Typeflag)))
+	if err := checkType(h); err != nil {
+		return member{}, err
 	}
 	if name == "." {
 		if h.Typeflag != tar.TypeDir {
@@ -129,13 +116,51 @@ func (c *checker) admit(h *tar.Header) (member, error) {
 	if err != nil {
 		return member{}, err
 	}
+	if err := c.add(raw, name, h); err != nil {
+		return member{}, err
+	}
+	return member{name: name, implicit: implicit}, nil
+}
+
+// count charges h to the member limit and to the names' total size.
+func (c *checker) count(h *tar.Header) error {
+	c.members++
+	if c.members > c.lim.MaxMembers {
+		return overLimit(h.Name, "more than %d members; raise the member limit if you trust this archive", c.lim.MaxMembers)
+	}
+	c.nameBytes += int64(len(h.Name) + len(h.Linkname))
+	if c.nameBytes > maxNameBytes {
+		return overLimit(h.Name, "names take more than %d bytes in total", maxNameBytes)
+	}
+	return nil
+}
+
+// checkType refuses every member type but files, directories and symlinks.
+func checkType(h *tar.Header) error {
+	switch h.Typeflag {
+	case tar.TypeReg, tar.TypeDir, tar.TypeSymlink:
+		return nil
+	case tar.TypeLink:
+		return refuse(h.Name, "hard link to %q is not allowed; save the workspace with hard links dereferenced", h.Linkname)
+	case tar.TypeChar, tar.TypeBlock:
+		return refuse(h.Name, "device nodes are not allowed")
+	case tar.TypeFifo:
+		return refuse(h.Name, "FIFOs are not allowed")
+	default:
+		return refuse(h.Name, "member type %q is not supported (only files, directories and symlinks)", string(rune(h.Typeflag)))
+	}
+}
+
+// add records the member name, other than the root, in the tree model. A
+// directory may name one that an earlier member created implicitly.
+func (c *checker) add(raw, name string, h *tar.Header) error {
 	if old, ok := c.nodes[name]; ok {
 		if !(old.implicit && h.Typeflag == tar.TypeDir) {
-			return member{}, refuse(raw, "duplicate name: %q appears more than once", name)
+			return refuse(raw, "duplicate name: %q appears more than once", name)
 		}
 		old.implicit = false
 		c.dirs++
-		return member{name: name, implicit: implicit}, nil
+		return nil
 	}
 	n := &node{}
 	switch h.Typeflag {
@@ -148,13 +173,13 @@ func (c *checker) admit(h *tar.Header) (member, error) {
 		c.bytes += h.Size
 	case tar.TypeSymlink:
 		if err := checkLinkTarget(raw, name, h.Linkname); err != nil {
-			return member{}, err
+			return err
 		}
 		n.kind, n.target = kindSymlink, h.Linkname
 		c.links = append(c.links, name)
 	}
 	c.nodes[name] = n
-	return member{name: name, implicit: implicit}, nil
+	return nil
 }
 
 func (c *checker) addRoot(raw string) error {

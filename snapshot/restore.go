@@ -180,16 +180,9 @@ const (
 )
 
 func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep *reporter) (*Report, error) {
-	dir, err := filepath.Abs(dir)
+	dir, state, err := destination(dir, opts.Replace)
 	if err != nil {
 		return nil, err
-	}
-	state, err := inspect(dir)
-	if err != nil {
-		return nil, err
-	}
-	if state == stateFull && !opts.Replace {
-		return nil, fmt.Errorf("%w: %s; restore into a missing or empty directory, or replace it (--replace, restore = \"replace\")", ErrNotEmpty, dir)
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -211,18 +204,7 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 		return nil, err
 	}
 	defer s.close() // After the swap: the lock guards tmp until it is the workspace.
-	r, err := read(ctx, archive, opts.Limits, s, rep)
-	if err == nil {
-		err = s.finish()
-	}
-	if err == nil && syncToDisk {
-		// One syncfs instead of an fsync per file: the restored content is
-		// on disk before the swap makes it the workspace, so a crash
-		// afterwards cannot leave empty files behind the new name.
-		if serr := unix.Syncfs(s.root); serr != nil {
-			err = fmt.Errorf("sync the restored tree to disk: %w", serr)
-		}
-	}
+	r, err := unpack(ctx, archive, opts.Limits, s, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +222,43 @@ func restore(ctx context.Context, archive, dir string, opts RestoreOptions, rep 
 	if old != "" {
 		if err := removeTree(old); err != nil {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("the old workspace is left at %s (%v): remove it by hand", old, err))
+		}
+	}
+	return r, nil
+}
+
+// destination makes dir absolute and tells what is there, refusing a
+// non-empty workspace unless replace.
+func destination(dir string, replace bool) (string, workspaceState, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	state, err := inspect(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	if state == stateFull && !replace {
+		return "", 0, fmt.Errorf("%w: %s; restore into a missing or empty directory, or replace it (--replace, restore = \"replace\")", ErrNotEmpty, dir)
+	}
+	return dir, state, nil
+}
+
+// unpack reads archive into s and completes the tree s built.
+func unpack(ctx context.Context, archive string, lim Limits, s *fsSink, rep *reporter) (*Report, error) {
+	r, err := read(ctx, archive, lim, s, rep)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	if syncToDisk {
+		// One syncfs instead of an fsync per file: the restored content is
+		// on disk before the swap makes it the workspace, so a crash
+		// afterwards cannot leave empty files behind the new name.
+		if err := unix.Syncfs(s.root); err != nil {
+			return nil, fmt.Errorf("sync the restored tree to disk: %w", err)
 		}
 	}
 	return r, nil

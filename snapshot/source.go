@@ -227,7 +227,13 @@ func (t tarSource) emit(ctx context.Context, w *archiveWriter) (err error) {
 			err = errors.Join(err, fmt.Errorf("export workspace: %w", xerr))
 		}
 	}()
-	tr := tar.NewReader(bufio.NewReaderSize(pr, 1<<20))
+	return addTarStream(ctx, w, pr)
+}
+
+// addTarStream adds the entries of the tar stream r to w, leaving out what
+// w excludes, then drains what follows the stream's end: padding only.
+func addTarStream(ctx context.Context, w *archiveWriter, r io.Reader) error {
+	tr := tar.NewReader(bufio.NewReaderSize(r, 1<<20))
 	for {
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
@@ -236,8 +242,8 @@ func (t tarSource) emit(ctx context.Context, w *archiveWriter) (err error) {
 		if err == io.EOF {
 			// Let the exporter finish writing its padding, so that its own
 			// result tells whether the export succeeded.
-			// Its error, if any, is reported by the deferred wait.
-			if n, _ := io.Copy(io.Discard, io.LimitReader(pr, maxTrailing+1)); n > maxTrailing {
+			// Its error, if any, is reported by emit's deferred wait.
+			if n, _ := io.Copy(io.Discard, io.LimitReader(r, maxTrailing+1)); n > maxTrailing {
 				return fmt.Errorf("the workspace tar stream goes on for more than %d bytes after its end; check the provider's export command", maxTrailing)
 			}
 			return nil
@@ -252,11 +258,11 @@ func (t tarSource) emit(ctx context.Context, w *archiveWriter) (err error) {
 		if w.ex.ExcludedWithin(rel, h.Typeflag == tar.TypeDir) {
 			continue
 		}
-		var r io.Reader
+		var content io.Reader
 		if h.Typeflag == tar.TypeReg {
-			r = tr
+			content = tr
 		}
-		if err := w.add(h, r); err != nil {
+		if err := w.add(h, content); err != nil {
 			return err
 		}
 	}
