@@ -98,13 +98,14 @@ func main() {
 	// The emulator no longer allocates for every character it parses
 	// (third_party/vt10x), so collecting often costs little, where GOGC
 	// 400 let 48 busy panes' 23 MB of live heap sit in 146 MB of memory.
-	// The server's headroom is half its heap up to 12 MiB, 6 MiB past
-	// that (package gcpace): most of a busy server's heap is its rings'
-	// packed output, which fills for their five minutes while what the
-	// server allocates a second does not, so a headroom that grew with
-	// the rings would only hold memory. 48 busy panes hold some 11 MB
-	// before their rings fill, 25 after; at GOGC 50 that was 41 MB of
-	// memory after 5 minutes. A burst of collections (a flood) widens
+	// The server's headroom is a quarter of its heap up to 12 MiB, 3 MiB
+	// past that (package gcpace): a heap that grows, with rings kept in
+	// memory ([record] spill = false) above all, gets no more headroom
+	// than the heap it started with. With the rings in their files, 48
+	// busy panes hold some 9 MB of heap; a quarter of it as headroom took
+	// 34 MB of memory after five minutes of 48 × vim where half took 38
+	// (a tenth took no less than a quarter), for the same CPU (see the
+	// README's Performance). A burst of collections (a flood) widens
 	// that headroom up to four times for as long as it lasts, and a heap
 	// below Go's own least goal of 4 MiB (a server starting up) is paced
 	// as Go paces it by default. Every other command (the attach client
@@ -113,7 +114,7 @@ func main() {
 	// collector's own structures would (GOGC, when set, wins).
 	if os.Getenv("GOGC") == "" {
 		if len(os.Args) > 1 && os.Args[1] == "serve" {
-			gcpace.Start(50, 12<<20)
+			gcpace.Start(25, 12<<20)
 		} else {
 			debug.SetGCPercent(100)
 		}
