@@ -183,59 +183,11 @@ func (f *filter) modeSeq(prefix byte, n int, set bool) []byte {
 
 // modeReport answers DECRQM: 1 set, 2 reset, 0 not recognised.
 func (f *filter) modeReport(private bool, n int) {
-	v := 0
-	st := &f.st
-	m := &st.modes
+	var v int
 	if private {
-		set, known := false, true
-		switch n {
-		case 1:
-			set = m.AppCursor
-		case 6:
-			set = st.origin
-		case 7:
-			set = st.autowrap
-		case 12:
-			set = m.CursorBlink
-		case 25:
-			set = m.CursorVisible
-		case 9:
-			set = m.Mouse == MouseX10
-		case 1000:
-			set = m.Mouse == MouseNormal
-		case 1002:
-			set = m.Mouse == MouseButton
-		case 1003:
-			set = m.Mouse == MouseAny
-		case 1004:
-			set = m.FocusEvents
-		case 1005:
-			set = m.MouseEncoding == MouseEncodingUTF8
-		case 1006:
-			set = m.MouseEncoding == MouseEncodingSGR
-		case 1015:
-			set = m.MouseEncoding == MouseEncodingURXVT
-		case 47, 1047, 1049:
-			set = m.AltScreen
-		case 2004:
-			set = m.BracketedPaste
-		case 2026:
-			set = m.SyncOutput
-		case 2031:
-			set = m.ThemeUpdates
-		default:
-			known = false
-		}
-		if known {
-			v = 2 - boolInt(set)
-		}
+		v = f.privateModeValue(n)
 	} else {
-		switch n {
-		case 4:
-			v = 2 - boolInt(m.Insert)
-		case 20:
-			v = 2 - boolInt(st.lnm)
-		}
+		v = f.ansiModeValue(n)
 	}
 	b := append(f.scratch[:0], "\x1b["...)
 	if private {
@@ -247,6 +199,64 @@ func (f *filter) modeReport(private bool, n int) {
 	b = append(b, "$y"...)
 	f.scratch = b
 	f.out.reply(b)
+}
+
+// privateModeValue is DECRQM's value for DEC private mode n, read back
+// from what privateMode recorded.
+func (f *filter) privateModeValue(n int) int {
+	st := &f.st
+	m := &st.modes
+	var set bool
+	switch n {
+	case 1:
+		set = m.AppCursor
+	case 6:
+		set = st.origin
+	case 7:
+		set = st.autowrap
+	case 12:
+		set = m.CursorBlink
+	case 25:
+		set = m.CursorVisible
+	case 9:
+		set = m.Mouse == MouseX10
+	case 1000:
+		set = m.Mouse == MouseNormal
+	case 1002:
+		set = m.Mouse == MouseButton
+	case 1003:
+		set = m.Mouse == MouseAny
+	case 1004:
+		set = m.FocusEvents
+	case 1005:
+		set = m.MouseEncoding == MouseEncodingUTF8
+	case 1006:
+		set = m.MouseEncoding == MouseEncodingSGR
+	case 1015:
+		set = m.MouseEncoding == MouseEncodingURXVT
+	case 47, 1047, 1049:
+		set = m.AltScreen
+	case 2004:
+		set = m.BracketedPaste
+	case 2026:
+		set = m.SyncOutput
+	case 2031:
+		set = m.ThemeUpdates
+	default:
+		return 0
+	}
+	return 2 - boolInt(set)
+}
+
+// ansiModeValue is DECRQM's value for ANSI mode n, as ansiMode keeps it.
+func (f *filter) ansiModeValue(n int) int {
+	switch n {
+	case 4:
+		return 2 - boolInt(f.st.modes.Insert)
+	case 20:
+		return 2 - boolInt(f.st.lnm)
+	}
+	return 0
 }
 
 func mouseModeOf(n int) MouseMode {
