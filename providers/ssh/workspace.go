@@ -117,17 +117,9 @@ func run(ctx context.Context, client *ssh.Client, cmd string, in io.Reader, out 
 	defer sess.Close() // Best effort: the session normally closed already.
 	var stderr tail
 	sess.Stderr = &stderr
-	var stdin io.WriteCloser
-	var stdout io.Reader
-	if in != nil {
-		if stdin, err = sess.StdinPipe(); err != nil {
-			return fmt.Errorf("connect stdin: %w", err)
-		}
-	}
-	if out != nil {
-		if stdout, err = sess.StdoutPipe(); err != nil {
-			return fmt.Errorf("connect stdout: %w", err)
-		}
+	stdin, stdout, err := pipes(sess, in, out)
+	if err != nil {
+		return err
 	}
 	if err := sess.Start(cmd); err != nil {
 		return errors.Join(cause(), fmt.Errorf("start %q: %w", cmd, err))
@@ -150,10 +142,37 @@ func run(ctx context.Context, client *ssh.Client, cmd string, in io.Reader, out 
 	}
 	waitErr := sess.Wait()
 	wg.Wait()
+	return runResult(cause(), outErr, waitErr, inErr, &stderr)
+}
+
+// pipes connects the session's stdin and stdout for the streams run was
+// given; either may be nil.
+func pipes(sess *ssh.Session, in io.Reader, out io.Writer) (io.WriteCloser, io.Reader, error) {
+	var stdin io.WriteCloser
+	var stdout io.Reader
+	var err error
+	if in != nil {
+		if stdin, err = sess.StdinPipe(); err != nil {
+			return nil, nil, fmt.Errorf("connect stdin: %w", err)
+		}
+	}
+	if out != nil {
+		if stdout, err = sess.StdoutPipe(); err != nil {
+			return nil, nil, fmt.Errorf("connect stdout: %w", err)
+		}
+	}
+	return stdin, stdout, nil
+}
+
+// runResult picks the error run reports once the command and its copies
+// stopped, a cause before its effects: a cancel or a failed write closes
+// the connection, failing the wait, and a failed command stops reading
+// what is sent.
+func runResult(cause, outErr, waitErr, inErr error, stderr *tail) error {
 	var exit *ssh.ExitError
 	switch {
-	case cause() != nil:
-		return cause()
+	case cause != nil:
+		return cause
 	case outErr != nil:
 		return fmt.Errorf("write the stream: %w", outErr)
 	case errors.As(waitErr, &exit):
