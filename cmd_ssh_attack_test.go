@@ -130,12 +130,14 @@ func (w *memoryWatch) check(t *testing.T, srv *served, base int64, what string) 
 }
 
 // sshServe starts a server serving SSH with the config's [server] keys
-// line and one sandbox running command, and returns it and its port.
+// line and one sandbox running command, and returns it and its port. Its
+// rings keep their past in memory: waitStalled counts what the server
+// writes, and a flooding pane's ring would write its file all along.
 func sshServe(t *testing.T, bin, keysLine, command string) (*served, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "sandmux.toml")
-	writeConfig(t, cfg, fmt.Sprintf("[server]\nssh_listen = \"127.0.0.1:0\"\n%s\n\n[[sandbox]]\nname = \"p\"\ncommand = %s\n", keysLine, command))
+	writeConfig(t, cfg, fmt.Sprintf("[server]\nssh_listen = \"127.0.0.1:0\"\n%s\n\n[record]\nspill = false\n\n[[sandbox]]\nname = \"p\"\ncommand = %s\n", keysLine, command))
 	srv := startServe(t, bin, serverSocket(dir), isolatedEnv(dir), "-c", cfg)
 	port := srv.waitLog("its SSH address", regexp.MustCompile(`serving SSH on 127\.0\.0\.1:(\d+)$`))[1]
 	return srv, port
@@ -276,8 +278,8 @@ func stalledSSH(t *testing.T, key, port string) {
 // waitStalled waits until the server's writes to a client that reads
 // nothing wait: it has written most of the window OpenSSH gives a
 // session channel (about 1 MiB; its /proc/PID/io wchar since since, the
-// pane's output being read, not written), and then hardly anything for a
-// second. The second only decides when the test attacks; its verdict
+// pane's output being read, not written, and its ring kept in memory,
+// sshServe), and then hardly anything for a second. The second only decides when the test attacks; its verdict
 // never depends on it.
 func (s *served) waitStalled(since int64) {
 	s.t.Helper()
