@@ -104,7 +104,7 @@ func main() {
 	// than the heap it started with. With the rings in their files, 48
 	// busy panes hold some 9 MB of heap; a quarter of it as headroom took
 	// 34 MB of memory after five minutes of 48 × vim where half took 38
-	// (a tenth took no less than a quarter), for the same CPU (see the
+	// (15 % took no less than a quarter), for the same CPU (see the
 	// README's Performance). A burst of collections (a flood) widens
 	// that headroom up to four times for as long as it lasts, and a heap
 	// below Go's own least goal of 4 MiB (a server starting up) is paced
