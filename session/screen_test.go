@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,10 +98,10 @@ func (r *runTurns) RunTurn(parse func()) {
 	r.Give()
 }
 
-// A flood's slices of runSlice bytes or more go to a TurnRunner's
-// RunTurn (parsegate parses them on a thread of lower priority), and the
-// screen ends with all of them; a few bytes (a prompt, an echo) take
-// their turns on the session's own goroutine.
+// A session whose Turns is a TurnRunner parses a real flood into its
+// screen to the end, every turn given back. How the flood comes in slices
+// is the machine's: a loaded one reads it a few KiB at a time, as fast as
+// it comes, so which slices went to RunTurn is TestParseRoutesSlices's.
 func TestLargeSlicesRunThroughTheRunner(t *testing.T) {
 	m, screen, _, opts := screenSession(t)
 	turns := &runTurns{}
@@ -121,10 +122,37 @@ func TestLargeSlicesRunThroughTheRunner(t *testing.T) {
 	if !strings.Contains(text, "40000") || !strings.Contains(text, "DONE") {
 		t.Errorf("the screen misses the flood's end or what came after:\n%s", text)
 	}
-	if turns.runs == 0 {
-		t.Error("no slice of a 270 KB flood went to RunTurn")
+	if turns.taken == 0 || turns.taken != turns.given {
+		t.Errorf("turns taken %d (%d of them run), given %d: want all given back", turns.taken, turns.runs, turns.given)
 	}
-	if turns.taken <= turns.runs || turns.taken != turns.given {
-		t.Errorf("turns taken %d (%d of them run), given %d: want some taken in place, all given back", turns.taken, turns.runs, turns.given)
+}
+
+// A flood's slices of runSlice bytes or more go to a TurnRunner's
+// RunTurn (parsegate parses them on a thread of lower priority); a few
+// bytes (a prompt, an echo) take their turns where they are parsed, for
+// which the hand-off would cost more than the parse.
+func TestParseRoutesSlices(t *testing.T) {
+	screen := vt.New(80, 24)
+	defer screen.Close()
+	turns := &runTurns{}
+	s := &Session{opts: Options{Screen: screen, Turns: turns}}
+	var flood strings.Builder
+	for i := 1; i <= 40000; i++ {
+		fmt.Fprintf(&flood, "%d\r\n", i)
+	}
+	s.parse(flood.String())
+	if want := flood.Len() / vt.SliceFor(24); turns.runs < want || turns.runs < 1 {
+		t.Errorf("a %d KB flood went to RunTurn in %d slices, want %d or more", flood.Len()>>10, turns.runs, max(want, 1))
+	}
+	runs, taken := turns.runs, turns.taken
+	s.parse("$ ")
+	if turns.runs != runs || turns.taken != taken+1 {
+		t.Errorf("a prompt's two bytes: RunTurn %d times, taken %d times; want no run, one turn taken in place", turns.runs-runs, turns.taken-taken)
+	}
+	if turns.taken != turns.given {
+		t.Errorf("turns taken %d, given %d", turns.taken, turns.given)
+	}
+	if text := string(screen.Dump(nil, false, false)); !strings.Contains(text, "40000") || !strings.Contains(text, "$") {
+		t.Errorf("the screen misses the flood's end or the prompt:\n%s", text)
 	}
 }
