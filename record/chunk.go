@@ -12,9 +12,17 @@ import "time"
 // times what they take in 10-second segments. A flood is not chunked: it
 // fills its segment in milliseconds, and its bound seals it soon after.
 const (
-	// chunkBytes: zstd's fastest level packs vim's output a quarter
-	// smaller, and half again as fast, in chunks of 32 KiB as of 16.
-	chunkBytes = 32 << 10
+	// chunkBytes: what an open segment holds is its plain tail, up to a
+	// chunk, and the packed chunks before it; a smaller chunk packs
+	// worse but leaves a smaller tail. Over 5 minutes of bench/streams.sh's
+	// recordings at 20 KB/s, the open segment held on average 41, 28, 23
+	// and 28 KiB (vim, htop, apt, a log) in chunks of 8 KiB, against 68,
+	// 57, 51 and 60 in chunks of 32, whose tail grew to 40
+	// (BenchmarkRingRetain's KiB-open); 16 KiB lay between, and 4 KiB
+	// held no less for vim. zstd packs 8 KiB chunks some 15% slower than
+	// 32, a millisecond a second for 48 busy panes; BenchmarkRingRetain's
+	// five minutes of vim or htop took 146-160 ms against 130-194.
+	chunkBytes = 8 << 10
 	// tailRoom is what a chunked segment's tail starts with; it grows
 	// as output comes, so a pane holds a chunk's room only when full.
 	tailRoom = 4 << 10
