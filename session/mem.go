@@ -14,7 +14,11 @@ const readBufBytes = 8 << 10
 // stacks; `ctl ls` adds it to the pane's screen and ring. It never
 // blocks for long.
 func (s *Session) MemBytes() int64 {
-	return readBufBytes + int64(cap(s.input))*int64(unsafe.Sizeof([]byte(nil))) + s.out.MemBytes()
+	n := readBufBytes + s.out.MemBytes()
+	if s.writerOn.Load() {
+		n += int64(inputQueueLen) * int64(unsafe.Sizeof([]byte(nil)))
+	}
+	return n
 }
 
 // MemBytes is what the collector's buffers hold: the queue, and the

@@ -38,13 +38,24 @@ func TestCollectorMemBytes(t *testing.T) {
 	}
 }
 
-// A session counts its reader's buffer and input queue besides the
-// collector's.
+// A session counts its reader's buffer besides the collector's, and its
+// input queue once it has one: the queue is made with the writer, at the
+// first input the PTY did not take at once.
 func TestSessionMemBytes(t *testing.T) {
-	s := newSession(1, "x", "fake", nil, Options{}, func() {}, func(f func()) { f() })
+	s := newSession(1, "x", "fake", newFakePTY(), Options{}, func() {}, func(f func()) { f() })
 	defer s.cancelRun()
-	want := int64(readBufBytes + inputQueueLen*24)
-	if got := s.MemBytes(); got != want {
+	if got, want := s.MemBytes(), int64(readBufBytes); got != want {
 		t.Errorf("an idle session counts %d bytes, want %d", got, want)
 	}
+	if s.input != nil {
+		t.Errorf("a session never typed into holds an input queue of %d", cap(s.input))
+	}
+	if err := s.enqueue([]byte("queued")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.MemBytes(), int64(readBufBytes+inputQueueLen*24); got != want {
+		t.Errorf("a session with queued input counts %d bytes, want %d", got, want)
+	}
+	s.closeInput()
+	s.pumps.Wait()
 }

@@ -197,6 +197,9 @@ type Session struct {
 	adopt    func(func()) // hands the Manager a wait for provider calls teardown gave up on
 	started  time.Time
 
+	// input is the writer's queue, made with the writer: most panes
+	// are never typed into past what the PTY takes at once (write.go),
+	// and 48 panes' queues of inputQueueLen held 300 KB for nothing.
 	input     chan []byte
 	inputDone chan struct{} // closed to stop admission and the writer
 	// writerMu orders the writer's start (at the first input, most
@@ -254,7 +257,6 @@ func newSession(id ID, name, provider string, p providers.PTY, opts Options, not
 		id: id, name: name, provider: provider, pty: p, opts: opts, notify: notify, adopt: adopt,
 		out:          NewCollector(opts.QueueBytes),
 		started:      time.Now(),
-		input:        make(chan []byte, inputQueueLen),
 		inputDone:    make(chan struct{}),
 		reaped:       make(chan struct{}),
 		outputClosed: make(chan struct{}),
@@ -289,7 +291,8 @@ func (s *Session) startWriter() {
 	default:
 	}
 	if !s.writerOn.Load() {
-		s.writerOn.Store(true)
+		s.input = make(chan []byte, inputQueueLen)
+		s.writerOn.Store(true) // after input: enqueue reads it once this is set
 		s.pumps.Go(s.writeLoop)
 	}
 }
