@@ -68,6 +68,31 @@ func TestReplyQueueDrops(t *testing.T) {
 	})
 }
 
+// The reply pump runs while replies are queued, not for the pane's
+// life: a program asks at its start and seldom after. A reply after it
+// ended starts it again, and every reply is written, in order.
+func TestReplyPumpEndsWhenEmpty(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, rb := newScreen(t, 20, 5)
+		defer s.Close()
+		running := func() bool {
+			s.replies.mu.Lock()
+			defer s.replies.mu.Unlock()
+			return s.replies.running
+		}
+		s.Write("\x1b[c\x1b[6n")
+		synctest.Wait()
+		if running() {
+			t.Fatal("the reply pump still runs with nothing queued")
+		}
+		s.Write("\x1b[5n")
+		synctest.Wait()
+		if got, want := rb.String(), replyDA1+"\x1b[1;1R\x1b[0n"; got != want || running() {
+			t.Fatalf("replies %q (pump running: %v), want %q and the pump ended", got, running(), want)
+		}
+	})
+}
+
 type blockingWriter struct{ release chan struct{} }
 
 func (w *blockingWriter) Write(p []byte) (int, error) {

@@ -133,8 +133,8 @@ type Screen struct {
 }
 
 // New returns a Screen of cols x rows; Close stops its goroutines. They
-// start when first needed, under the Screen's lock: the reply pump with
-// the first reply, the clock with the first synchronized update. Most
+// start when needed, under the Screen's lock: the reply pump while
+// replies are queued, the clock with the first synchronized update. Most
 // panes never query the terminal nor hold an update, and a goroutine's
 // stack is the larger part of what an idle pane costs.
 func New(cols, rows int, opts ...Option) *Screen {
@@ -147,7 +147,7 @@ func New(cols, rows int, opts ...Option) *Screen {
 	s := &Screen{
 		cols: cols, rows: rows,
 		syncTimeout: c.syncTimeout,
-		replies:     &replyQueue{q: make(chan []byte, c.replyQueue)},
+		replies:     &replyQueue{max: c.replyQueue},
 		dirty:       make(chan struct{}, 1),
 		wake:        c.wake,
 		kick:        make(chan struct{}, 1),
