@@ -16,9 +16,10 @@ import (
 // minutes, and reports what the ring holds per pane after 20 s (the open
 // segment weighs most) and after 5 minutes (the sealed ones), and the
 // open segment alone, on average from 20 s on (KiB-open: what a ring
-// whose sealed segments are in its file holds in memory). The streams are bench/streams.sh's recordings of
-// real programs, from the directory in SANDMUX_STREAMS; without it the
-// benchmark replays the vim session of vt's corpus.
+// whose sealed segments are in its file holds in memory). The streams
+// are bench/streams.sh's recordings of real programs, from the
+// directory in SANDMUX_STREAMS; without it the benchmark replays the vim
+// session of vt's corpus.
 func BenchmarkRingRetain(b *testing.B) {
 	streams := map[string]string{}
 	if dir := os.Getenv("SANDMUX_STREAMS"); dir != "" {
