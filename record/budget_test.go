@@ -22,10 +22,11 @@ func TestBudgetFloodingRings(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	lines := make([]string, 1000)
 	for i := range lines {
-		lines[i] = fmt.Sprintf("%x\r\n", rnd.Uint64())
-		for len(lines[i]) < 600 {
-			lines[i] = fmt.Sprintf("%x", rnd.Uint64()) + lines[i]
+		var b strings.Builder
+		for b.Len() < 600 {
+			fmt.Fprintf(&b, "%x", rnd.Uint64())
 		}
+		lines[i] = b.String() + "\r\n"
 	}
 	rs := make([]*Ring, rings)
 	var wg sync.WaitGroup
