@@ -23,6 +23,10 @@
 #   STEADY="log vim"        the streams of the steady rows, 48 panes each
 #   STEADY_SECS=330         how long they run before memory is read
 #   BEFORE=BINARY           another sandmux (say, an older build) as a column of its own
+#   TMUXFOCUS=cat           the tmux pane the agents rows type into: cat (the
+#                           first, which agents.sh's header names; through
+#                           bench/tmuxcat) or last (agents.sh as it is: the
+#                           last player's, whose echoes its redraws hide)
 # Timings on a shared machine are noisy: compare the columns of one run.
 set -u
 H=$(dirname "$(readlink -f "$0")")
@@ -39,10 +43,17 @@ BEFORE=${BEFORE:+$(readlink -f "$BEFORE")}
 row() { if [ -n "$BEFORE" ]; then printf '| %-34s | %-26s | %-26s | %-26s |\n' "$1" "$2" "$4" "$3"
         else printf '| %-34s | %-30s | %-30s |\n' "$1" "$2" "$3"; fi; }
 
-echo "sandmux $("$SANDMUX" version 2>/dev/null | head -1), tmux $(tmux -V), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+# tmux's keys go to its cat pane, as sandmux's do (bench/tmuxcat/tmux).
+TMUXFOCUS=${TMUXFOCUS:-cat}
+case $TMUXFOCUS in
+  cat) export SANDMUX_REAL_TMUX=$(command -v tmux); AGENTS_PATH=$H/tmuxcat:$PATH;;
+  last) AGENTS_PATH=$PATH;;
+  *) echo "TMUXFOCUS is cat or last, not $TMUXFOCUS" >&2; exit 2;;
+esac
+echo "sandmux $("$SANDMUX" version 2>/dev/null | head -1), tmux $(tmux -V), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), tmux typed into its $TMUXFOCUS pane"
 row workload tmux sandmux before; row --- --- --- ---
 agents() { # KIND N STREAM
-  "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream"
+  PATH=$AGENTS_PATH "$BENCH/agents.sh" "$1" "$2" "$RATE" "$SD/$3.stream"
   # The profiles come from a run of their own, not the one timed:
   # profiling costs the server CPU and its echo, which only the profiled
   # column would have paid.
