@@ -1,6 +1,10 @@
 package vt
 
-import "github.com/charmbracelet/x/ansi"
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // param returns parameter i clamped to [0, maxParam], or def when missing.
 func param(ps ansi.Params, i, def int) int {
@@ -85,30 +89,9 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 	raw := f.seq
 	switch final {
 	case 'H', 'f':
-		row, col := max(param(ps, 0, 1), 1), max(param(ps, 1, 1), 1)
-		if !plainParams(ps) || len(ps) > 2 || param(ps, 0, 1) == 0 || param(ps, 1, 1) == 0 {
-			raw = f.canon(0, final, row, col)
-		}
-		// Where vt10x will put the cursor, so that the Screen need not
-		// ask it before the next character (full-screen programs send a
-		// CUP per row).
-		lo, hi := 0, f.rows-1
-		if f.st.origin {
-			row += f.top
-			lo, hi = f.top, f.bot
-		}
-		y := min(max(row-1, lo), hi)
-		x := min(col-1, f.cols-1)
-		f.out.seq(opGoto, y<<16|x, raw)
+		f.cup(final, ps, raw)
 	case 'J':
-		switch n := param(ps, 0, 0); n {
-		case 0, 2:
-			f.out.seq(opErase, 0, f.canon(0, 'J', n))
-		case 1:
-			f.out.seq(opEraseAbove, 0, f.canon(0, 'J', n))
-		case 3:
-			f.out.seq(opClearHistory, 0, nil)
-		}
+		f.eraseDisplay(param(ps, 0, 0))
 	case 'K':
 		if n := param(ps, 0, 0); n <= 2 {
 			f.out.seq(opErase, 0, f.canon(0, 'K', n))
@@ -140,36 +123,76 @@ func (f *filter) csiPlain(final byte, ps ansi.Params) {
 	case 's', 'u':
 		// SCOSC/SCORC only without parameters.
 		if len(ps) == 0 {
-			if final == 's' {
-				f.saveCharset()
-				f.out.seq(opSave, 0, raw)
-			} else {
-				f.restoreCharset()
-				f.out.seq(opRestore, 0, raw)
-			}
+			f.saveRestore(final == 's', raw)
 		}
 	case 't':
 		f.windowOp(param(ps, 0, 0))
 	default:
-		for i := 0; i < len(countFinals); i++ {
-			if countFinals[i] != final {
-				continue
-			}
-			n := max(param(ps, 0, 1), 1)
-			if !plainParams(ps) || len(ps) > 1 || param(ps, 0, 1) == 0 {
-				raw = f.canon(0, final, n)
-			}
-			o := opMove
-			switch final {
-			case 'S':
-				o = opScrollUp
-			case '@', 'P', 'X', 'L', 'M', 'T':
-				o = opErase
-			}
-			f.out.seq(o, n, raw)
-			return
+		if strings.IndexByte(countFinals, final) >= 0 {
+			f.countSeq(final, ps, raw)
 		}
 	}
+}
+
+// cup is CUP and HVP, canonical unless plain, with where vt10x will put
+// the cursor, so that the Screen need not ask it before the next
+// character (full-screen programs send a CUP per row).
+func (f *filter) cup(final byte, ps ansi.Params, raw []byte) {
+	row, col := max(param(ps, 0, 1), 1), max(param(ps, 1, 1), 1)
+	if !plainParams(ps) || len(ps) > 2 || param(ps, 0, 1) == 0 || param(ps, 1, 1) == 0 {
+		raw = f.canon(0, final, row, col)
+	}
+	lo, hi := 0, f.rows-1
+	if f.st.origin {
+		row += f.top
+		lo, hi = f.top, f.bot
+	}
+	y := min(max(row-1, lo), hi)
+	x := min(col-1, f.cols-1)
+	f.out.seq(opGoto, y<<16|x, raw)
+}
+
+// eraseDisplay is ED n: below and all go to vt10x, above is the Screen's
+// (vt10x leaves row 0), 3 clears the scrollback, the rest is dropped.
+func (f *filter) eraseDisplay(n int) {
+	switch n {
+	case 0, 2:
+		f.out.seq(opErase, 0, f.canon(0, 'J', n))
+	case 1:
+		f.out.seq(opEraseAbove, 0, f.canon(0, 'J', n))
+	case 3:
+		f.out.seq(opClearHistory, 0, nil)
+	}
+}
+
+// saveRestore is SCOSC (save) or SCORC, with the character sets vt10x
+// does not keep.
+func (f *filter) saveRestore(save bool, raw []byte) {
+	if save {
+		f.saveCharset()
+		f.out.seq(opSave, 0, raw)
+		return
+	}
+	f.restoreCharset()
+	f.out.seq(opRestore, 0, raw)
+}
+
+// countSeq is one of countFinals: its count or position made at least 1
+// (canonical unless plain), and what it does to the Screen's model:
+// a scroll, an erase, or a move.
+func (f *filter) countSeq(final byte, ps ansi.Params, raw []byte) {
+	n := max(param(ps, 0, 1), 1)
+	if !plainParams(ps) || len(ps) > 1 || param(ps, 0, 1) == 0 {
+		raw = f.canon(0, final, n)
+	}
+	o := opMove
+	switch final {
+	case 'S':
+		o = opScrollUp
+	case '@', 'P', 'X', 'L', 'M', 'T':
+		o = opErase
+	}
+	f.out.seq(o, n, raw)
 }
 
 func (f *filter) csiPrivate(final byte, ps ansi.Params) {
