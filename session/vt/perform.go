@@ -24,7 +24,7 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 		s.index(raw)
 		return
 	case opNextLine:
-		s.nextLine(raw)
+		s.newLine(true, raw)
 		return
 	case opScrollUp:
 		if s.feedsScrollback() {
@@ -58,11 +58,14 @@ func (s *Screen) seq(o op, n int, raw []byte) {
 	}
 }
 
-// nextLine performs NEL: a line feed, which may scroll, and a carriage
-// return.
-func (s *Screen) nextLine(raw []byte) {
+// newLine performs raw, a line feed (LF, VT, FF) or NEL: a line feed,
+// which may scroll, and a carriage return with it when cr is set (NEL,
+// or a line feed in LNM).
+func (s *Screen) newLine(cr bool, raw []byte) {
 	scrolled := s.lineFeed()
-	s.cur.x = 0
+	if cr {
+		s.cur.x = 0
+	}
 	s.pending = append(s.pending, raw...)
 	if scrolled {
 		s.fillScrolled(true)

@@ -206,14 +206,7 @@ func (s *Screen) control(b byte) {
 	s.last.ok = false
 	switch b {
 	case '\n', '\v', '\f':
-		scrolled := s.lineFeed()
-		if s.f.st.lnm {
-			s.cur.x = 0
-		}
-		s.pending = append(s.pending, b)
-		if scrolled {
-			s.fillScrolled(true)
-		}
+		s.newLine(s.f.st.lnm, []byte{b})
 		return
 	case '\r':
 		s.cur.x, s.cur.wrap = 0, false
