@@ -275,7 +275,16 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		termsafe.Fprintf(s.err, "no snapshots in %s\n", st.Root)
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	if err := printEntries(s.out, entries); err != nil {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// printEntries writes the snapshot table, one entry a row, each name and
+// path escaped: they come from the store's files.
+func printEntries(out io.Writer, entries []snapshot.Entry) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SANDBOX\tTIME\tSIZE\tFILES\tPATH")
 	for _, e := range entries {
 		files := "?"
@@ -288,10 +297,7 @@ func snapshotList(_ context.Context, args []string, s stdio) int {
 		}
 		termsafe.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Time.Local().Format("2006-01-02 15:04:05.000"), snapshot.FormatBytes(e.Size), files, e.Path)
 	}
-	if err := tw.Flush(); err != nil {
-		return exitFailure
-	}
-	return exitOK
+	return tw.Flush()
 }
 
 // configEntries keeps the entries of the config's sandboxes.

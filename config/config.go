@@ -448,23 +448,36 @@ func (p *problems) decode(doc map[string]any) *Config {
 		applyOptions(p, recordOptions, "record", "record", t, &c.Record)
 	}
 	if t := p.table(doc, "", "providers"); t != nil {
-		for name := range t {
-			at := joinKey("providers", name)
-			_, remote := remoteProviderNamed(p.reg, name)
-			switch pt := p.table(t, "providers", name); {
-			case !slices.Contains(p.reg.Names(), name):
-				p.add(at, fmt.Errorf("unknown provider (use one of %s)", quoteAll(p.reg.Names())))
-			case pt == nil:
-			case remote:
-				if c.Providers.Remote == nil {
-					c.Providers.Remote = map[string]map[string]any{}
-				}
-				c.Providers.Remote[name] = pt
-			default:
-				applyOptions(p, providerOptions, name, at, pt, &c.Providers)
+		p.decodeProviders(c, t)
+	}
+	p.decodeSandboxes(c, doc, base)
+	return c
+}
+
+// decodeProviders takes the [providers.NAME] tables: a built-in
+// provider's options, or a remote one's table as it was written.
+func (p *problems) decodeProviders(c *Config, t map[string]any) {
+	for name := range t {
+		at := joinKey("providers", name)
+		_, remote := remoteProviderNamed(p.reg, name)
+		switch pt := p.table(t, "providers", name); {
+		case !slices.Contains(p.reg.Names(), name):
+			p.add(at, fmt.Errorf("unknown provider (use one of %s)", quoteAll(p.reg.Names())))
+		case pt == nil:
+		case remote:
+			if c.Providers.Remote == nil {
+				c.Providers.Remote = map[string]map[string]any{}
 			}
+			c.Providers.Remote[name] = pt
+		default:
+			applyOptions(p, providerOptions, name, at, pt, &c.Providers)
 		}
 	}
+}
+
+// decodeSandboxes takes the [[sandbox]] tables, each over base (the
+// defaults and [defaults]).
+func (p *problems) decodeSandboxes(c *Config, doc map[string]any, base Sandbox) {
 	for i, t := range p.arrayTables(doc, "sandbox") {
 		s := base
 		s.Env = maps.Clone(base.Env)
@@ -483,7 +496,6 @@ func (p *problems) decode(doc map[string]any) *Config {
 		p.remoteOptions(c, &s, at, own)
 		c.Sandboxes = append(c.Sandboxes, s)
 	}
-	return c
 }
 
 // options returns the table of the named provider, by key.

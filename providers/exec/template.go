@@ -124,70 +124,96 @@ func parseArray(list []string) (Template, error) {
 
 // parseString splits s like sh, without expansions; see Template.
 func parseString(s string) (Template, error) {
-	t := Template{source: s}
-	var arg []part
-	var text strings.Builder // literal text of the current run
-	inArg := false
-	// flush ends a run of text in one quoting context, finding its
-	// placeholders.
-	flush := func(quoted bool) error {
-		if text.Len() == 0 {
-			return nil
-		}
-		parts, err := placeholderParts(text.String(), quoted)
-		text.Reset()
-		arg = append(arg, parts...)
-		return err
-	}
-	endArg := func() { // a word ends: the argument it made, if any
-		if inArg {
-			t.args = append(t.args, arg)
-			arg, inArg = nil, false
-		}
-	}
+	sc := templateScan{t: Template{source: s}}
 	rs := []rune(s)
 	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if err := flush(false); err != nil {
-				return Template{}, err
-			}
-			endArg()
-		case c == '\'' || c == '"':
-			if err := flush(false); err != nil {
-				return Template{}, err
-			}
-			end := unquote(rs, i, &text)
-			if end == len(rs) {
-				return Template{}, fmt.Errorf("%q has an unclosed %c quote", s, c)
-			}
-			if err := flush(true); err != nil {
-				return Template{}, err
-			}
-			i, inArg = end, true
-			if len(arg) == 0 {
-				arg = []part{{}} // '' is an empty argument, not nothing
-			}
-		case c == '\\':
-			if i+1 == len(rs) {
-				return Template{}, fmt.Errorf("%q ends with a lone backslash", s)
-			}
-			i++
-			text.WriteRune(rs[i])
-			inArg = true
-		case strings.ContainsRune("|;&<>()$`", c):
-			return Template{}, fmt.Errorf("%q: the template is not run by a shell, so %c does nothing there (quote it, or run a shell: sh -c '...')", s, c)
-		default:
-			text.WriteRune(c)
-			inArg = true
+		next, err := sc.step(s, rs, i)
+		if err != nil {
+			return Template{}, err
 		}
+		i = next
 	}
-	if err := flush(false); err != nil {
+	if err := sc.flush(false); err != nil {
 		return Template{}, err
 	}
-	endArg()
-	return t, nil
+	sc.endArg()
+	return sc.t, nil
+}
+
+// templateScan is parseString's state: the template so far, the
+// argument being made and the literal text of its current run.
+type templateScan struct {
+	t     Template
+	arg   []part
+	text  strings.Builder // literal text of the current run
+	inArg bool
+}
+
+// step takes the rune at rs[i] of s and returns the index of the last
+// rune it took (a quote or an escape takes more than one).
+func (sc *templateScan) step(s string, rs []rune, i int) (int, error) {
+	c := rs[i]
+	switch {
+	case c == ' ' || c == '\t' || c == '\n':
+		if err := sc.flush(false); err != nil {
+			return i, err
+		}
+		sc.endArg()
+	case c == '\'' || c == '"':
+		return sc.quote(s, rs, i)
+	case c == '\\':
+		if i+1 == len(rs) {
+			return i, fmt.Errorf("%q ends with a lone backslash", s)
+		}
+		i++
+		sc.text.WriteRune(rs[i])
+		sc.inArg = true
+	case strings.ContainsRune("|;&<>()$`", c):
+		return i, fmt.Errorf("%q: the template is not run by a shell, so %c does nothing there (quote it, or run a shell: sh -c '...')", s, c)
+	default:
+		sc.text.WriteRune(c)
+		sc.inArg = true
+	}
+	return i, nil
+}
+
+// quote takes the quote that opens at rs[i] and returns where it closes.
+func (sc *templateScan) quote(s string, rs []rune, i int) (int, error) {
+	if err := sc.flush(false); err != nil {
+		return i, err
+	}
+	end := unquote(rs, i, &sc.text)
+	if end == len(rs) {
+		return i, fmt.Errorf("%q has an unclosed %c quote", s, rs[i])
+	}
+	if err := sc.flush(true); err != nil {
+		return i, err
+	}
+	sc.inArg = true
+	if len(sc.arg) == 0 {
+		sc.arg = []part{{}} // '' is an empty argument, not nothing
+	}
+	return end, nil
+}
+
+// flush ends a run of text in one quoting context, finding its
+// placeholders.
+func (sc *templateScan) flush(quoted bool) error {
+	if sc.text.Len() == 0 {
+		return nil
+	}
+	parts, err := placeholderParts(sc.text.String(), quoted)
+	sc.text.Reset()
+	sc.arg = append(sc.arg, parts...)
+	return err
+}
+
+// endArg ends a word: the argument it made, if any.
+func (sc *templateScan) endArg() {
+	if sc.inArg {
+		sc.t.args = append(sc.t.args, sc.arg)
+		sc.arg, sc.inArg = nil, false
+	}
 }
 
 // unquote writes the text of the quote that opens at rs[i] to text, a
