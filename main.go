@@ -98,23 +98,23 @@ func main() {
 	// The emulator no longer allocates for every character it parses
 	// (third_party/vt10x), so collecting often costs little, where GOGC
 	// 400 let 48 busy panes' 23 MB of live heap sit in 146 MB of memory.
-	// The server's headroom is a quarter of its heap up to 12 MiB, 3 MiB
-	// past that (package gcpace): a heap that grows, with rings kept in
-	// memory ([record] spill = false) above all, gets no more headroom
-	// than the heap it started with. With the rings in their files, 48
-	// busy panes hold some 9 MB of heap; a quarter of it as headroom took
-	// 34 MB of memory after five minutes of 48 × vim where half took 38
-	// (15 % took no less than a quarter), for the same CPU (see the
-	// README's Performance). A burst of collections (a flood) widens
-	// that headroom up to four times for as long as it lasts, and a heap
-	// below Go's own least goal of 4 MiB (a server starting up) is paced
-	// as Go paces it by default. Every other command (the attach client
-	// above all) allocates less than Go's 4 MiB minimum heap and, at Go's
-	// default, never collects, which holds less memory than the
-	// collector's own structures would (GOGC, when set, wins).
+	// The server's heap may grow 4 MiB past what each collection left
+	// live, however large that is (package gcpace): what the panes
+	// allocate a second does not grow with the heap. A quarter of the
+	// heap as headroom, up to 12 MiB, held 16 busy panes' 3 to 4 MB of
+	// live heap in 1 MiB more, collected every half second: 4 MiB took
+	// a tenth less CPU at 16 × vim and 48 × htop for 2 to 3 MB more
+	// memory (see the README's Performance). With the rings in their
+	// files, 48 busy panes hold some 9 MB of heap. A burst of
+	// collections (a flood) widens that headroom up to four times for as
+	// long as it lasts, and a heap not measured yet (a server starting
+	// up) is paced as Go paces it by default. Every other command (the
+	// attach client above all) allocates less than Go's 4 MiB minimum
+	// heap and, at Go's default, never collects, which holds less memory
+	// than the collector's own structures would (GOGC, when set, wins).
 	if os.Getenv("GOGC") == "" {
 		if len(os.Args) > 1 && os.Args[1] == "serve" {
-			gcpace.Start(25, 12<<20)
+			gcpace.Start(4 << 20)
 		} else {
 			debug.SetGCPercent(100)
 		}

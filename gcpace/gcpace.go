@@ -1,24 +1,31 @@
 // Package gcpace sets the server's GC percentage after every collection
-// so that its heap's headroom stops growing once the live heap passes a
-// size: GOGC's percentage of the live heap up to it, that much of it past.
+// so that the heap may grow by the same number of bytes past what the
+// collection left live, however large that is: a headroom in bytes,
+// where GOGC is one in proportion to the heap.
 //
-// Most of a busy server's heap is its recording rings' packed output,
-// which grows for the rings' five minutes while what the server
-// allocates a second does not. At a fixed GOGC the headroom grows with
-// the rings: 48 busy panes after five minutes sat 13 MB above their live
-// heap at GOGC 50, where the 6 MB they had before the rings filled keeps
-// collections as frequent as they were then. (A headroom from the heap
-// the collector scans instead, most of the rings being bytes it marks
-// without scanning, set GOGC to its floor and collected every 100 ms: a
-// collection's fixed costs, not its scanning, are most of it there.)
+// How often a server is collected is what it allocates a second over
+// its headroom. What it allocates a second is what its panes' output
+// makes, which does not grow with the heap: much of a busy server's heap
+// is its screens' scrollback and its recording rings' open segments.
+// A headroom in proportion gave a small heap little: 16 busy panes keep
+// some 3 to 4 MB live, and at a quarter of it as headroom they were
+// collected every half second, a tenth of the server's CPU (the idle
+// processors' mark workers among it); with 4 MiB, every two seconds or
+// so. At a fixed GOGC the headroom also grew with the rings when they
+// are kept in the heap ([record] spill = false): 48 busy panes after
+// five minutes sat 13 MB above their live heap at GOGC 50. (A headroom
+// from the heap the collector scans instead, most of the rings being
+// bytes it marks without scanning, set GOGC to its floor and collected
+// every 100 ms: a collection's fixed costs, not its scanning, are most
+// of it there.)
 //
 // A flood is the exception: its pane allocates as fast as it parses, and
-// at that headroom a 20 MB cat was collected 24 times in a second, a
-// ninth of the server's CPU. A run of collections each close on the one
-// before (Boost) doubles the headroom, up to maxBoost times, and one that
-// comes long after the one before halves it back. A flood holds some
-// 15 MB more while it lasts; 48 busy panes, collected a second or more
-// apart, never see it.
+// a 20 MB cat was collected 24 times in a second, a ninth of the
+// server's CPU. A run of collections each close on the one before
+// (Boost) doubles the headroom, up to maxBoost times, and one that comes
+// long after the one before halves it back. A flood holds some 15 MB
+// more while it lasts; 48 busy panes, collected a second or more apart,
+// never see it.
 //
 // It owns only the GC percentage of the process, from Start on; it reads
 // the runtime's metrics and knows nothing of rings or panes.
@@ -41,11 +48,9 @@ const minPercent = 5
 // block may outlive a collection.
 type sentinel struct{ _ *int }
 
-// Pacer keeps the headroom at percent of the heap, up to percent of
-// capBytes, until Stop.
+// Pacer keeps the headroom at headroom bytes, until Stop.
 type Pacer struct {
-	percent  int
-	capBytes uint64
+	headroom uint64
 	// samples are read on the runtime's cleanup goroutine only.
 	samples []metrics.Sample
 	stopped atomic.Bool
@@ -88,15 +93,15 @@ func Boost(boost, run int, gap time.Duration) (int, int) {
 }
 
 // Start sets GOGC for a heap not measured yet now and, after every
-// collection from now on, to what gives percent of capBytes as headroom
-// once the heap outgrows it (Percent).
-func Start(percent int, capBytes uint64) *Pacer {
-	p := &Pacer{percent: percent, capBytes: capBytes, boost: 1, at: time.Now(), samples: []metrics.Sample{
+// collection from now on, to what gives headroom bytes past the heap
+// (Percent).
+func Start(headroom uint64) *Pacer {
+	p := &Pacer{headroom: headroom, boost: 1, at: time.Now(), samples: []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/gc/scan/stack:bytes"},
 		{Name: "/gc/scan/globals:bytes"},
 	}}
-	pct := Percent(percent, capBytes, 0)
+	pct := Percent(headroom, 0)
 	debug.SetGCPercent(pct)
 	p.last.Store(int64(pct))
 	p.arm()
@@ -132,31 +137,22 @@ func (p *Pacer) tune() {
 	now := time.Now()
 	p.boost, p.run = Boost(p.boost, p.run, now.Sub(p.at))
 	p.at = now
-	pct := Percent(p.percent*p.boost, p.capBytes, live+roots)
+	pct := Percent(p.headroom*uint64(p.boost), live+roots)
 	if int64(pct) != p.last.Load() {
 		debug.SetGCPercent(pct)
 		p.last.Store(int64(pct))
 	}
 }
 
-// minHeap is Go's own least heap goal at its default GOGC of 100: a
-// smaller heap is collected when it reaches this, whatever it holds.
-const minHeap = 4 << 20
-
-// Percent is the GOGC that gives a heap of heap bytes (live, stacks and
-// globals, what GOGC is a percentage of) percent of it as headroom up to
-// capBytes, and percent of capBytes past it. A heap that would be
-// collected before minHeap at percent is paced as Go paces it by default
-// (100: at minHeap, or twice the heap) instead: below 100, Go lowers its
-// least goal in proportion (2 MiB at 50), and a server starting up, its
-// heap a megabyte or two, collected four times in its first 60 ms for
-// nothing. heap 0 is a heap not measured yet.
-func Percent(percent int, capBytes, heap uint64) int {
-	if heap*uint64(100+percent)/100 < minHeap {
-		return max(percent, 100)
+// Percent is the GOGC that lets a heap of heap bytes (live, stacks and
+// globals, what GOGC is a percentage of) grow by headroom bytes before
+// the next collection, and at least by minPercent of itself, so that a
+// huge heap's collections do not come back to back. heap 0 is a heap not
+// measured yet: Go's own pace (100, at least 4 MiB), as a server
+// starting up is paced.
+func Percent(headroom, heap uint64) int {
+	if heap == 0 {
+		return 100
 	}
-	if heap <= capBytes {
-		return percent
-	}
-	return max(minPercent, int(uint64(percent)*capBytes/heap))
+	return int(max(minPercent, headroom*100/heap))
 }

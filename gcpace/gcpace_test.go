@@ -13,23 +13,20 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestPercent(t *testing.T) {
-	const limit = 12 << 20
+	const headroom = 4 << 20
 	for _, tc := range []struct {
 		heap uint64
 		want int
 	}{
 		{0, 100},       // nothing measured yet: Go's own pace, 4 MiB
-		{1 << 20, 100}, // starting up: collected at 4 MiB, not 1.5
-		{2 << 20, 100}, // 3 MiB at 50 %: 4 MiB at 100
-		{3 << 20, 50},  // 4.5 MiB at 50 %, past Go's least goal
-		{11 << 20, 50}, // 48 busy panes before their rings fill
-		{limit, 50},    // at the cap
-		{24 << 20, 25}, // their rings full: the same 6 MiB of headroom
-		{48 << 20, 12}, // twice that
+		{1 << 20, 400}, // starting up: collected at 5 MiB
+		{4 << 20, 100}, // 16 busy panes: 4 MiB more, as at 48
+		{16 << 20, 25}, // rings kept in the heap: still 4 MiB more
+		{64 << 20, 6},  // 4 MiB of 64
 		{1 << 30, minPercent},
 	} {
-		if got := Percent(50, limit, tc.heap); got != tc.want {
-			t.Errorf("Percent(50, %d, %d) = %d, want %d", limit, tc.heap, got, tc.want)
+		if got := Percent(headroom, tc.heap); got != tc.want {
+			t.Errorf("Percent(%d, %d) = %d, want %d", headroom, tc.heap, got, tc.want)
 		}
 	}
 }
@@ -38,8 +35,8 @@ func TestPercent(t *testing.T) {
 // output.
 var held [][]byte
 
-// After a collection the pacer has lowered GOGC for a heap past its cap,
-// and it stops setting it once stopped.
+// After a collection the pacer has lowered GOGC for a heap many times
+// its headroom, and it stops setting it once stopped.
 func TestPacerFollowsCollections(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
@@ -47,11 +44,11 @@ func TestPacerFollowsCollections(t *testing.T) {
 		held = append(held, make([]byte, 1<<20))
 	}
 	defer func() { held = nil }()
-	p := Start(50, 16<<20)
+	p := Start(8 << 20)
 	defer p.Stop()
 	for deadline := time.Now().Add(30 * time.Second); p.Percent() >= 50; {
 		if time.Now().After(deadline) {
-			t.Fatalf("GOGC still %d after collections of a live heap of 64 MB, past a cap of 16", p.Percent())
+			t.Fatalf("GOGC still %d after collections of a live heap of 64 MB with 8 MiB of headroom", p.Percent())
 		}
 		runtime.GC()                 // the cleanup runs after it, on the runtime's goroutine
 		time.Sleep(time.Millisecond) // a poll interval: the cleanup's run has no event
