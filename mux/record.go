@@ -105,7 +105,7 @@ func (s *Shared) attachRing(p *Pane) {
 	if s.rec.budget == nil {
 		s.rec.budget = record.NewBudget(c.RetainTotal)
 	}
-	p.recs.ring = record.NewRing(record.RingOptions{Retain: c.Retain, RetainBytes: c.RetainBytes, SpillDir: c.SpillDir}, s.rec.budget)
+	p.recs.ring = record.NewRing(record.RingOptions{Retain: c.Retain, RetainBytes: c.RetainBytes, SpillDir: c.SpillDir, Hold: p.Echoing}, s.rec.budget)
 	p.recs.ring.Attach(p.screen)
 }
 

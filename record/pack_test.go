@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -166,6 +167,43 @@ func TestRingDefaultKeyframeEvery(t *testing.T) {
 		}
 		if msg := windowDiff(t, ring, a, 14*time.Second); msg != "" {
 			t.Fatal(msg)
+		}
+	})
+}
+
+// While Hold says a key's echo is awaited, a keyframe due by time waits
+// for the first output after it (the seal's packing stays off the echo's
+// path), a window across the longer segment still replays to the exact
+// screen, and one due by size is not put off.
+func TestRingHoldPutsOffTimedKeyframes(t *testing.T) {
+	stream := vimStream(t)
+	synctest.Test(t, func(t *testing.T) {
+		var held atomic.Bool
+		held.Store(true)
+		a, ring := tapped(t, 80, 24, RingOptions{Hold: held.Load})
+		segs := func() int {
+			ring.mu.Lock()
+			defer ring.mu.Unlock()
+			return len(ring.segs)
+		}
+		pace(a, stream, 0, 1200) // 12 s, all of it while an echo is awaited
+		if n := segs(); n != 1 {
+			t.Fatalf("12 s of output while held made %d segments, want 1 (only the first keyframe)", n)
+		}
+		held.Store(false)
+		pace(a, stream, 1200, 1201)
+		if n := segs(); n != 2 {
+			t.Fatalf("the first output once let go made %d segments, want 2 (the keyframe held back)", n)
+		}
+		if msg := windowDiff(t, ring, a, 11*time.Second); msg != "" {
+			t.Fatal(msg)
+		}
+		held.Store(true)
+		for range 300 { // 300 KB at once: past SegmentBytes, held or not
+			a.Write(stream[:min(1000, len(stream))])
+		}
+		if n := segs(); n < 3 {
+			t.Errorf("300 KB while held made %d segments, want a keyframe due by size (3 or more)", n)
 		}
 	})
 }

@@ -57,6 +57,13 @@ type RingOptions struct {
 	// with no name (spill.go); "" keeps them in memory, and so does a
 	// ring that cannot open or write its file.
 	SpillDir string
+	// Hold, when set and true, puts off a keyframe that Every makes due
+	// (one that SegmentBytes makes due is not): the pane's owner awaits
+	// a key's echo, and sealing the segment before it (packing it whole,
+	// some 2 ms on caches gone cold between keys) would come between the
+	// echo's parse and its drawing. The keyframe comes with the first
+	// output after the echo is drawn. Called with the ring's lock held.
+	Hold func() bool
 }
 
 func (o *RingOptions) defaults() {
@@ -265,7 +272,8 @@ func (r *Ring) WantKeyframe() bool {
 	if seg.outLen() >= r.opts.SegmentBytes {
 		return true
 	}
-	return time.Duration(r.lastAt-seg.start) >= r.opts.Every && seg.outLen() >= len(seg.kf)/2
+	due := time.Duration(r.lastAt-seg.start) >= r.opts.Every && seg.outLen() >= len(seg.kf)/2
+	return due && (r.opts.Hold == nil || !r.opts.Hold())
 }
 
 // trim drops the segments the ring's own bounds no longer keep and
