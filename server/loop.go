@@ -51,6 +51,10 @@ type loop struct {
 	model  watched
 	echoes echoWriter // the model, when it says so; nil otherwise
 	filter func(tea.Model, tea.Msg) tea.Msg
+	// plain is the model as the filter takes it, converted once: a
+	// conversion between interfaces at every message went to the
+	// runtime's table of them.
+	plain tea.Model
 
 	// mu is held while the model handles a message, and guards the rest.
 	mu sync.Mutex
@@ -81,7 +85,7 @@ const maxIdleWorkers = 4
 func newLoop(m watched, filter func(tea.Model, tea.Msg) tea.Msg) *loop {
 	echoes, _ := m.(echoWriter)
 	return &loop{
-		model: m, echoes: echoes, filter: filter,
+		model: m, echoes: echoes, filter: filter, plain: m,
 		reselect: make(chan struct{}, 1), end: make(chan error, 1), over: make(chan struct{}),
 		work: make(chan tea.Cmd),
 	}
@@ -177,7 +181,7 @@ func (l *loop) deliver(msg tea.Msg, byRun bool) {
 		}
 	}()
 	if l.filter != nil {
-		if msg = l.filter(l.model, msg); msg == nil {
+		if msg = l.filter(l.plain, msg); msg == nil {
 			return
 		}
 	}

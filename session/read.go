@@ -34,6 +34,7 @@ type reader struct {
 	buf     []byte
 	rate    paceRate
 	nower   readNower // the PTY, when the pacer's tick reads it (poll); else nil
+	poller  pollPacer // the pacer, when nower is set
 	carried int       // bytes the tick read into buf and left for the reader to hand off
 }
 
@@ -52,8 +53,9 @@ type reader struct {
 func (s *Session) readLoop() {
 	defer s.out.Close() // after the last Push: output closed
 	r := &reader{s: s, buf: make([]byte, readBufBytes)}
-	if _, ok := s.opts.Pacer.(pollPacer); ok {
+	if pp, ok := s.opts.Pacer.(pollPacer); ok {
 		r.nower, _ = s.pty.(readNower)
+		r.poller = pp
 	}
 	for {
 		n, err := s.pty.Read(r.buf)
@@ -110,7 +112,7 @@ func (r *reader) pace() int {
 		return 0
 	}
 	r.carried = 0
-	s.opts.Pacer.(pollPacer).PaceWith(s.runCtx.Done(), r.poll)
+	r.poller.PaceWith(s.runCtx.Done(), r.poll)
 	return r.carried
 }
 

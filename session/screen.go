@@ -47,7 +47,7 @@ func (s *Session) parse(text string) {
 	}
 	_, rows := screen.Size()
 	limit := vt.SliceFor(rows)
-	runner, _ := s.opts.Turns.(TurnRunner)
+	runner := s.runner
 	for len(text) > 0 {
 		n := vt.SliceEnd(text, limit)
 		slice := text[:n]

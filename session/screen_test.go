@@ -135,7 +135,7 @@ func TestParseRoutesSlices(t *testing.T) {
 	screen := vt.New(80, 24)
 	defer screen.Close()
 	turns := &runTurns{}
-	s := &Session{opts: Options{Screen: screen, Turns: turns}}
+	s := &Session{opts: Options{Screen: screen, Turns: turns}, runner: turns}
 	var flood strings.Builder
 	for i := 1; i <= 40000; i++ {
 		fmt.Fprintf(&flood, "%d\r\n", i)
