@@ -54,8 +54,9 @@ func (s *Session) readLoop() {
 	defer s.out.Close() // after the last Push: output closed
 	r := &reader{s: s, buf: make([]byte, readBufBytes)}
 	if pp, ok := s.opts.Pacer.(pollPacer); ok {
-		r.nower, _ = s.pty.(readNower)
-		r.poller = pp
+		if r.nower, _ = s.pty.(readNower); r.nower != nil {
+			r.poller = pp
+		}
 	}
 	for {
 		n, err := s.pty.Read(r.buf)

@@ -47,13 +47,12 @@ func (s *Session) parse(text string) {
 	}
 	_, rows := screen.Size()
 	limit := vt.SliceFor(rows)
-	runner := s.runner
 	for len(text) > 0 {
 		n := vt.SliceEnd(text, limit)
 		slice := text[:n]
 		switch {
-		case runner != nil && n >= runSlice:
-			runner.RunTurn(func() { screen.Write(slice) })
+		case s.runner != nil && n >= runSlice:
+			s.runner.RunTurn(func() { screen.Write(slice) })
 		case s.opts.Turns != nil:
 			s.opts.Turns.Take()
 			screen.Write(slice)

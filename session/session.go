@@ -193,16 +193,16 @@ type Session struct {
 	pty      providers.PTY
 	opts     Options
 	out      *Collector
-	// now and runner are pty and opts.Turns as the interfaces Write and
-	// parse look for, found once: an assertion to an interface at each
-	// key or read went to the runtime's table of them (a call site's
-	// cache is filled on one miss in 1024), some 1.5 % of the server's
-	// CPU for an idle key.
-	now     writeNower
-	runner  TurnRunner
-	notify  func()
-	adopt   func(func()) // hands the Manager a wait for provider calls teardown gave up on
-	started time.Time
+	// writeNow and runner are pty and opts.Turns as the interfaces
+	// Write and parse look for, found once: an assertion to an
+	// interface at each key or read went to the runtime's table of them
+	// (a call site's cache is filled on one miss in 1024), some 1.5 % of
+	// the server's CPU for an idle key.
+	writeNow writeNower
+	runner   TurnRunner
+	notify   func()
+	adopt    func(func()) // hands the Manager a wait for provider calls teardown gave up on
+	started  time.Time
 
 	// input is the writer's queue, made with the writer: most panes
 	// are never typed into past what the PTY takes at once (write.go),
@@ -272,7 +272,7 @@ func newSession(id ID, name, provider string, p providers.PTY, opts Options, not
 		tornDown:     make(chan struct{}),
 		done:         make(chan struct{}),
 	}
-	s.now, _ = p.(writeNower)
+	s.writeNow, _ = p.(writeNower)
 	s.runner, _ = opts.Turns.(TurnRunner)
 	// Detached from any caller: only teardown ends a session's pumps.
 	s.runCtx, s.cancelRun = context.WithCancel(context.Background())

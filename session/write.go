@@ -20,9 +20,9 @@ func (s *Session) Write(p []byte) error {
 		return ErrInputClosed
 	default:
 	}
-	if s.now != nil && s.writeMu.TryLock() {
+	if s.writeNow != nil && s.writeMu.TryLock() {
 		if s.queued.Load() == 0 {
-			n, err := s.now.WriteNow(p)
+			n, err := s.writeNow.WriteNow(p)
 			if err != nil {
 				// The child is gone or the PTY closed: teardown or
 				// exit will say so; input has nowhere to go.
