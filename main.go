@@ -104,7 +104,7 @@ func main() {
 	// heap as headroom, up to 12 MiB, held 16 busy panes' 3 to 4 MB of
 	// live heap in 1 MiB more, collected every half second: 4 MiB took
 	// a tenth less CPU at 16 × vim and 48 × htop for 2 to 3 MB more
-	// memory (see the README's Performance). With the rings in their
+	// memory (see docs/PERFORMANCE.md). With the rings in their
 	// files, 48 busy panes hold some 9 MB of heap. A burst of
 	// collections (a flood) widens that headroom up to four times for as
 	// long as it lasts, and a heap not measured yet (a server starting
