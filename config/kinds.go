@@ -2,7 +2,7 @@ package config
 
 // The kinds of config values: how each is read from TOML, checked and
 // normalised. Each takes the field it fills, so the options tables in
-// config.go stay one line of wiring per key.
+// options.go stay one line of wiring per key.
 
 import (
 	"errors"
