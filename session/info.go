@@ -107,28 +107,27 @@ const (
 	inputQueueLen     = 256
 )
 
+// withDefaults is o with every unset (zero or negative) bound at its
+// default; a negative Window is no window.
 func (o Options) withDefaults() Options {
-	if o.StopGrace <= 0 {
-		o.StopGrace = DefaultStopGrace
-	}
-	if o.KillGrace <= 0 {
-		o.KillGrace = DefaultKillGrace
-	}
-	if o.DrainGrace <= 0 {
-		o.DrainGrace = DefaultDrainGrace
-	}
-	if o.QueueBytes <= 0 {
-		o.QueueBytes = DefaultQueueBytes
-	}
+	orDefault(&o.StopGrace, DefaultStopGrace)
+	orDefault(&o.KillGrace, DefaultKillGrace)
+	orDefault(&o.DrainGrace, DefaultDrainGrace)
+	orDefault(&o.QueueBytes, DefaultQueueBytes)
 	if o.Window < 0 {
 		o.Window = 0
 	} else if o.Window == 0 {
 		o.Window = DefaultWindow
 	}
-	if o.Bound <= 0 {
-		o.Bound = o.StopGrace + o.KillGrace + 10*time.Second
-	}
+	orDefault(&o.Bound, o.StopGrace+o.KillGrace+10*time.Second)
 	return o
+}
+
+// orDefault sets *v to def when it is zero or negative.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Reason is why a session was torn down.
