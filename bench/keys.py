@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What an idle key costs: N keys typed one at a time into a multiplexer
-whose focused pane runs cat, each timed until its echo shows, and, for
-sandmux, `perf stat` of its server meanwhile (context switches and CPU
+whose focused pane runs cat, each timed until its echo shows, and `perf stat`
+of its server meanwhile (sandmux's or tmux's: context switches and CPU
 time, per key). More keys than latency.py's 40 make the median steadier.
 
 usage: keys.py N sandmux BINARY      (a private server, -L, quit at the end)
@@ -65,8 +65,11 @@ lat, counts = [], ""
 try:
     drain(fd, 3.0)
     perf = None
-    if kind == "sandmux" and shutil.which("perf") and not floods:
-        srv = subprocess.run(["pgrep", "-f", f"{binary} serve -S .*/{name}.sock"], capture_output=True, text=True).stdout.split()
+    if shutil.which("perf") and not floods:
+        if kind == "sandmux":
+            srv = subprocess.run(["pgrep", "-f", f"{binary} serve -S .*/{name}.sock"], capture_output=True, text=True).stdout.split()
+        else:  # tmux's server is the process of the command line that is not the client's child
+            srv = subprocess.run(["pgrep", "-P", "1", "-f", f"tmux -L {name} "], capture_output=True, text=True).stdout.split()
         if srv:
             perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", srv[0]],
                                     stderr=subprocess.PIPE, text=True)
