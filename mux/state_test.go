@@ -148,3 +148,34 @@ func TestNarrowedSyncLooksAtTouchedPanesOnly(t *testing.T) {
 		t.Errorf("after the state timer the other pane is %s, want waiting", st.State)
 	}
 }
+
+// A screen rule reads the screen a frame took, in that frame's Update:
+// the views draw first, the rules read after (SyncStates), and what they
+// decide is the pane's state once the debounce has passed, as a mark's.
+func TestRulesReadTheFramesScreen(t *testing.T) {
+	rule, err := status.Compile(status.RuleSpec{Match: `Proceed with (\w+)\?`, State: "waiting", Reason: "asks about $1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newFakeBackend()
+	s, v := newTestShared(t, b, 2, Config{Rules: []*status.Rule{rule}})
+	v.looking = s.Grid()[0]
+	now := muxtest.FixedNow()
+	s.SetClock(func() time.Time { return now })
+	update(s, nil)
+	p := s.Grid()[1]
+	if st := p.State(); st.State == status.Waiting {
+		t.Fatalf("waiting before the question: %+v", st)
+	}
+	now = now.Add(ruleEvery) // the start's frame read the screen at the fixed clock
+	p.Screen().Write("Proceed with deploy? ")
+	frame(s)
+	if st := p.State(); st.State == status.Waiting {
+		t.Fatalf("waiting before the debounce: %+v", st)
+	}
+	now = now.Add(status.DefaultDebounce)
+	update(s, nil)
+	if st := p.State(); st.State != status.Waiting || st.Reason != "asks about deploy" {
+		t.Fatalf("state %s (%q), want waiting (asks about deploy)", st.State, st.Reason)
+	}
+}
