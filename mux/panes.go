@@ -38,9 +38,9 @@ type Shared struct {
 	// in this Update: the redraw loop must be watching once it ends.
 	watchNow bool
 
-	stateArmed  time.Time     // when the state timer fires; zero when none waits
-	stateCancel chan struct{} // closed when a timer for an earlier deadline replaces it
-	stateDues   []time.Time   // SyncStates' scratch: the deadlines it saw
+	stateArmed time.Time   // when the state timer fires; zero when none waits
+	stateTimer *stateTimer // the one state timer (statetimer.go); nil when none was armed
+	stateDues  []time.Time // SyncStates' scratch: the deadlines it saw
 	// narrow: this Update fed the states of the touched panes alone (a
 	// key typed, panes' output drawn), so SyncStates looks at those.
 	narrow      bool

@@ -32,7 +32,7 @@ func (s *Shared) Update(msg tea.Msg) (tea.Cmd, bool) {
 		return s.handleResize(msg), true
 	case stateMsg:
 		if msg.at.Equal(s.stateArmed) { // not a timer that gave way
-			s.stateArmed, s.stateCancel = time.Time{}, nil
+			s.stateArmed, s.stateTimer = time.Time{}, nil
 		}
 		return nil, true // SyncStates, after the Update, looks.
 	case usageTickMsg:

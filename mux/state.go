@@ -231,14 +231,10 @@ func (s *Shared) SyncStates() tea.Cmd {
 	if next.IsZero() || !s.stateArmed.IsZero() && !next.Before(s.stateArmed) {
 		return nil
 	}
-	// One state timer at a time: the later one gives way, so timers
-	// cannot pile up while earlier deadlines keep coming.
-	if s.stateCancel != nil {
-		close(s.stateCancel)
-	}
-	cancel := make(chan struct{})
-	s.stateArmed, s.stateCancel = next, cancel
-	return s.afterUnless(next.Sub(now), stateMsg{at: next}, cancel)
+	// One state timer at a time, moved to an earlier deadline
+	// (statetimer.go), so timers cannot pile up while earlier deadlines
+	// keep coming.
+	return s.armState(next, now)
 }
 
 // lastWithin is the latest of dues no later than slack after first.
@@ -351,10 +347,7 @@ func (s *Shared) Report(id string, st status.State, reason string, ttl time.Dura
 
 // After returns a command that delivers msg after d, or nothing once the
 // model is done: not tea.Tick, whose timer would outlive the program.
-func (s *Shared) After(d time.Duration, msg tea.Msg) tea.Cmd { return s.afterUnless(d, msg, nil) }
-
-// afterUnless is after, ended early (with nothing) once cancel closes.
-func (s *Shared) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{}) tea.Cmd {
+func (s *Shared) After(d time.Duration, msg tea.Msg) tea.Cmd {
 	stop := s.stop
 	return func() tea.Msg {
 		t := time.NewTimer(d)
@@ -363,7 +356,6 @@ func (s *Shared) afterUnless(d time.Duration, msg tea.Msg, cancel <-chan struct{
 		case <-t.C:
 			return msg
 		case <-stop:
-		case <-cancel:
 		}
 		return nil
 	}

@@ -82,9 +82,10 @@ func TestPaneFailingOnItsOwnAsks(t *testing.T) {
 	}
 }
 
-// One state timer at a time: a timer for a later deadline gives way to
-// one for an earlier, and ends at once, so none pile up.
-func TestStateTimerGivesWay(t *testing.T) {
+// One state timer at a time: an earlier deadline moves the timer armed
+// for a later one, with no second command, and the command that waits
+// on it delivers the moved deadline; none pile up.
+func TestStateTimerMovesEarlier(t *testing.T) {
 	b := newFakeBackend()
 	s, _ := newTestShared(t, b, 2, Config{})
 	now := muxtest.FixedNow()
@@ -98,21 +99,58 @@ func TestStateTimerGivesWay(t *testing.T) {
 	}
 	s.Grid()[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
 	s.syncPane(0, s.Grid()[0], now)
-	late := s.SyncStates()
-	if late == nil || !s.stateArmed.Equal(now.Add(10*time.Minute)) {
+	wait := s.SyncStates()
+	if wait == nil || !s.stateArmed.Equal(now.Add(10*time.Minute)) {
 		t.Fatalf("no timer for the report's ttl (armed %v)", s.stateArmed)
 	}
 	s.Grid()[1].st.track.Notify("soon") // a debounce: an earlier deadline
-	early := s.SyncStates()
-	if early == nil || !s.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
-		t.Fatalf("the debounce's deadline did not replace the ttl's (armed %v)", s.stateArmed)
+	if again := s.SyncStates(); again != nil || !s.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
+		t.Fatalf("the debounce's deadline did not move the ttl's timer (a command: %v, armed %v)", again != nil, s.stateArmed)
 	}
-	if msg := late(); msg != nil { // returns at once, not in ten minutes
-		t.Errorf("the timer that gave way delivered %v", msg)
+	// The command waits the debounce (the clock's, in real time here),
+	// not ten minutes, and says which deadline it came for.
+	msg, ok := wait().(stateMsg)
+	if !ok || !msg.at.Equal(now.Add(status.DefaultDebounce)) {
+		t.Fatalf("the moved timer delivered %v, want the debounce's deadline", msg)
 	}
 	update(s, stateMsg{at: now.Add(10 * time.Minute)}) // a stale tick clears nothing
 	if !s.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
 		t.Errorf("a stale tick disarmed the timer (armed %v)", s.stateArmed)
+	}
+	ttl := now.Add(10 * time.Minute)
+	now = now.Add(status.DefaultDebounce)
+	update(s, msg) // the tick it was armed for: the next timer is the ttl's
+	if !s.stateArmed.Equal(ttl) {
+		t.Errorf("after the debounce's tick the timer is armed for %v, want the ttl's %v", s.stateArmed, ttl)
+	}
+}
+
+// A timer that fired while its message is on its way is not moved: a new
+// one is armed, and the late message disarms nothing.
+func TestStateTimerFiredIsReplaced(t *testing.T) {
+	b := newFakeBackend()
+	s, _ := newTestShared(t, b, 1, Config{})
+	now := muxtest.FixedNow()
+	s.SetClock(func() time.Time { return now })
+	for range 3 { // the start's output goes quiet: nothing is due
+		now = now.Add(time.Minute)
+		update(s, stateMsg{at: s.stateArmed})
+	}
+	if !s.stateArmed.IsZero() {
+		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed)
+	}
+	first := s.armState(now, now) // due at once
+	msg, ok := first().(stateMsg) // fired and received: on its way
+	if !ok {
+		t.Fatalf("the timer delivered %v", msg)
+	}
+	later := now.Add(time.Second)
+	if next := s.armState(later, now); next == nil || !s.stateArmed.Equal(later) {
+		t.Fatalf("a fired timer was moved, not replaced (a command: %v, armed %v)", next != nil, s.stateArmed)
+	}
+	update(s, msg)
+	if !s.stateArmed.Equal(later) {
+		t.Errorf("the fired timer's late tick disarmed the new one (armed %v)", s.stateArmed)
 	}
 }
 
