@@ -2,7 +2,6 @@ package vt
 
 import (
 	"bytes"
-	"strings"
 )
 
 // MarkKind is an escape sequence that says what the program is doing.
@@ -90,16 +89,13 @@ func (s *Screen) TakeMarks(dst []Mark) []Mark {
 // screen rule reads (a prompt box's blank margin below is not its end).
 func (f *Frame) LastRows(n int, dst []string) []string {
 	last := f.Rows - 1
-	var buf []byte
-	for ; last >= 0; last-- {
-		buf = RenderRowText(buf[:0], f, last)
-		if len(bytes.TrimRight(buf, " ")) > 0 {
-			break
-		}
+	for last >= 0 && rowBlank(f, last) {
+		last--
 	}
+	var buf []byte
 	for y := max(0, last-n+1); y <= last; y++ {
-		buf = RenderRowText(buf[:0], f, y)
-		dst = append(dst, strings.TrimRight(string(buf), " "))
+		buf = RenderRowText(buf[:0], f, y) // its trailing blanks trimmed
+		dst = append(dst, string(buf))
 	}
 	return dst
 }

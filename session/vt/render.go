@@ -259,3 +259,23 @@ func RenderRowText(dst []byte, f *Frame, y int) []byte {
 	}
 	return dst[:end]
 }
+
+// rowBlank reports whether RenderRowText gives row y of f nothing: a
+// screen rule looks for the last row that is not blank from the bottom
+// up, past a tall screen's empty rows, without rendering them.
+func rowBlank(f *Frame, y int) bool {
+	row := f.Row(y)
+	for x := 0; x < len(row); x++ {
+		if c := &row[x]; c.Text == "" && (c.Rune == 0 || c.Rune == ' ') {
+			continue // the common blank, as printable has it
+		}
+		r, wide := printable(row, x)
+		if r != ' ' {
+			return false
+		}
+		if wide {
+			x++
+		}
+	}
+	return true
+}

@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -112,5 +113,58 @@ func TestLastRows(t *testing.T) {
 	}
 	if got := f.LastRows(9, nil); !slices.Equal(got, []string{"one", "two", "", "four"}) {
 		t.Fatalf("LastRows(9) = %q", got)
+	}
+}
+
+// rowBlank says what RenderRowText says of a row, without rendering it:
+// rows of spaces, coloured erases, wide characters and their halves,
+// clusters, marks and controls, each alone at some column.
+func TestRowBlankIsRenderedEmpty(t *testing.T) {
+	pieces := []string{
+		" ", "x", "\x1b[41m \x1b[m", "\x1b[44m\x1b[K\x1b[m", "漢", "e\u0301", "\u0301",
+		"👍🏽", "\u200b", "\x1b[7m \x1b[m", "\x1b]8;;http://x\x07 \x1b]8;;\x07", "\t",
+	}
+	for _, p := range pieces {
+		for _, col := range []int{1, 5, 9, 10} {
+			s := New(10, 3)
+			s.Write(fmt.Sprintf("\x1b[2;%dH%s", col, p))
+			var f Frame
+			s.Snapshot(&f)
+			for y := range f.Rows {
+				empty := len(RenderRowText(nil, &f, y)) == 0
+				if got := rowBlank(&f, y); got != empty {
+					t.Errorf("%q at column %d, row %d: rowBlank %v, rendered %q", p, col, y, got, RenderRowText(nil, &f, y))
+				}
+			}
+			s.Close()
+		}
+	}
+	// Cells no screen writes today, as a frame could hold them: controls,
+	// C1, a placeholder or a wide half alone, a cluster on a placeholder.
+	for _, c := range []Cell{
+		{Rune: 0x01}, {Rune: 0x85}, {Rune: 'x', Flags: FlagPlaceholder}, {Rune: '漢', Flags: FlagWide},
+		{Rune: 'e', Text: "e\u0301", Flags: FlagPlaceholder}, {Rune: 0x7f, Text: "\x7f\u0301"},
+		{Rune: '漢'}, {Rune: 'e', Text: "e\u0301"}, {Rune: 'x'},
+	} {
+		f := Frame{Cols: 3, Rows: 1, Cells: []Cell{{}, c, {Rune: ' '}}}
+		empty := len(RenderRowText(nil, &f, 0)) == 0
+		if got := rowBlank(&f, 0); got != empty {
+			t.Errorf("cell %+v: rowBlank %v, rendered %q", c, got, RenderRowText(nil, &f, 0))
+		}
+	}
+}
+
+// BenchmarkLastRows is a screen rule's read of a tall screen whose few
+// lines are at its top: the rows below them are passed over as blank.
+func BenchmarkLastRows(b *testing.B) {
+	s := New(200, 49)
+	defer s.Close()
+	s.Write("$ claude\r\nDo you want to proceed?\r\n> ")
+	var f Frame
+	s.Snapshot(&f)
+	var rows []string
+	b.ReportAllocs()
+	for b.Loop() {
+		rows = f.LastRows(5, rows[:0])
 	}
 }
