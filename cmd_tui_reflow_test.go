@@ -104,6 +104,13 @@ func TestTUIReflowZoom(t *testing.T) {
 	ctlIn(t, dir, "run", "--name", "other", "--", "sh", "-c", "exec sleep 1000")
 	tt.waitText("other")
 	tt.keys("C-b", "z")
+	// The zoom resizes the pane's PTY after a debounce, and a SIGWINCH
+	// that lands as readline takes the Enter has it redraw the prompt and
+	// line after its newline, so the output follows them on their row
+	// (as in any terminal resized then). The line waits for the new size.
+	tt.typeText(`until [ "$(stty size | cut -d' ' -f2)" -ge 100 ]; do sleep 0.05; done; echo ZOO''MED`)
+	tt.keys("Enter")
+	tt.waitText("ZOOMED")
 	tt.typeText("seq -s , 1 60")
 	tt.keys("Enter")
 	tt.waitText("58,59,60")
