@@ -86,17 +86,8 @@ func TestPaneFailingOnItsOwnAsks(t *testing.T) {
 // for a later one, with no second command, and the command that waits
 // on it delivers the moved deadline; none pile up.
 func TestStateTimerMovesEarlier(t *testing.T) {
-	b := newFakeBackend()
-	s, _ := newTestShared(t, b, 2, Config{})
 	now := muxtest.FixedNow()
-	s.SetClock(func() time.Time { return now })
-	for range 3 { // the start's output goes quiet: nothing is due
-		now = now.Add(time.Minute)
-		update(s, stateMsg{at: s.stateArmed})
-	}
-	if !s.stateArmed.IsZero() {
-		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed)
-	}
+	s := quietShared(t, 2, &now)
 	s.Grid()[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
 	s.syncPane(0, s.Grid()[0], now)
 	wait := s.SyncStates()
@@ -128,17 +119,8 @@ func TestStateTimerMovesEarlier(t *testing.T) {
 // A timer that fired while its message is on its way is not moved: a new
 // one is armed, and the late message disarms nothing.
 func TestStateTimerFiredIsReplaced(t *testing.T) {
-	b := newFakeBackend()
-	s, _ := newTestShared(t, b, 1, Config{})
 	now := muxtest.FixedNow()
-	s.SetClock(func() time.Time { return now })
-	for range 3 { // the start's output goes quiet: nothing is due
-		now = now.Add(time.Minute)
-		update(s, stateMsg{at: s.stateArmed})
-	}
-	if !s.stateArmed.IsZero() {
-		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed)
-	}
+	s := quietShared(t, 1, &now)
 	first := s.armState(now, now) // due at once
 	msg, ok := first().(stateMsg) // fired and received: on its way
 	if !ok {
@@ -216,4 +198,21 @@ func TestRulesReadTheFramesScreen(t *testing.T) {
 	if st := p.State(); st.State != status.Waiting || st.Reason != "asks about deploy" {
 		t.Fatalf("state %s (%q), want waiting (asks about deploy)", st.State, st.Reason)
 	}
+}
+
+// quietShared is n panes whose start's output went quiet, with no
+// state timer armed, on the clock *now, which it moves on and the test
+// moves after.
+func quietShared(t *testing.T, n int, now *time.Time) *Shared {
+	t.Helper()
+	s, _ := newTestShared(t, newFakeBackend(), n, Config{})
+	s.SetClock(func() time.Time { return *now })
+	for range 3 {
+		*now = now.Add(time.Minute)
+		update(s, stateMsg{at: s.stateArmed})
+	}
+	if !s.stateArmed.IsZero() {
+		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed)
+	}
+	return s
 }
