@@ -31,7 +31,8 @@ import (
 // the lock keeps one message at a time, in the order each sender sent
 // them. After an Update that wrote a key's echo to a client's terminal
 // itself, the goroutine that delivered it yields its thread once it let
-// the model go (yieldThread: yield_linux.go says why).
+// the model go (yieldThread: yield_linux.go says why), then delivers what
+// the model put off until then (deferrer).
 
 // watched is a model whose redraw loop the loop waits on itself
 // (ui.Model after WatchInLoop): Watched gives the signals it waits on
@@ -46,10 +47,16 @@ type watched interface {
 // key's echo to a terminal itself (ui.Model).
 type echoWriter interface{ EchoWritten() bool }
 
+// deferrer is a model that has, after an Update, a message for once the
+// model is free and its thread stepped aside (ui.Model's TakeDeferred:
+// the rules' read of an echo's screen, which would have held the echo).
+type deferrer interface{ TakeDeferred() tea.Msg }
+
 // loop runs a model until it quits (tea.QuitMsg) or panics.
 type loop struct {
 	model  watched
 	echoes echoWriter // the model, when it says so; nil otherwise
+	defers deferrer   // the same
 	filter func(tea.Model, tea.Msg) tea.Msg
 	// plain is the model as the filter takes it, converted once: a
 	// conversion between interfaces at every message went to the
@@ -69,6 +76,9 @@ type loop struct {
 	// stepAside: the Update just delivered wrote an echo itself; the
 	// goroutine yields its thread after letting the model go (unlock).
 	stepAside bool
+	// deferred: what the model has for after the unlock (deferrer), sent
+	// there by the goroutine that delivered the Update.
+	deferred tea.Msg
 
 	// work hands a command to a worker that waits for one: unbuffered,
 	// so a send succeeds only while one waits, and no command queues
@@ -84,8 +94,9 @@ const maxIdleWorkers = 4
 
 func newLoop(m watched, filter func(tea.Model, tea.Msg) tea.Msg) *loop {
 	echoes, _ := m.(echoWriter)
+	defers, _ := m.(deferrer)
 	return &loop{
-		model: m, echoes: echoes, filter: filter, plain: m,
+		model: m, echoes: echoes, defers: defers, filter: filter, plain: m,
 		reselect: make(chan struct{}, 1), end: make(chan error, 1), over: make(chan struct{}),
 		work: make(chan tea.Cmd),
 	}
@@ -108,11 +119,14 @@ var yieldThread = schedYield
 // unlock lets the model go, then yields the thread if the Update just
 // delivered wrote an echo itself.
 func (l *loop) unlock() {
-	aside := l.stepAside
-	l.stepAside = false
+	aside, next := l.stepAside, l.deferred
+	l.stepAside, l.deferred = false, nil
 	l.mu.Unlock()
 	if aside {
 		yieldThread()
+	}
+	if next != nil {
+		l.Send(next)
 	}
 }
 
@@ -198,6 +212,9 @@ func (l *loop) deliver(msg tea.Msg, byRun bool) {
 	_, cmd := l.model.Update(msg)
 	if l.echoes != nil && l.echoes.EchoWritten() {
 		l.stepAside = true
+	}
+	if l.defers != nil && l.deferred == nil {
+		l.deferred = l.defers.TakeDeferred()
 	}
 	l.exec(cmd)
 	if byRun {

@@ -348,3 +348,49 @@ func TestLoopYieldsAfterAnEchoWritten(t *testing.T) {
 		t.Errorf("%d yields more than the echoes written", len(yielded))
 	}
 }
+
+// deferModel is an echoModel with a message put off after each Update
+// its update marked so (ui.Model's TakeDeferred).
+type deferModel struct {
+	*echoModel
+	later tea.Msg
+}
+
+func (m *deferModel) TakeDeferred() tea.Msg {
+	msg := m.later
+	m.later = nil
+	return msg
+}
+
+// What the model puts off is delivered once it is free and the thread
+// that drew an echo stepped aside, on the same goroutine (no hand-off),
+// before Send returns.
+func TestLoopDeliversTheDeferredAfterTheYield(t *testing.T) {
+	m := &deferModel{echoModel: &echoModel{loopModel: newLoopModel()}}
+	var order []string
+	m.update = func(msg tea.Msg) tea.Cmd {
+		m.written = false
+		switch msg.(type) {
+		case askMsg:
+			m.written, m.later = true, replyMsg{}
+			order = append(order, "ask "+goid())
+		case replyMsg:
+			order = append(order, "reply "+goid())
+		}
+		return nil
+	}
+	l := newLoop(m, nil)
+	yieldThread = func() {
+		if l.mu.TryLock() {
+			l.mu.Unlock()
+			order = append(order, "yield")
+		}
+	}
+	t.Cleanup(func() { yieldThread = schedYield })
+	l.Send(askMsg{})
+	if len(order) != 3 || order[1] != "yield" || order[0][4:] != order[2][6:] || !strings.HasPrefix(order[2], "reply ") {
+		t.Fatalf("Send delivered %q; want the ask, a yield, then the reply on the same goroutine", order)
+	}
+	<-m.got
+	<-m.got
+}
