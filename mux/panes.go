@@ -41,6 +41,7 @@ type Shared struct {
 	stateArmed time.Time   // when the state timer fires; zero when none waits
 	stateTimer *stateTimer // the one state timer (statetimer.go); nil when none was armed
 	stateDues  []time.Time // SyncStates' scratch: the deadlines it saw
+	rulesNow   bool        // some pane's rules are to read an echo (rulesnow.go)
 	// narrow: this Update fed the states of the touched panes alone (a
 	// key typed, panes' output drawn), so SyncStates looks at those.
 	narrow      bool

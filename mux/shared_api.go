@@ -30,6 +30,9 @@ func (s *Shared) Update(msg tea.Msg) (tea.Cmd, bool) {
 		return s.handleTeardown(msg), true
 	case resizedMsg, resizePTYMsg:
 		return s.handleResize(msg), true
+	case rulesNowMsg:
+		s.readEchoes()
+		return nil, true
 	case stateMsg:
 		if msg.at.Equal(s.stateArmed) { // not a timer that gave way
 			s.stateArmed, s.stateTimer = time.Time{}, nil
@@ -52,7 +55,7 @@ func (s *Shared) Update(msg tea.Msg) (tea.Cmd, bool) {
 // timers' and the sessions' reports, many a second for a busy pane.
 func Quiet(msg tea.Msg) bool {
 	switch msg.(type) {
-	case infosMsg, resizedMsg, resizePTYMsg, stateMsg, usageTickMsg, usageMsg:
+	case infosMsg, resizedMsg, resizePTYMsg, stateMsg, rulesNowMsg, usageTickMsg, usageMsg:
 		return true
 	}
 	return false

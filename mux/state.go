@@ -40,8 +40,9 @@ type paneState struct {
 	frame  vt.Frame // the screen as the rules last read it
 	rows   []string
 	ruleAt time.Time // when the rules last read the screen
-	// ruleDue: the screen changed since the rules read it.
-	ruleDue bool
+	// ruleDue: the screen changed since the rules read it; ruleNow: the
+	// change drew a key's echo, and the rules read it in this Update.
+	ruleDue, ruleNow bool
 	// lifeKey is what the life was last worked out from: syncStates runs
 	// after every Update, and only a change of it needs the words again.
 	lifeKey lifeKey
@@ -132,6 +133,15 @@ func (s *Shared) FeedSignals(p *Pane, now time.Time) {
 	clear(p.st.marks) // the notifications' text goes
 	if t.RuleRows() > 0 {
 		p.st.ruleDue = true
+		if p.Echoing() {
+			// Read by a message of its own, whenever the rules read
+			// last (rulesNowMsg): keys come at a typist's pace, and a
+			// read put off to ruleEvery cost every key a wake-up of the
+			// state timer and a sync of every pane; read in this Update,
+			// it held the echo's frame on its way to the terminal.
+			p.st.ruleNow, s.rulesNow = true, true
+			return
+		}
 		s.readRules(p, now)
 	}
 }
@@ -154,12 +164,18 @@ func applyMark(t *status.Tracker, mk vt.Mark) {
 }
 
 // readRules gives the rules the screen's last rows, unless they read it
-// less than ruleEvery ago (the state timer comes back for it then).
+// less than ruleEvery ago (the state timer comes back for it then) or
+// the change drew an echo (rulesNowMsg reads it).
 func (s *Shared) readRules(p *Pane, now time.Time) {
-	if !p.st.ruleDue || p.screen == nil || now.Sub(p.st.ruleAt) < ruleEvery {
+	if !p.st.ruleDue || p.screen == nil || p.st.ruleNow || now.Sub(p.st.ruleAt) < ruleEvery {
 		return
 	}
-	p.st.ruleDue, p.st.ruleAt = false, now
+	s.readScreen(p, now)
+}
+
+// readScreen gives the rules the screen's last rows now.
+func (s *Shared) readScreen(p *Pane, now time.Time) {
+	p.st.ruleDue, p.st.ruleNow, p.st.ruleAt = false, false, now
 	p.screen.Snapshot(&p.st.frame)
 	p.st.rows = p.st.frame.LastRows(p.st.track.RuleRows(), p.st.rows[:0])
 	p.st.track.Screen(p.st.rows, now)
@@ -210,7 +226,7 @@ func (s *Shared) SyncStates() tea.Cmd {
 		}
 		s.syncPane(i, p, now)
 		due(t.Next(now))
-		if p.st.ruleDue {
+		if p.st.ruleDue && !p.st.ruleNow {
 			due(p.st.ruleAt.Add(ruleEvery))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/mux/muxtest"
+	"github.com/sandmux/sandmux/session/vt"
 	"github.com/sandmux/sandmux/status"
 )
 
@@ -215,4 +216,48 @@ func quietShared(t *testing.T, n int, now *time.Time) *Shared {
 		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed)
 	}
 	return s
+}
+
+// A key's echo is read by the rules at once, however lately they read
+// the screen: not in the Update that draws it, whose frame the read
+// would hold, but in one of its own right after (TakeDeferred). Other
+// output waits out ruleEvery as before.
+func TestRulesReadAnEchoAtOnce(t *testing.T) {
+	rule, err := status.Compile(status.RuleSpec{Match: `Proceed with (\w+)\?`, State: "waiting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newTestShared(t, newFakeBackend(), 1, Config{Rules: []*status.Rule{rule}})
+	now := muxtest.FixedNow().Add(time.Minute)
+	s.SetClock(func() time.Time { return now })
+	p := s.Grid()[0]
+	p.Screen().Write("working")
+	frame(s) // read: a minute since the start's
+	read := p.st.ruleAt
+	if !read.Equal(now) || p.st.ruleDue {
+		t.Fatalf("test setup: the rules read at %v, due %v", read, p.st.ruleDue)
+	}
+	now = now.Add(ruleEvery / 5)
+	p.Screen().Write(" more")
+	frame(s)
+	if !p.st.ruleDue || !p.st.ruleAt.Equal(read) {
+		t.Fatalf("output within ruleEvery was read (at %v, due %v)", p.st.ruleAt, p.st.ruleDue)
+	}
+	now = now.Add(ruleEvery / 5)
+	s.Send(p, func(vt.Modes) []byte { return []byte("y") })
+	p.Screen().Write("y")
+	<-p.Screen().Dirty()
+	s.FeedSignals(p, now) // the echo's frame, as the views take it
+	later := s.TakeDeferred()
+	if _, ok := later.(rulesNowMsg); !ok {
+		t.Fatalf("the echo's frame put off %v, not the rules' read", later)
+	}
+	update(s, nil) // the end of the echo's Update
+	if !p.st.ruleDue || !p.st.ruleAt.Equal(read) {
+		t.Fatalf("the echo was read in the Update that drew it (at %v, due %v)", p.st.ruleAt, p.st.ruleDue)
+	}
+	update(s, later)
+	if p.st.ruleDue || !p.st.ruleAt.Equal(now) {
+		t.Errorf("the echo was not read right after (read at %v, due %v)", p.st.ruleAt, p.st.ruleDue)
+	}
 }
