@@ -20,7 +20,9 @@ type rulesNowMsg struct{}
 // thread that drew an echo stepped aside (server's loop): rulesNowMsg,
 // when a frame asked for it since the last. Delivered there on the same
 // goroutine, it costs no hand-off, whose wake-up of a thread was the
-// state timer's all over again.
+// state timer's all over again. Whatever runs the model must ask after
+// every Update and deliver what it gets: until then the rules do not
+// read the screens of the panes that drew an echo.
 func (s *Shared) TakeDeferred() tea.Msg {
 	if !s.rulesNow {
 		return nil

@@ -41,7 +41,7 @@ type paneState struct {
 	rows   []string
 	ruleAt time.Time // when the rules last read the screen
 	// ruleDue: the screen changed since the rules read it; ruleNow: the
-	// change drew a key's echo, and the rules read it in this Update.
+	// change drew a key's echo, which rulesNowMsg reads (rulesnow.go).
 	ruleDue, ruleNow bool
 	// lifeKey is what the life was last worked out from: syncStates runs
 	// after every Update, and only a change of it needs the words again.
