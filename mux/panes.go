@@ -42,6 +42,7 @@ type Shared struct {
 	stateTimer *stateTimer // the one state timer (statetimer.go); nil when none was armed
 	stateDues  []time.Time // SyncStates' scratch: the deadlines it saw
 	rulesNow   bool        // some pane's rules are to read an echo (rulesnow.go)
+	updates    uint64      // the Updates ended (AfterUpdate), for paneState.ruleNowIn
 	// narrow: this Update fed the states of the touched panes alone (a
 	// key typed, panes' output drawn), so SyncStates looks at those.
 	narrow      bool

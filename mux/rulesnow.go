@@ -20,9 +20,9 @@ type rulesNowMsg struct{}
 // thread that drew an echo stepped aside (server's loop): rulesNowMsg,
 // when a frame asked for it since the last. Delivered there on the same
 // goroutine, it costs no hand-off, whose wake-up of a thread was the
-// state timer's all over again. Whatever runs the model must ask after
-// every Update and deliver what it gets: until then the rules do not
-// read the screens of the panes that drew an echo.
+// state timer's all over again. Whatever runs the model should ask after
+// every Update and deliver what it gets; one that does not has those
+// screens read as any other once that Update is over.
 func (s *Shared) TakeDeferred() tea.Msg {
 	if !s.rulesNow {
 		return nil
@@ -46,4 +46,10 @@ func (s *Shared) readEchoes() {
 			s.readScreen(p, now)
 		}
 	}
+}
+
+// readingEcho reports whether p's screen waits for rulesNowMsg: it drew
+// an echo in this Update.
+func (s *Shared) readingEcho(p *Pane) bool {
+	return p.st.ruleNow && p.st.ruleNowIn == s.updates
 }

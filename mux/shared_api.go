@@ -133,6 +133,7 @@ func (s *Shared) WatchNow() bool {
 // client's view is recorded, which keeps the recordings' title tick going.
 func (s *Shared) AfterUpdate(viewsRecorded bool) tea.Cmd {
 	st := s.SyncStates()
+	s.updates++
 	arm := s.ArmUsage()
 	s.ViewsRecorded(viewsRecorded)
 	return tea.Batch(st, arm, s.SyncRecordings())

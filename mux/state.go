@@ -41,8 +41,11 @@ type paneState struct {
 	rows   []string
 	ruleAt time.Time // when the rules last read the screen
 	// ruleDue: the screen changed since the rules read it; ruleNow: the
-	// change drew a key's echo, which rulesNowMsg reads (rulesnow.go).
+	// change drew a key's echo, in Update number ruleNowIn, which
+	// rulesNowMsg reads (rulesnow.go); past that Update, were it never
+	// delivered, the screen is read as any other.
 	ruleDue, ruleNow bool
+	ruleNowIn        uint64
 	// lifeKey is what the life was last worked out from: syncStates runs
 	// after every Update, and only a change of it needs the words again.
 	lifeKey lifeKey
@@ -139,7 +142,7 @@ func (s *Shared) FeedSignals(p *Pane, now time.Time) {
 			// read put off to ruleEvery cost every key a wake-up of the
 			// state timer and a sync of every pane; read in this Update,
 			// it held the echo's frame on its way to the terminal.
-			p.st.ruleNow, s.rulesNow = true, true
+			p.st.ruleNow, p.st.ruleNowIn, s.rulesNow = true, s.updates, true
 			return
 		}
 		s.readRules(p, now)
@@ -167,7 +170,7 @@ func applyMark(t *status.Tracker, mk vt.Mark) {
 // less than ruleEvery ago (the state timer comes back for it then) or
 // the change drew an echo (rulesNowMsg reads it).
 func (s *Shared) readRules(p *Pane, now time.Time) {
-	if !p.st.ruleDue || p.screen == nil || p.st.ruleNow || now.Sub(p.st.ruleAt) < ruleEvery {
+	if !p.st.ruleDue || p.screen == nil || s.readingEcho(p) || now.Sub(p.st.ruleAt) < ruleEvery {
 		return
 	}
 	s.readScreen(p, now)
@@ -226,7 +229,7 @@ func (s *Shared) SyncStates() tea.Cmd {
 		}
 		s.syncPane(i, p, now)
 		due(t.Next(now))
-		if p.st.ruleDue && !p.st.ruleNow {
+		if p.st.ruleDue && !s.readingEcho(p) {
 			due(p.st.ruleAt.Add(ruleEvery))
 		}
 	}

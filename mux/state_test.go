@@ -261,3 +261,31 @@ func TestRulesReadAnEchoAtOnce(t *testing.T) {
 		t.Errorf("the echo was not read right after (read at %v, due %v)", p.st.ruleAt, p.st.ruleDue)
 	}
 }
+
+// Were the put-off read never delivered, the screen is read as any
+// other once the Update that drew the echo is over: the rules do not
+// stop reading it.
+func TestRulesReadAnEchoNotDeliveredLater(t *testing.T) {
+	rule, err := status.Compile(status.RuleSpec{Match: `Proceed with (\w+)\?`, State: "waiting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newTestShared(t, newFakeBackend(), 1, Config{Rules: []*status.Rule{rule}})
+	now := muxtest.FixedNow().Add(time.Minute)
+	s.SetClock(func() time.Time { return now })
+	p := s.Grid()[0]
+	s.Send(p, func(vt.Modes) []byte { return []byte("y") })
+	p.Screen().Write("y")
+	<-p.Screen().Dirty()
+	s.FeedSignals(p, now)
+	_ = s.TakeDeferred() // and dropped
+	update(s, nil)
+	if !p.st.ruleDue {
+		t.Fatal("the echo was read in the Update that drew it")
+	}
+	now = now.Add(ruleEvery)
+	update(s, nil) // the state timer's tick, as it would come
+	if p.st.ruleDue || !p.st.ruleAt.Equal(now) {
+		t.Errorf("the echo's screen was not read after its Update (read at %v, due %v)", p.st.ruleAt, p.st.ruleDue)
+	}
+}
