@@ -223,14 +223,8 @@ func quietShared(t *testing.T, n int, now *time.Time) *Shared {
 // would hold, but in one of its own right after (TakeDeferred). Other
 // output waits out ruleEvery as before.
 func TestRulesReadAnEchoAtOnce(t *testing.T) {
-	rule, err := status.Compile(status.RuleSpec{Match: `Proceed with (\w+)\?`, State: "waiting"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := newTestShared(t, newFakeBackend(), 1, Config{Rules: []*status.Rule{rule}})
 	now := muxtest.FixedNow().Add(time.Minute)
-	s.SetClock(func() time.Time { return now })
-	p := s.Grid()[0]
+	s, p := rulePane(t, &now)
 	p.Screen().Write("working")
 	frame(s) // read: a minute since the start's
 	read := p.st.ruleAt
@@ -266,14 +260,8 @@ func TestRulesReadAnEchoAtOnce(t *testing.T) {
 // other once the Update that drew the echo is over: the rules do not
 // stop reading it.
 func TestRulesReadAnEchoNotDeliveredLater(t *testing.T) {
-	rule, err := status.Compile(status.RuleSpec{Match: `Proceed with (\w+)\?`, State: "waiting"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := newTestShared(t, newFakeBackend(), 1, Config{Rules: []*status.Rule{rule}})
 	now := muxtest.FixedNow().Add(time.Minute)
-	s.SetClock(func() time.Time { return now })
-	p := s.Grid()[0]
+	s, p := rulePane(t, &now)
 	s.Send(p, func(vt.Modes) []byte { return []byte("y") })
 	p.Screen().Write("y")
 	<-p.Screen().Dirty()
@@ -288,4 +276,16 @@ func TestRulesReadAnEchoNotDeliveredLater(t *testing.T) {
 	if p.st.ruleDue || !p.st.ruleAt.Equal(now) {
 		t.Errorf("the echo's screen was not read after its Update (read at %v, due %v)", p.st.ruleAt, p.st.ruleDue)
 	}
+}
+
+// rulePane is one pane that a screen rule watches, on the clock *now.
+func rulePane(t *testing.T, now *time.Time) (*Shared, *Pane) {
+	t.Helper()
+	rule, err := status.Compile(status.RuleSpec{Match: `Proceed with (\w+)\?`, State: "waiting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newTestShared(t, newFakeBackend(), 1, Config{Rules: []*status.Rule{rule}})
+	s.SetClock(func() time.Time { return *now })
+	return s, s.Grid()[0]
 }
