@@ -66,12 +66,10 @@ f5 = "new-command"
 	}
 
 	tt.keys("C-b", "?")
-	help := tt.waitText("show or hide this help")
-	for _, want := range []string{"z |     zoom the focused pane", "X       close the pane", "without the prefix:", "f5      open a pane running a command line", "alt+g   focus the pane whose number"} {
-		if !strings.Contains(help, want) {
-			t.Errorf("help lacks %q:\n%s", want, help)
-		}
-	}
+	// The box's last row too: a screen read mid-frame holds the top of
+	// the help only.
+	help := tt.waitText("show or hide this help", "z |     zoom the focused pane", "X       close the pane",
+		"without the prefix:", "f5      open a pane running a command line", "alt+g   focus the pane whose number", "╰")
 	if strings.Contains(help, "  x     ") {
 		t.Errorf("help still lists the unbound x:\n%s", help)
 	}

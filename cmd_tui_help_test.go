@@ -12,7 +12,8 @@ func TestTUIHelpWrapsInANarrowTerminal(t *testing.T) {
 	tt := startTerm(t, 50, 60, sandmuxBin+" 'echo help-up; exec cat'")
 	tt.waitText("help-up")
 	tt.keys("C-b", "?")
-	screen := tt.waitText("show or hide this help")
+	// Up to the box's last row: a screen read mid-frame holds its top only.
+	screen := tt.waitText("show or hide this help", "╰")
 	lines := strings.Split(screen, "\n")
 	found := false
 	for i, l := range lines {
