@@ -202,7 +202,10 @@ func TestResize(t *testing.T) {
 func TestSignalDelivered(t *testing.T) {
 	s := startServer(t)
 	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT} {
-		p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready; sleep 1000"}})
+		// exec, not a fork: sh -c catches SIGINT, and one that lands
+		// while it forks the sleep is lost (the shell then waits on a
+		// child that never got it); a loaded machine widens that moment.
+		p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready; exec sleep 1000"}})
 		tm := watch(t, p)
 		tm.waitFor(t, "ready")
 		if err := p.Signal(sig); err != nil {
