@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sandmux/sandmux/asciicast/casttest"
 )
 
 // A replay sandbox is a pane beside live ones in a real server: it plays
@@ -14,8 +16,8 @@ import (
 // replay whose file is missing fails alone, naming the file.
 func TestReplayPaneBesideLive(t *testing.T) {
 	cast := writeCastFile(t, 30, 8,
-		castEvent{0, "o", "\x1b[1;32mreplayed\x1b[0m\r\n"}, castEvent{time.Second, "m", "half"},
-		castEvent{2 * time.Second, "o", "second line"})
+		casttest.Event{At: 0, Kind: "o", Data: "\x1b[1;32mreplayed\x1b[0m\r\n"}, casttest.Event{At: time.Second, Kind: "m", Data: "half"},
+		casttest.Event{At: 2 * time.Second, Kind: "o", Data: "second line"})
 	missing := filepath.Join(t.TempDir(), "missing.cast")
 	s := startCtlServer(t, fmt.Sprintf(`
 [[sandbox]]

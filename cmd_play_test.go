@@ -16,15 +16,16 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/asciicast/casttest"
 	"github.com/sandmux/sandmux/play"
 	"github.com/sandmux/sandmux/session/vt"
 )
 
 // writeCastFile writes a generated recording into the test's directory.
-func writeCastFile(t *testing.T, cols, rows int, events ...castEvent) string {
+func writeCastFile(t *testing.T, cols, rows int, events ...casttest.Event) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.cast")
-	if err := os.WriteFile(path, castBytes(t, cols, rows, events...), 0o600); err != nil {
+	if err := os.WriteFile(path, casttest.Bytes(t, cols, rows, events...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -148,10 +149,10 @@ func (p *playTerm) state(t *testing.T) term.State {
 // terminal's modes are restored after.
 func TestPlayKeysOnTerminal(t *testing.T) {
 	cast := writeCastFile(t, playTermCols, playTermRows,
-		castEvent{100 * time.Millisecond, "o", "\x1b[?2004h\x1b[?1000hfirst\r\n"},
-		castEvent{500 * time.Millisecond, "m", "intro \x1b[31mdone"},
-		castEvent{time.Hour, "o", "second\r\n"},
-		castEvent{2 * time.Hour, "o", "third\r\n"})
+		casttest.Event{At: 100 * time.Millisecond, Kind: "o", Data: "\x1b[?2004h\x1b[?1000hfirst\r\n"},
+		casttest.Event{At: 500 * time.Millisecond, Kind: "m", Data: "intro \x1b[31mdone"},
+		casttest.Event{At: time.Hour, Kind: "o", Data: "second\r\n"},
+		casttest.Event{At: 2 * time.Hour, Kind: "o", Data: "third\r\n"})
 	p := startPlayTerm(t, cast)
 	before := p.state(t)
 	p.waitFor(t, "first")
@@ -196,7 +197,7 @@ func TestPlayStopsOnTerminal(t *testing.T) {
 		{"sighup", func(p *playTerm) { _ = p.cmd.Process.Signal(syscall.SIGHUP) }, 128 + int(syscall.SIGHUP)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cast := writeCastFile(t, playTermCols, playTermRows, castEvent{0, "o", "\x1b[?1lfirst"}, castEvent{time.Hour, "o", "never"})
+			cast := writeCastFile(t, playTermCols, playTermRows, casttest.Event{At: 0, Kind: "o", Data: "\x1b[?1lfirst"}, casttest.Event{At: time.Hour, Kind: "o", Data: "never"})
 			p := startPlayTerm(t, "--speed", "1", cast)
 			before := p.state(t)
 			p.waitFor(t, "first")
@@ -255,9 +256,9 @@ func TestPlaySpeedZeroEndScreen(t *testing.T) {
 	for name, chunks := range castFixtures() {
 		t.Run(name, func(t *testing.T) {
 			// Recorded at 20x5 and resized to the terminal's 30x8: no note.
-			events := []castEvent{{0, "r", "30x8"}, {0, "m", "start"}}
+			events := []casttest.Event{{At: 0, Kind: "r", Data: "30x8"}, {At: 0, Kind: "m", Data: "start"}}
 			for i, c := range chunks {
-				events = append(events, castEvent{time.Duration(i) * time.Second, "o", c}, castEvent{time.Duration(i) * time.Second, "i", "x"})
+				events = append(events, casttest.Event{At: time.Duration(i) * time.Second, Kind: "o", Data: c}, casttest.Event{At: time.Duration(i) * time.Second, Kind: "i", Data: "x"})
 			}
 			cast := writeCastFile(t, 20, 5, events...)
 			// Broken UTF-8 across events is what the Writer escapes;
@@ -299,9 +300,9 @@ func outputOf(t *testing.T, path string) []string {
 // Without a terminal, play writes the output as it is, nothing added.
 func TestPlayWithoutTerminal(t *testing.T) {
 	chunks := castFixtures()["colours, region, wide"]
-	var events []castEvent
+	var events []casttest.Event
 	for _, c := range chunks {
-		events = append(events, castEvent{0, "o", c})
+		events = append(events, casttest.Event{At: 0, Kind: "o", Data: c})
 	}
 	cmd := exec.Command(sandmuxBin, "play", "--speed", "0", writeCastFile(t, 30, 8, events...))
 	out, err := cmd.Output()
@@ -378,7 +379,7 @@ func TestPlayRestoresTerminalOnPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cast := writeCastFile(t, 30, 8, castEvent{0, "o", "boom"})
+	cast := writeCastFile(t, 30, 8, casttest.Event{At: 0, Kind: "o", Data: "boom"})
 	var stderr bytes.Buffer
 	w := &panicWriter{tty: tty}
 	func() {

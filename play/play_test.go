@@ -10,30 +10,8 @@ import (
 	"time"
 
 	"github.com/sandmux/sandmux/asciicast"
+	"github.com/sandmux/sandmux/asciicast/casttest"
 )
-
-// castEvent is one event of a generated recording.
-type castEvent struct {
-	at         time.Duration
-	kind, data string
-}
-
-// castBytes writes a recording as the Writer writes one.
-func castBytes(t *testing.T, cols, rows int, events ...castEvent) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w, err := asciicast.NewWriter(&buf, asciicast.Header{Width: cols, Height: rows}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range events {
-		w.WriteEvent(e.at, e.kind, e.data)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // lockedBuffer is what the player wrote, read by the test.
 type lockedBuffer struct {
@@ -82,11 +60,11 @@ func startPlayer(t *testing.T, cast []byte, speed, idle float64) (*player, *lock
 func TestPlayerKeys(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		begin := time.Now()
-		cast := castBytes(t, 20, 3,
-			castEvent{time.Second, "o", "a"}, castEvent{3 * time.Second, "o", "b"},
-			castEvent{4 * time.Second, "i", "typed"}, castEvent{5 * time.Second, "o", "c"},
-			castEvent{5500 * time.Millisecond, "m", "checkpoint"}, castEvent{6 * time.Second, "r", "30x4"},
-			castEvent{time.Hour, "o", "d"}, castEvent{2 * time.Hour, "o", "e"})
+		cast := casttest.Bytes(t, 20, 3,
+			casttest.Event{At: time.Second, Kind: "o", Data: "a"}, casttest.Event{At: 3 * time.Second, Kind: "o", Data: "b"},
+			casttest.Event{At: 4 * time.Second, Kind: "i", Data: "typed"}, casttest.Event{At: 5 * time.Second, Kind: "o", Data: "c"},
+			casttest.Event{At: 5500 * time.Millisecond, Kind: "m", Data: "checkpoint"}, casttest.Event{At: 6 * time.Second, Kind: "r", Data: "30x4"},
+			casttest.Event{At: time.Hour, Kind: "o", Data: "d"}, casttest.Event{At: 2 * time.Hour, Kind: "o", Data: "e"})
 		p, out, keys, done := startPlayer(t, cast, 1, 0)
 		expect := func(want string) {
 			t.Helper()
@@ -129,7 +107,7 @@ func TestPlayerKeys(t *testing.T) {
 func TestPlayerSpeedAndIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		begin := time.Now()
-		cast := castBytes(t, 20, 3, castEvent{2 * time.Second, "o", "a"}, castEvent{time.Hour, "o", "b"})
+		cast := casttest.Bytes(t, 20, 3, casttest.Event{At: 2 * time.Second, Kind: "o", Data: "a"}, casttest.Event{At: time.Hour, Kind: "o", Data: "b"})
 		_, out, _, done := startPlayer(t, cast, 2, 3)
 		r := <-done
 		// 2 s at speed 2, then an hour capped at 3 s, at speed 2.
@@ -143,11 +121,11 @@ func TestPlayerSpeedAndIdle(t *testing.T) {
 // events.
 func TestPlayerSpeedZeroQuits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var events []castEvent
+		var events []casttest.Event
 		for i := range 100 {
-			events = append(events, castEvent{time.Duration(i) * time.Hour, "o", "x"})
+			events = append(events, casttest.Event{At: time.Duration(i) * time.Hour, Kind: "o", Data: "x"})
 		}
-		dec, err := asciicast.NewDecoder(bytes.NewReader(castBytes(t, 20, 3, events...)))
+		dec, err := asciicast.NewDecoder(bytes.NewReader(casttest.Bytes(t, 20, 3, events...)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +137,7 @@ func TestPlayerSpeedZeroQuits(t *testing.T) {
 			t.Errorf("play = %v, %v with %d events out; want a quit before the end", quit, err, out.Len())
 		}
 		// Without keys, it all plays at once.
-		dec, _ = asciicast.NewDecoder(bytes.NewReader(castBytes(t, 20, 3, events...)))
+		dec, _ = asciicast.NewDecoder(bytes.NewReader(casttest.Bytes(t, 20, 3, events...)))
 		out.Reset()
 		begin := time.Now()
 		if quit, err := newPlayer(dec, &out, 0, 0, nil).play(context.Background()); quit || err != nil || out.String() != strings.Repeat("x", 100) || time.Since(begin) != 0 {
