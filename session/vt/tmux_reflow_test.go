@@ -1,11 +1,9 @@
 package vt_test
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,23 +103,7 @@ func reflowAgainstTmux(t *testing.T, tmux, stream, tail string, widths []int) {
 			t.Fatal(err)
 		}
 	}
-	sock := fmt.Sprintf("sandmux-reflow-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
-		cmd.Env = append(withoutTMUX(os.Environ()), "LC_ALL=C.UTF-8")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tmux %v: %v: %s", args, err, stderr.String())
-		}
-		return string(out)
-	}
-	t.Cleanup(func() {
-		// Best effort: the server may have exited with its last pane.
-		_ = exec.Command(tmux, "-L", sock, "kill-server").Run()
-	})
+	run := privateTmux(t, tmux, "sandmux-reflow")
 	// The tail waits for GO: a shell loop in the pane, not in the test.
 	script := fmt.Sprintf(`D='%s'; stty -echo -opost; cat "$D/stream"; python3 "$D/dsr.py"; touch "$D/DONE"; `+
 		`while [ ! -e "$D/GO" ]; do sleep 0.05; done; cat "$D/tail"; python3 "$D/dsr.py"; touch "$D/DONE2"; sleep 600`, dir)

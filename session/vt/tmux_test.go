@@ -213,15 +213,19 @@ func screenOf(s *vt.Screen) screenState {
 	return st
 }
 
-// runTmux runs the case in a private tmux server and returns its state.
-func runTmux(t *testing.T, tmux string, c diffCase) screenState {
-	t.Helper()
-	dir := caseDir(t, c)
-	sock := fmt.Sprintf("sandmux-vt-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
-	run := func(args ...string) string {
+// privateTmux returns a runner of tmux commands on a server of the
+// test's own (named for prefix, the process and the test), even when the
+// tests run inside tmux, and kills that server when the test ends. A
+// command that fails fails the test.
+func privateTmux(t *testing.T, tmux, prefix string) func(args ...string) string {
+	sock := fmt.Sprintf("%s-%d-%s", prefix, os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
+	t.Cleanup(func() {
+		// Best effort: the server may have exited with its last pane.
+		_ = exec.Command(tmux, "-L", sock, "kill-server").Run()
+	})
+	return func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
-		// A private server, even when the tests run inside tmux.
 		cmd.Env = append(withoutTMUX(os.Environ()), "LC_ALL=C.UTF-8")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -231,10 +235,13 @@ func runTmux(t *testing.T, tmux string, c diffCase) screenState {
 		}
 		return string(out)
 	}
-	t.Cleanup(func() {
-		// Best effort: the server may have exited with its last pane.
-		_ = exec.Command(tmux, "-L", sock, "kill-server").Run()
-	})
+}
+
+// runTmux runs the case in a private tmux server and returns its state.
+func runTmux(t *testing.T, tmux string, c diffCase) screenState {
+	t.Helper()
+	dir := caseDir(t, c)
+	run := privateTmux(t, tmux, "sandmux-vt")
 	run("new-session", "-d", "-s", "t", "-x", fmt.Sprint(c.cols), "-y", fmt.Sprint(c.rows),
 		"env TERM=xterm-256color sh -c '"+strings.ReplaceAll(command(c, dir), "'", `'\''`)+"'")
 	if c.waitFor != "" {
