@@ -40,6 +40,15 @@ REPEAT=${REPEAT:-1}; ONLY=${ONLY:-agents tp lat bin quit idle}; PROFILE=${PROFIL
 for s in $STREAMS; do [ -f "$SD/$s.stream" ] || { "$H/streams.sh" "$SD" >/dev/null; break; }; done
 val() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 BEFORE=${BEFORE:+$(readlink -f "$BEFORE")}
+# agents.sh counts every process whose command line starts with the
+# binary as the multiplexer's: a server of the same binary left running
+# (a session of your own, an earlier run's) would be counted in every row.
+for b in "$SANDMUX" ${BEFORE:+"$BEFORE"}; do
+  if others=$(pgrep -f "^$b" | tr '\n' ' ') && [ -n "$others" ]; then
+    echo "scale.sh: $b already runs (pids ${others% }), and agents.sh would count it with every row: quit it (sandmux ctl -L NAME quit) or measure a copy of the binary" >&2
+    exit 2
+  fi
+done
 row() { if [ -n "$BEFORE" ]; then printf '| %-34s | %-26s | %-26s | %-26s |\n' "$1" "$2" "$4" "$3"
         else printf '| %-34s | %-30s | %-30s |\n' "$1" "$2" "$3"; fi; }
 
