@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -202,12 +203,13 @@ func TestResize(t *testing.T) {
 func TestSignalDelivered(t *testing.T) {
 	s := startServer(t)
 	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT} {
-		// exec, not a fork: sh -c catches SIGINT, and one that lands
-		// while it forks the sleep is lost (the shell then waits on a
-		// child that never got it); a loaded machine widens that moment.
-		p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready; exec sleep 1000"}})
+		// Signalled once the sleep runs: sh -c catches SIGINT, and one
+		// that lands while it forks or execs is lost; and a process in
+		// the midst of exec shows the sweep no environment, so no
+		// marker. A loaded machine widens both moments.
+		p := open(t, s, providers.Spec{Command: []string{"sh", "-c", "echo ready $$.; exec sleep 1000"}})
 		tm := watch(t, p)
-		tm.waitFor(t, "ready")
+		waitExeced(t, tm, "sleep")
 		if err := p.Signal(sig); err != nil {
 			t.Fatalf("Signal(%v): %v", sig, err)
 		}
@@ -279,6 +281,31 @@ sleep 1000
 	waitGroupGone(t, p)
 	if processRunning(pid) {
 		t.Errorf("escaped process %d still runs after GroupAlive reported none", pid)
+	}
+}
+
+// waitExeced waits for the "ready PID." a pane's shell prints before it
+// execs name, then until that process runs name with the pane's marker
+// in its environment, as the sweep reads it.
+func waitExeced(t *testing.T, tm *term, name string) {
+	t.Helper()
+	tm.waitFor(t, ".")
+	var pid int
+	if _, err := fmt.Sscanf(strings.TrimSpace(tm.output()), "ready %d.", &pid); err != nil {
+		t.Fatalf("no pid in the shell's %q: %v", tm.output(), err)
+	}
+	proc := "/proc/" + strconv.Itoa(pid) + "/"
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		comm, _ := os.ReadFile(proc + "comm")
+		env, _ := os.ReadFile(proc + "environ")
+		if strings.TrimSpace(string(comm)) == name && bytes.Contains(env, []byte(markerVar+"=")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d does not run %s with the pane's marker 20s after it said it would: %q", pid, name, comm)
+		}
+		time.Sleep(10 * time.Millisecond) // a poll interval: exec has no event to wait on
 	}
 }
 
