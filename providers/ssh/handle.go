@@ -36,6 +36,10 @@ type handle struct {
 	closed       bool  // Close began: no more goroutines join wg
 
 	closeOnce sync.Once
+
+	// sweptNone, set by tests only, runs each time a sweep found none of
+	// the pane's processes and another is to follow (sweepAgain).
+	sweptNone func()
 }
 
 func newHandle(client *ssh.Client, sess *ssh.Session, stdin io.WriteCloser, stdout io.Reader, o Options, marker string) *handle {

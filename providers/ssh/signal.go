@@ -151,7 +151,8 @@ const killSettle = 2 * time.Second
 //     (they run without privilege separation);
 //   - when that is refused, and always for SIGKILL (which must also reach
 //     members that left the group), by a sweep: every live process carrying
-//     the pane's marker gets sig, from a second session;
+//     the pane's marker gets sig, from a second session (swept again while
+//     none shows the marker, as during an exec: sweepAgain);
 //   - without /proc on the host, a refused SIGHUP, SIGTERM or SIGKILL hangs
 //     up instead (sshd closes the PTY, so the kernel sends SIGHUP to the
 //     remote session), and a refused SIGINT or SIGQUIT is typed as ^C or ^\
@@ -183,7 +184,7 @@ func (h *handle) Signal(sig syscall.Signal) error {
 	if accepted && sig != syscall.SIGKILL {
 		return nil
 	}
-	_, serr := h.sweep(sig)
+	_, serr := h.sweepAgain(sig, signalAgain, h.waitDone)
 	switch {
 	case serr == nil && sig == syscall.SIGKILL, accepted:
 		h.settle()
@@ -247,10 +248,11 @@ func (h *handle) explain(err error) error {
 // GroupAlive reports whether any of the pane's processes still runs on the
 // host. Until the session has ended the answer is yes without asking; after
 // that a sweep looks for processes carrying the pane's marker, and once it
-// finds none the answer stays no. Without /proc on the host the answer is
-// the channel's: no once the session ended. After Close or a dropped
-// connection nothing can be seen: the answer is no (with ErrDisconnected
-// for a drop), and the host's sshd has hung the session up.
+// finds none, twice (sweepAgain), the answer stays no. Without /proc on
+// the host the answer is the channel's: no once the session ended. After
+// Close or a dropped connection nothing can be seen: the answer is no
+// (with ErrDisconnected for a drop), and the host's sshd has hung the
+// session up.
 func (h *handle) GroupAlive() (bool, error) {
 	if !h.ended() || h.isGone() {
 		return !h.ended(), nil
@@ -263,7 +265,7 @@ func (h *handle) GroupAlive() (bool, error) {
 	if d := h.disconnectedErr(); d != nil {
 		return false, d
 	}
-	n, err := h.sweep(0)
+	n, err := h.sweepAgain(0, goneAgain, nil)
 	if err != nil && !errors.Is(err, errNoProc) {
 		if d := h.disconnectedErr(); d != nil {
 			return false, d
