@@ -289,11 +289,7 @@ sleep 1000
 // in its environment, as the sweep reads it.
 func waitExeced(t *testing.T, tm *term, name string) {
 	t.Helper()
-	tm.waitFor(t, ".")
-	var pid int
-	if _, err := fmt.Sscanf(strings.TrimSpace(tm.output()), "ready %d.", &pid); err != nil {
-		t.Fatalf("no pid in the shell's %q: %v", tm.output(), err)
-	}
+	pid := readyPid(t, tm)
 	proc := "/proc/" + strconv.Itoa(pid) + "/"
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -307,6 +303,18 @@ func waitExeced(t *testing.T, tm *term, name string) {
 		}
 		time.Sleep(10 * time.Millisecond) // a poll interval: exec has no event to wait on
 	}
+}
+
+// readyPid waits for the "ready PID." a pane's shell prints first and
+// returns the PID.
+func readyPid(t *testing.T, tm *term) int {
+	t.Helper()
+	tm.waitFor(t, ".")
+	var pid int
+	if _, err := fmt.Sscanf(strings.TrimSpace(tm.output()), "ready %d.", &pid); err != nil {
+		t.Fatalf("no pid in the shell's %q: %v", tm.output(), err)
+	}
+	return pid
 }
 
 // waitGroupGone polls GroupAlive: a killed process leaves the host's

@@ -29,13 +29,7 @@ func TestSignalSweepsAgainWhenNoneCarriesTheMarker(t *testing.T) {
 	inner := fmt.Sprintf(`while [ ! -e %s ]; do sleep 0.01; done; exec env %s="$M" sleep 1000`, goFile, markerVar)
 	script := fmt.Sprintf(`echo ready $$.; exec env -i PATH="$PATH" M="$%s" /bin/sh -c '%s'`, markerVar, inner)
 	p := open(t, s, providers.Spec{Command: []string{"sh", "-c", script}})
-	tm := watch(t, p)
-	tm.waitFor(t, ".")
-	var pid int
-	if _, err := fmt.Sscanf(strings.TrimSpace(tm.output()), "ready %d.", &pid); err != nil {
-		t.Fatalf("no pid in the shell's %q: %v", tm.output(), err)
-	}
-	environ := "/proc/" + strconv.Itoa(pid) + "/environ"
+	environ := "/proc/" + strconv.Itoa(readyPid(t, watch(t, p))) + "/environ"
 	waitProc(t, "the pane's process without its marker", func() bool {
 		env, _ := os.ReadFile(environ)
 		return bytes.HasPrefix(env, []byte("PATH=")) && !bytes.Contains(env, []byte(markerVar+"="))
