@@ -38,8 +38,7 @@ type Shared struct {
 	// in this Update: the redraw loop must be watching once it ends.
 	watchNow bool
 
-	stateArmed time.Time   // when the state timer fires; zero when none waits
-	stateTimer *stateTimer // the one state timer (statetimer.go); nil when none was armed
+	stateTimer *stateTimer // the one state timer (statetimer.go); nil when none waits
 	stateDues  []time.Time // SyncStates' scratch: the deadlines it saw
 	rulesNow   bool        // some pane's rules are to read an echo (rulesnow.go)
 	updates    uint64      // the Updates ended (AfterUpdate), for paneState.ruleNowIn

@@ -34,8 +34,8 @@ func (s *Shared) Update(msg tea.Msg) (tea.Cmd, bool) {
 		s.readEchoes()
 		return nil, true
 	case stateMsg:
-		if msg.at.Equal(s.stateArmed) { // not a timer that gave way
-			s.stateArmed, s.stateTimer = time.Time{}, nil
+		if msg.at.Equal(s.stateArmed()) { // not a timer that gave way
+			s.stateTimer = nil
 		}
 		return nil, true // SyncStates, after the Update, looks.
 	case usageTickMsg:

@@ -247,7 +247,7 @@ func (s *Shared) SyncStates() tea.Cmd {
 	}
 	next = lastWithin(dues, next, stateSlack)
 	s.stateDues = dues
-	if next.IsZero() || !s.stateArmed.IsZero() && !next.Before(s.stateArmed) {
+	if next.IsZero() || !s.stateArmed().IsZero() && !next.Before(s.stateArmed()) {
 		return nil
 	}
 	// One state timer at a time, moved to an earlier deadline

@@ -19,10 +19,10 @@ func TestStateTimerTakesNearDeadlinesAlong(t *testing.T) {
 	s.SetClock(func() time.Time { return now })
 	for range 3 { // the starts' output goes quiet
 		now = now.Add(time.Minute)
-		update(s, stateMsg{at: s.stateArmed})
+		update(s, stateMsg{at: s.stateArmed()})
 	}
-	if !s.stateArmed.IsZero() {
-		t.Fatalf("idle panes, yet a state timer is armed for %v", s.stateArmed)
+	if !s.stateArmed().IsZero() {
+		t.Fatalf("idle panes, yet a state timer is armed for %v", s.stateArmed())
 	}
 	ttl := 10 * time.Minute
 	for i, extra := range []time.Duration{0, stateSlack / 3, 3 * stateSlack} {
@@ -30,13 +30,13 @@ func TestStateTimerTakesNearDeadlinesAlong(t *testing.T) {
 		p.st.track.Report(status.Working, "long", ttl+extra, now)
 		s.syncPane(i, p, now)
 	}
-	if s.SyncStates() == nil || !s.stateArmed.Equal(now.Add(ttl+stateSlack/3)) {
-		t.Fatalf("armed for %v, want the second report's end, %v", s.stateArmed.Sub(now), ttl+stateSlack/3)
+	if s.SyncStates() == nil || !s.stateArmed().Equal(now.Add(ttl+stateSlack/3)) {
+		t.Fatalf("armed for %v, want the second report's end, %v", s.stateArmed().Sub(now), ttl+stateSlack/3)
 	}
-	now = s.stateArmed
-	update(s, stateMsg{at: s.stateArmed})
+	now = s.stateArmed()
+	update(s, stateMsg{at: s.stateArmed()})
 	// Both reports ended in that one look; the third's keeps its timer.
-	if want := now.Add(3*stateSlack - stateSlack/3); !s.stateArmed.Equal(want) {
-		t.Errorf("then armed for %v from now, want the third report's end, %v", s.stateArmed.Sub(now), want.Sub(now))
+	if want := now.Add(3*stateSlack - stateSlack/3); !s.stateArmed().Equal(want) {
+		t.Errorf("then armed for %v from now, want the third report's end, %v", s.stateArmed().Sub(now), want.Sub(now))
 	}
 }

@@ -92,12 +92,12 @@ func TestStateTimerMovesEarlier(t *testing.T) {
 	s.Grid()[0].st.track.Report(status.Working, "long", 10*time.Minute, now)
 	s.syncPane(0, s.Grid()[0], now)
 	wait := s.SyncStates()
-	if wait == nil || !s.stateArmed.Equal(now.Add(10*time.Minute)) {
-		t.Fatalf("no timer for the report's ttl (armed %v)", s.stateArmed)
+	if wait == nil || !s.stateArmed().Equal(now.Add(10*time.Minute)) {
+		t.Fatalf("no timer for the report's ttl (armed %v)", s.stateArmed())
 	}
 	s.Grid()[1].st.track.Notify("soon") // a debounce: an earlier deadline
-	if again := s.SyncStates(); again != nil || !s.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
-		t.Fatalf("the debounce's deadline did not move the ttl's timer (a command: %v, armed %v)", again != nil, s.stateArmed)
+	if again := s.SyncStates(); again != nil || !s.stateArmed().Equal(now.Add(status.DefaultDebounce)) {
+		t.Fatalf("the debounce's deadline did not move the ttl's timer (a command: %v, armed %v)", again != nil, s.stateArmed())
 	}
 	// The command waits the debounce (the clock's, in real time here),
 	// not ten minutes, and says which deadline it came for.
@@ -106,14 +106,14 @@ func TestStateTimerMovesEarlier(t *testing.T) {
 		t.Fatalf("the moved timer delivered %v, want the debounce's deadline", msg)
 	}
 	update(s, stateMsg{at: now.Add(10 * time.Minute)}) // a stale tick clears nothing
-	if !s.stateArmed.Equal(now.Add(status.DefaultDebounce)) {
-		t.Errorf("a stale tick disarmed the timer (armed %v)", s.stateArmed)
+	if !s.stateArmed().Equal(now.Add(status.DefaultDebounce)) {
+		t.Errorf("a stale tick disarmed the timer (armed %v)", s.stateArmed())
 	}
 	ttl := now.Add(10 * time.Minute)
 	now = now.Add(status.DefaultDebounce)
 	update(s, msg) // the tick it was armed for: the next timer is the ttl's
-	if !s.stateArmed.Equal(ttl) {
-		t.Errorf("after the debounce's tick the timer is armed for %v, want the ttl's %v", s.stateArmed, ttl)
+	if !s.stateArmed().Equal(ttl) {
+		t.Errorf("after the debounce's tick the timer is armed for %v, want the ttl's %v", s.stateArmed(), ttl)
 	}
 }
 
@@ -128,12 +128,12 @@ func TestStateTimerFiredIsReplaced(t *testing.T) {
 		t.Fatalf("the timer delivered %v", msg)
 	}
 	later := now.Add(time.Second)
-	if next := s.armState(later, now); next == nil || !s.stateArmed.Equal(later) {
-		t.Fatalf("a fired timer was moved, not replaced (a command: %v, armed %v)", next != nil, s.stateArmed)
+	if next := s.armState(later, now); next == nil || !s.stateArmed().Equal(later) {
+		t.Fatalf("a fired timer was moved, not replaced (a command: %v, armed %v)", next != nil, s.stateArmed())
 	}
 	update(s, msg)
-	if !s.stateArmed.Equal(later) {
-		t.Errorf("the fired timer's late tick disarmed the new one (armed %v)", s.stateArmed)
+	if !s.stateArmed().Equal(later) {
+		t.Errorf("the fired timer's late tick disarmed the new one (armed %v)", s.stateArmed())
 	}
 }
 
@@ -150,7 +150,7 @@ func TestNarrowedSyncLooksAtTouchedPanesOnly(t *testing.T) {
 	s.Grid()[1].st.track.Notify("one")
 	s.Grid()[2].st.track.Notify("two")
 	update(s, nil) // every pane: the timer is armed for their debounce
-	armed := s.stateArmed
+	armed := s.stateArmed()
 	if armed.IsZero() {
 		t.Fatal("test setup: no state timer for the debounce")
 	}
@@ -210,10 +210,10 @@ func quietShared(t *testing.T, n int, now *time.Time) *Shared {
 	s.SetClock(func() time.Time { return *now })
 	for range 3 {
 		*now = now.Add(time.Minute)
-		update(s, stateMsg{at: s.stateArmed})
+		update(s, stateMsg{at: s.stateArmed()})
 	}
-	if !s.stateArmed.IsZero() {
-		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed)
+	if !s.stateArmed().IsZero() {
+		t.Fatalf("test setup: a timer is armed for %v", s.stateArmed())
 	}
 	return s
 }

@@ -21,7 +21,8 @@ import (
 type stateTimer struct {
 	t *time.Timer
 	// at is the deadline it fires for (UnixNano): the command reads it
-	// when the timer fires, for the message it delivers.
+	// when the timer fires, for the message it delivers, and the model
+	// for stateArmed.
 	at atomic.Int64
 }
 
@@ -34,14 +35,13 @@ func (s *Shared) armState(next, now time.Time) tea.Cmd {
 		// the moved deadline.
 		st.at.Store(next.UnixNano())
 		st.t.Reset(next.Sub(now))
-		s.stateArmed = next
 		return nil
 	}
 	// None armed, or it fired and its message is on its way: that one
 	// no longer matches stateArmed, and disarms nothing.
 	st := &stateTimer{t: time.NewTimer(next.Sub(now))}
 	st.at.Store(next.UnixNano())
-	s.stateArmed, s.stateTimer = next, st
+	s.stateTimer = st
 	stop := s.stop
 	return func() tea.Msg {
 		select {
@@ -52,4 +52,12 @@ func (s *Shared) armState(next, now time.Time) tea.Cmd {
 			return nil
 		}
 	}
+}
+
+// stateArmed is when the state timer fires; zero when none waits.
+func (s *Shared) stateArmed() time.Time {
+	if s.stateTimer == nil {
+		return time.Time{}
+	}
+	return time.Unix(0, s.stateTimer.at.Load())
 }
